@@ -1,0 +1,19 @@
+//! vaced: a VACED (virtual-actual combined execution-driven) simulator.
+//!
+//! A real MPI program linked against this library runs on a small host while its
+//! communication is timed by a model of a large target machine. See DESIGN.md.
+//!
+//! Layers (each only calls the one below it):
+//! `abi` -> `mpi` / `coll` -> `p2p` -> `engine` -> `transport`, with `model`
+//! (the target machine) used by the engine and the launcher, and `launch` /
+//! `report` making up the `mpirun` side.
+
+pub mod abi;
+pub mod engine;
+pub mod launch;
+pub mod model;
+pub mod mpi;
+pub mod p2p;
+pub mod report;
+pub mod sys;
+pub mod transport;

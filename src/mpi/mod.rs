@@ -1,0 +1,2 @@
+//! The MPI object model: communicators, groups, datatypes, requests, status,
+//! error handlers.
