@@ -19,6 +19,7 @@
 
 pub mod buf;
 pub mod cma;
+pub mod cputime;
 pub mod segment;
 pub mod spill;
 
