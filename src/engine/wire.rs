@@ -38,7 +38,10 @@ pub enum Payload {
     /// Carried in the message itself.
     Inline(Vec<u8>),
     /// In the sender's memory, to be pulled by the receiver (process, address).
-    Remote { pid: u32, addr: u64 },
+    Remote {
+        pid: u32,
+        addr: u64,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -230,7 +233,10 @@ mod tests {
         let (back, n) = roundtrip(&m, 100);
         assert_eq!(back, m);
         assert_eq!(n, 1 + (1000 - 44usize).div_ceil(92));
-        let r = msg(Payload::Remote { pid: 42, addr: 0xdead_beef_0000 });
+        let r = msg(Payload::Remote {
+            pid: 42,
+            addr: 0xdead_beef_0000,
+        });
         assert_eq!(roundtrip(&r, 64).0, r);
         let e = msg(Payload::Inline(Vec::new()));
         assert_eq!(roundtrip(&e, 64).0, e);

@@ -182,7 +182,10 @@ impl<L: Link> Core<L> {
             m.sreq = id;
             // Large payloads are pulled by the receiver straight from our
             // memory when we can allow it; otherwise they follow the ACK.
-            let single_copy = self.link.pull_pid().filter(|_| size as usize > self.inline_limit());
+            let single_copy = self
+                .link
+                .pull_pid()
+                .filter(|_| size as usize > self.inline_limit());
             let body = match single_copy {
                 Some(pid) => {
                     let addr = self.reqs.get(id).send_bytes().as_ptr() as u64;
@@ -453,10 +456,13 @@ impl<L: Link> Core<L> {
         });
         if data_or_req {
             let m = self.msg(i);
-            let pos = self.posted.iter().position(|&r| match &self.reqs.get(r).op {
-                Op::Recv { src, tag, ctx, .. } => matches(m, *src, *tag, *ctx),
-                _ => false,
-            });
+            let pos = self
+                .posted
+                .iter()
+                .position(|&r| match &self.reqs.get(r).op {
+                    Op::Recv { src, tag, ctx, .. } => matches(m, *src, *tag, *ctx),
+                    _ => false,
+                });
             match pos {
                 Some(p) => {
                     let r = self.posted.remove(p);
@@ -690,7 +696,8 @@ impl<L: Link> Core<L> {
     /// MPI_Probe: wait until a matching message is in the unexpected queue.
     pub fn probe(&mut self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> Status {
         self.waiting(Goal::Probe(src, tag, ctx), true);
-        self.probe_status(src, tag, ctx).expect("probe ended without a message")
+        self.probe_status(src, tag, ctx)
+            .expect("probe ended without a message")
     }
 
     /// MPI_Iprobe: a zero-length wait for a matching unexpected message.
@@ -725,7 +732,9 @@ impl<L: Link> Core<L> {
         let start = self.clock.now();
         self.hist.begin(start);
         while !bg.iter().all(|&r| self.reqs.get(r).done.is_some()) {
-            let m = self.fetch(true).expect("a blocking fetch returns a message");
+            let m = self
+                .fetch(true)
+                .expect("a blocking fetch returns a message");
             let i = self.access(m);
             self.deal(i);
         }

@@ -3,8 +3,8 @@
 use super::core::Core;
 use super::link::Link;
 use crate::model::{Model, VTime};
-use crate::transport::{cma, cputime, RankResult, RankState, Segment, SegmentConfig};
 use crate::transport::Port;
+use crate::transport::{cma, cputime, RankResult, RankState, Segment, SegmentConfig};
 
 /// The shared-memory transport as a [`Link`].
 pub struct PortLink {
@@ -42,7 +42,10 @@ impl Link for PortLink {
         cma::pull(pid, addr, dst).map_err(|e| e.to_string())
     }
     fn publish_vtime(&self, t: VTime) {
-        self.port.segment().slot(self.port.rank()).publish_vtime(t.ps());
+        self.port
+            .segment()
+            .slot(self.port.rank())
+            .publish_vtime(t.ps());
     }
     fn yield_core(&mut self) {
         self.port.yield_token()
@@ -70,7 +73,10 @@ impl Core<PortLink> {
                     .map_err(|e| format!("cannot attach to the job's segment {name}: {e}"))?;
                 let rank = env_u32("VACED_RANK")?;
                 if rank >= seg.nranks() {
-                    return Err(format!("VACED_RANK={rank} but the job has {} ranks", seg.nranks()));
+                    return Err(format!(
+                        "VACED_RANK={rank} but the job has {} ranks",
+                        seg.nranks()
+                    ));
                 }
                 let use_cma = std::env::var("VACED_CMA").map(|v| v != "0").unwrap_or(true);
                 (seg, rank, use_cma)

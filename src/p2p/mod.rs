@@ -50,4 +50,3 @@ pub struct Status {
     /// length were stored).
     pub truncated: bool,
 }
-

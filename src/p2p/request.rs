@@ -58,9 +58,7 @@ impl Request {
 
     pub fn send_bytes(&self) -> &[u8] {
         match &self.op {
-            Op::Send {
-                owned: Some(v), ..
-            } => v,
+            Op::Send { owned: Some(v), .. } => v,
             Op::Send { buf, .. } => buf.as_slice(),
             _ => &[],
         }
