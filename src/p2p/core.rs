@@ -3,7 +3,7 @@
 //! early queue, the waiting activity (Algorithm 2) and DealMessage
 //! (Algorithm 3). Host I/O goes through a [`Link`].
 use super::link::Link;
-use super::request::{Op, ReqId, Request, Table};
+use super::request::{Op, ReqId, Request, Table, Target};
 use super::{SendMode, Status};
 use crate::engine::wire::{self, Body, Decoder, Kind, Msg, Payload};
 use crate::engine::{Breakdown, Clock, History};
@@ -118,6 +118,15 @@ impl<L: Link> Core<L> {
         self.clock.compute(t);
     }
 
+    /// Run `f` as application computation (its CPU time is charged like user
+    /// code): e.g. applying a reduction operator inside a collective.
+    pub fn as_computation<R>(&mut self, f: impl FnOnce() -> R) -> R {
+        self.leave();
+        let r = f();
+        self.enter();
+        r
+    }
+
     // ---- sending -----------------------------------------------------------
 
     fn emit(&mut self, dest: u32, m: &Msg, body: Body) {
@@ -145,16 +154,33 @@ impl<L: Link> Core<L> {
         if mode == SendMode::Buffered {
             return self.bsend(buf, dest, tag, ctx);
         }
+        self.isend_op(buf, None, dest, tag, ctx, mode == SendMode::Synchronous)
+    }
+
+    /// A standard-mode send of bytes the request owns (used by collectives).
+    pub fn isend_vec(&mut self, data: Vec<u8>, dest: u32, tag: i32, ctx: u32) -> ReqId {
+        self.isend_op(SendBuf::empty(), Some(data), dest, tag, ctx, false)
+    }
+
+    fn isend_op(
+        &mut self,
+        buf: SendBuf,
+        owned: Option<Vec<u8>>,
+        dest: u32,
+        tag: i32,
+        ctx: u32,
+        sync: bool,
+    ) -> ReqId {
         let ts = self.clock.now() + self.model.o_send;
         self.clock.advance_comm(ts);
         let op = Op::Send {
             dest,
             buf,
-            owned: None,
+            owned,
             remote: false,
         };
         let id = self.reqs.insert(Request::new(op, ts));
-        self.start_send(id, dest, tag, ctx, mode == SendMode::Synchronous);
+        self.start_send(id, dest, tag, ctx, sync);
         id
     }
 
@@ -233,6 +259,33 @@ impl<L: Link> Core<L> {
     /// Starting phase of a receive: take a matching message from the
     /// unexpected queue (ADR / AAS), bind an early one, or post.
     pub fn irecv(&mut self, buf: RecvBuf, src: Option<u32>, tag: Option<i32>, ctx: u32) -> ReqId {
+        self.irecv_into(Target::User(buf), src, tag, ctx)
+    }
+
+    /// A receive into a buffer of `len` bytes the request owns; collect the
+    /// data with [`Core::take_vec`] once it is complete.
+    pub fn irecv_vec(&mut self, len: usize, src: Option<u32>, tag: Option<i32>, ctx: u32) -> ReqId {
+        self.irecv_into(Target::Owned(vec![0; len]), src, tag, ctx)
+    }
+
+    /// The data of a completed [`Core::irecv_vec`] (truncated to what arrived);
+    /// frees the request.
+    pub fn take_vec(&mut self, r: ReqId) -> Vec<u8> {
+        debug_assert!(self.is_done(r));
+        let req = self.reqs.remove(r);
+        match req.op {
+            Op::Recv {
+                buf: Target::Owned(mut v),
+                ..
+            } => {
+                v.truncate(req.status.bytes as usize);
+                v
+            }
+            _ => panic!("take_vec on a request without an owned buffer"),
+        }
+    }
+
+    fn irecv_into(&mut self, buf: Target, src: Option<u32>, tag: Option<i32>, ctx: u32) -> ReqId {
         let t = self.clock.now();
         let op = Op::Recv {
             src,

@@ -19,6 +19,8 @@ pub mod endpoint;
 pub mod link;
 pub mod request;
 #[cfg(test)]
+pub(crate) mod testing;
+#[cfg(test)]
 mod tests;
 
 pub use self::core::Core;

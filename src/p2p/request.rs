@@ -19,12 +19,36 @@ pub enum Op {
         src: Option<u32>,
         tag: Option<i32>,
         ctx: u32,
-        buf: RecvBuf,
+        buf: Target,
         /// A message has been matched to this receive.
         bound: bool,
     },
     /// Complete from the start (buffered-mode facade, cancelled receives).
     Nothing,
+}
+
+/// Where a receive puts its data: user memory, or a buffer the request owns.
+pub enum Target {
+    User(RecvBuf),
+    Owned(Vec<u8>),
+}
+
+impl Target {
+    pub fn len(&self) -> usize {
+        match self {
+            Target::User(b) => b.len(),
+            Target::Owned(v) => v.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        match self {
+            Target::User(b) => b.as_mut_slice(),
+            Target::Owned(v) => v,
+        }
+    }
 }
 
 pub struct Request {

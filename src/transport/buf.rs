@@ -14,6 +14,13 @@ impl SendBuf {
     pub unsafe fn from_raw(ptr: *const u8, len: usize) -> SendBuf {
         SendBuf { ptr, len }
     }
+    /// No bytes.
+    pub fn empty() -> SendBuf {
+        SendBuf {
+            ptr: std::ptr::null(),
+            len: 0,
+        }
+    }
     pub fn len(&self) -> usize {
         self.len
     }
