@@ -169,4 +169,34 @@ mod tests {
             other => panic!("unexpected {other:?}"),
         }
     }
+
+    /// The 1024-rank start-up budget of this 2-core host: 2 s from the first
+    /// spawn until every rank has been exec'd.
+    #[test]
+    fn start_up_of_1024_ranks_is_under_two_seconds() {
+        let job = JobSpec {
+            id: "1-0000000000000003".into(),
+            nranks: 1024,
+            target: "tianhe1a".into(),
+            cma: true,
+        };
+        let (sp, stop) = spawn_ranks(
+            Path::new("/bin/true"),
+            OsStr::new("true"),
+            &[],
+            &job,
+            Stdio::null(),
+            None,
+        );
+        assert!(stop.is_none());
+        assert_eq!(sp.pids.len(), 1024);
+        for &pid in &sp.pids {
+            assert_eq!(os::wait_pid(pid).unwrap(), os::WaitStatus::Exited(0));
+        }
+        assert!(
+            sp.startup < Duration::from_secs(2),
+            "start-up took {:?}",
+            sp.startup
+        );
+    }
 }
