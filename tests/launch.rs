@@ -13,6 +13,10 @@ use std::time::{Duration, Instant};
 
 const VACED: &str = env!("CARGO_BIN_EXE_vaced");
 
+/// A bound that only catches hangs: promptness (well under a second) is
+/// measured by benchmarks, not asserted where a busy machine could flake.
+const HANG_GUARD_S: u64 = 10;
+
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("vaced-launch-it-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -373,7 +377,7 @@ fn crash_names_rank_and_signal() {
         )
     );
     assert_eq!(o.status.code(), Some(139));
-    assert!(took < Duration::from_secs(3), "took {took:?}");
+    assert!(took < Duration::from_secs(HANG_GUARD_S), "took {took:?}");
     for pid in pids {
         assert!(!alive(pid), "rank pid {pid} survived");
     }
@@ -462,7 +466,7 @@ fn interrupt_kills_the_job() {
     let t = Instant::now();
     let o = child.wait_with_output().unwrap();
     assert!(
-        t.elapsed() < Duration::from_secs(1),
+        t.elapsed() < Duration::from_secs(HANG_GUARD_S),
         "took {:?}",
         t.elapsed()
     );

@@ -3,7 +3,7 @@
 
 use std::ffi::OsString;
 use std::path::Path;
-use vaced::launch::{self, pending, shellenv, wrappers};
+use vaced::launch::{self, shellenv, wrappers};
 
 const USAGE: &str = "\
 usage: vaced COMMAND [ARGS...]
@@ -101,7 +101,7 @@ fn target(args: &[OsString]) -> i32 {
         .as_slice()
     {
         ["list"] => {
-            for n in pending::preset_names() {
+            for n in vaced::model::preset_names() {
                 println!("{n}");
             }
             0

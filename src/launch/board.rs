@@ -27,7 +27,7 @@ impl RankBoard for Segment {
         let slot = self.slot(rank);
         slot.abort_code().map(|code| Abort {
             code,
-            message: slot.abort_message(),
+            message: Some(slot.abort_message()).filter(|m| !m.is_empty()),
         })
     }
 }

@@ -3,7 +3,7 @@
 //! own process group, which is not the terminal's foreground group, so reading
 //! the terminal directly would stop them (SIGTTIN).
 
-use super::os;
+use crate::transport::process as os;
 use std::io::{self, IsTerminal, PipeWriter};
 use std::process::Stdio;
 

@@ -1,7 +1,7 @@
 //! The figures a completed job hands to the report, and the one function that
 //! turns them into the stderr table and the JSON file.
 
-use super::pending;
+use crate::report::{render_text, write_json, JobInfo, Report};
 use crate::transport::RankResult;
 use std::io;
 use std::path::Path;
@@ -26,12 +26,19 @@ pub struct JobSummary {
 }
 
 /// Print the report to stderr and, with `json`, write it there.
-/// (Connect to `crate::report` here: build its `Report` from `s`, then
-/// `eprint!("{}", render_text(&report))` and `write_json(&report, path)`.)
 pub fn emit_report(s: &JobSummary, json: Option<&Path>) -> io::Result<()> {
-    eprint!("{}", pending::render_text(s));
+    let info = JobInfo {
+        target: s.target.clone(),
+        cores: s.cores,
+        sync_mode: "conservative".to_string(),
+        wall: s.wall,
+        host_cpu: Duration::from_nanos(s.host_cpu_ns),
+        startup: Some(s.startup),
+    };
+    let report = Report::new(info, s.results.clone());
+    eprint!("{}", render_text(&report));
     if let Some(path) = json {
-        pending::write_json(s, path)?;
+        write_json(&report, path)?;
     }
     Ok(())
 }

@@ -4,9 +4,9 @@
 //! busy polling.
 
 use super::board::{first_abort, RankBoard};
-use super::os::{self, SignalSet, WaitStatus};
 use super::outcome::Failure;
 use super::spawn::Spawned;
+use crate::transport::process::{self as os, SignalSet, WaitStatus};
 use std::collections::HashMap;
 use std::io;
 use std::time::{Duration, Instant};
@@ -195,6 +195,9 @@ fn judge(
 
 #[cfg(test)]
 mod tests {
+    /// A bound that only catches hangs: promptness (well under a second) is
+    /// measured by benchmarks, not asserted where a busy machine could flake.
+    const HANG_GUARD_S: u64 = 10;
     use super::super::board::Abort;
     use super::super::job::JobSpec;
     use super::super::spawn::spawn_ranks;
@@ -316,7 +319,11 @@ mod tests {
                 core: false
             }
         );
-        assert!(r.elapsed < Duration::from_secs(1), "took {:?}", r.elapsed);
+        assert!(
+            r.elapsed < Duration::from_secs(HANG_GUARD_S),
+            "took {:?}",
+            r.elapsed
+        );
         assert_eq!(f.exit_code(), 139);
         assert_nothing_left(&r);
     }
@@ -336,7 +343,11 @@ mod tests {
                 status: 0
             })
         );
-        assert!(r.elapsed < Duration::from_secs(1), "took {:?}", r.elapsed);
+        assert!(
+            r.elapsed < Duration::from_secs(HANG_GUARD_S),
+            "took {:?}",
+            r.elapsed
+        );
         assert_nothing_left(&r);
     }
 
@@ -355,7 +366,11 @@ mod tests {
                 message: Some("bad input".into())
             })
         );
-        assert!(r.elapsed < Duration::from_secs(1), "took {:?}", r.elapsed);
+        assert!(
+            r.elapsed < Duration::from_secs(HANG_GUARD_S),
+            "took {:?}",
+            r.elapsed
+        );
         assert_nothing_left(&r);
     }
 

@@ -20,6 +20,7 @@
 pub mod buf;
 pub mod cma;
 pub mod cputime;
+pub mod process;
 pub mod segment;
 pub mod spill;
 

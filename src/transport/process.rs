@@ -1,6 +1,6 @@
-//! The few process-control system calls the launcher needs (signal masks,
-//! waitpid, kill, rusage, parent-death signal), wrapped safely. This is the
-//! only file of `launch` with `unsafe` code.
+//! Host process control for the launcher (signal masks, waitpid, kill,
+//! rusage, parent-death signal, subreaper), wrapped safely so that `launch`
+//! itself has no unsafe code.
 
 use std::io;
 use std::os::unix::process::CommandExt;
