@@ -27,8 +27,11 @@ pub enum ReqState {
 /// received prefix into the user's buffer.
 pub struct Staging {
     pub tmp: Vec<u8>,
-    pub deliver: Box<dyn FnOnce(&[u8]) + Send>,
+    pub deliver: Deliver,
 }
+
+/// Scatters received packed bytes into the user's buffer.
+pub type Deliver = Box<dyn FnOnce(&[u8]) + Send>;
 
 impl std::fmt::Debug for Staging {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

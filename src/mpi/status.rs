@@ -56,7 +56,7 @@ pub fn get_count(st: &MPI_Status, ty: &Datatype) -> c_int {
     if size == 0 {
         return if bytes == 0 { 0 } else { sys::MPI_UNDEFINED };
     }
-    if bytes % size != 0 {
+    if !bytes.is_multiple_of(size) {
         return sys::MPI_UNDEFINED;
     }
     c_int::try_from(bytes / size).unwrap_or(sys::MPI_UNDEFINED)
