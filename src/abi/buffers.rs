@@ -211,3 +211,168 @@ pub(crate) unsafe fn put_cstr(dst: *mut c_char, cap: usize, s: &str) -> c_int {
     }
     n as c_int
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mpi::comm::{Group, Source};
+    use crate::mpi::datatype::TypeTable;
+    use crate::mpi::status::make_status;
+    use std::sync::Arc;
+
+    fn send_args(ty: sys::MPI_Datatype, count: usize) -> SendArgs {
+        let ty = TypeTable::new().get(ty).unwrap();
+        SendArgs {
+            comm: sys::MPI_COMM_WORLD,
+            group: Arc::new(Group::new(vec![0, 1])),
+            ctx: 0,
+            dest: Some(1),
+            tag: 0,
+            bytes: ty.packed_size(count),
+            ty,
+            count,
+        }
+    }
+
+    fn recv_args(ty: sys::MPI_Datatype, count: usize) -> RecvArgs {
+        let ty = TypeTable::new().get(ty).unwrap();
+        RecvArgs {
+            comm: sys::MPI_COMM_WORLD,
+            group: Arc::new(Group::new(vec![0, 1])),
+            ctx: 0,
+            src: Source::Any,
+            tag: None,
+            bytes: ty.packed_size(count),
+            ty,
+            count,
+        }
+    }
+
+    #[test]
+    fn contiguous_send_uses_the_user_buffer() {
+        let data = [1i32, 2, 3];
+        let a = send_args(sys::MPI_INT, 3);
+        // SAFETY: data holds 3 ints and outlives the payload.
+        let p = unsafe { send_payload(data.as_ptr() as *const c_void, &a) };
+        assert_eq!(p.buf.addr(), data.as_ptr() as u64);
+        assert_eq!(p.buf.len(), 12);
+        assert!(p.keep.is_none());
+        // an empty null buffer becomes a dangling, non-null one
+        let a = send_args(sys::MPI_INT, 0);
+        // SAFETY: zero elements: the pointer is never read.
+        let p = unsafe { send_payload(std::ptr::null(), &a) };
+        assert_eq!(p.buf.len(), 0);
+        assert_ne!(p.buf.addr(), 0);
+    }
+
+    #[test]
+    fn non_contiguous_send_is_packed() {
+        // two struct { short; int; } = {0x0201, pad, 0x06050403}, ...
+        let mem: [u8; 16] = [
+            1, 2, 0xee, 0xee, 3, 4, 5, 6, 11, 12, 0xee, 0xee, 13, 14, 15, 16,
+        ];
+        let a = send_args(sys::MPI_SHORT_INT, 2);
+        // SAFETY: mem holds two MPI_SHORT_INT elements.
+        let p = unsafe { send_payload(mem.as_ptr() as *const c_void, &a) };
+        let keep = p.keep.as_ref().unwrap();
+        assert_eq!(keep, &vec![1, 2, 3, 4, 5, 6, 11, 12, 13, 14, 15, 16]);
+        assert_eq!(p.buf.addr(), keep.as_ptr() as u64);
+        assert_eq!(p.buf.len(), 12);
+    }
+
+    #[test]
+    fn contiguous_receive_uses_the_user_buffer() {
+        let mut mem = [0u8; 8];
+        let a = recv_args(sys::MPI_DOUBLE, 1);
+        // SAFETY: mem has room for one double and outlives the target.
+        let t = unsafe { recv_target(mem.as_mut_ptr() as *mut c_void, &a) };
+        assert_eq!(t.buf.addr(), mem.as_ptr() as u64);
+        assert_eq!(t.buf.len(), 8);
+        assert!(t.staging.is_none());
+    }
+
+    #[test]
+    fn non_contiguous_receive_is_staged_and_unpacked() {
+        let mut mem = [0xffu8; 32];
+        let a = recv_args(sys::MPI_DOUBLE_INT, 2);
+        // SAFETY: mem has room for two MPI_DOUBLE_INT elements (32 bytes)
+        // and outlives the delivery below.
+        let t = unsafe { recv_target(mem.as_mut_ptr() as *mut c_void, &a) };
+        let mut stg = t.staging.unwrap();
+        assert_eq!(stg.tmp.len(), 24);
+        assert_eq!(t.buf.addr(), stg.tmp.as_ptr() as u64);
+        assert_eq!(t.buf.len(), 24);
+        // what p2p would have written: 24 packed bytes 1..=24
+        for (i, b) in stg.tmp.iter_mut().enumerate() {
+            *b = i as u8 + 1;
+        }
+        (stg.deliver)(&stg.tmp);
+        let mut expect: Vec<u8> = (1..=12).collect();
+        expect.extend([0xff; 4]);
+        expect.extend(13..=24);
+        expect.extend([0xff; 4]);
+        assert_eq!(mem.to_vec(), expect);
+    }
+
+    #[test]
+    fn strings_are_truncated_and_terminated() {
+        let mut buf = [0x55 as c_char; 4];
+        // SAFETY: buf has 4 bytes.
+        let n = unsafe { put_cstr(buf.as_mut_ptr(), 4, "hello") };
+        assert_eq!(n, 3);
+        assert_eq!(buf.map(|c| c as u8), *b"hel\0");
+        // SAFETY: as above.
+        let n = unsafe { put_cstr(buf.as_mut_ptr(), 4, "ok") };
+        assert_eq!(n, 2);
+        assert_eq!(buf.map(|c| c as u8)[..3], *b"ok\0");
+    }
+
+    #[test]
+    fn statuses_are_written_unless_ignored() {
+        let st = make_status(1, 2, 0, 3, false);
+        let mut slot = make_status(9, 9, 9, 9, true);
+        // SAFETY: the ignore markers and null are never written through;
+        // slot is a valid status.
+        unsafe {
+            put_status(MPI_STATUS_IGNORE, &st);
+            put_status(std::ptr::null_mut(), &st);
+            put_status_at(MPI_STATUSES_IGNORE, 5, &st);
+            put_status(&mut slot, &st);
+        }
+        assert_eq!((slot.MPI_SOURCE, slot.MPI_TAG, slot.count_lo), (1, 2, 3));
+        let mut arr = [make_status(0, 0, 0, 0, false); 3];
+        // SAFETY: arr has 3 entries.
+        unsafe { put_status_at(arr.as_mut_ptr(), 2, &st) };
+        assert_eq!(arr[2].MPI_SOURCE, 1);
+        assert_eq!(arr[1].MPI_SOURCE, 0);
+        // SAFETY: the ignore marker is rejected before any read.
+        let e = unsafe { status_in(MPI_STATUS_IGNORE) }.unwrap_err();
+        assert_eq!(e.class, sys::MPI_ERR_ARG);
+    }
+
+    #[test]
+    fn request_arrays() {
+        // SAFETY: nothing is dereferenced for these arguments.
+        unsafe {
+            assert_eq!(
+                requests(std::ptr::null_mut(), -1).unwrap_err().class,
+                sys::MPI_ERR_COUNT
+            );
+            assert_eq!(
+                requests(std::ptr::null_mut(), 2).unwrap_err().class,
+                sys::MPI_ERR_ARG
+            );
+            assert!(requests(std::ptr::null_mut(), 0).unwrap().is_empty());
+        }
+        let mut hs = [sys::MPI_REQUEST_NULL; 2];
+        // SAFETY: hs has 2 entries.
+        let s = unsafe { requests(hs.as_mut_ptr(), 2) }.unwrap();
+        assert_eq!(s.len(), 2);
+        // SAFETY: null is rejected before any write.
+        let e = unsafe { out::<c_int>(std::ptr::null_mut(), "flag") }.unwrap_err();
+        assert_eq!(
+            (e.class, e.msg.as_str()),
+            (sys::MPI_ERR_ARG, "null pointer passed as flag")
+        );
+    }
+}
