@@ -130,7 +130,9 @@ mpi_fn! {
     fn MPI_Abort / PMPI_Abort(comm: MPI_Comm, errorcode: c_int) -> c_int {
         let mut g = lock();
         match g.0.as_mut() {
-            Some(w) if !w.finalized => w.ep.abort(errorcode),
+            Some(w) if !w.finalized => w
+                .ep
+                .abort(errorcode, &format!("MPI_Abort(comm {comm:#x}, {errorcode}) called")),
             _ => {
                 eprintln!(
                     "vaced: MPI_Abort(comm {comm:#x}, {errorcode}) called outside \

@@ -46,8 +46,9 @@ pub(crate) fn error(w: &mut World, comm: MPI_Comm, call: &str, e: MpiError) -> c
     if w.errhandler_for(comm) == sys::MPI_ERRORS_RETURN {
         return e.class;
     }
-    eprintln!("{}", fatal_message(w.rank(), call, &e));
-    w.ep.abort(e.class)
+    let msg = fatal_message(w.rank(), call, &e);
+    eprintln!("{msg}");
+    w.ep.abort(e.class, &msg)
 }
 
 /// An MPI call outside MPI_Init .. MPI_Finalize. After MPI_Finalize the
