@@ -208,7 +208,6 @@ int main(void) {
 /// null processes, messages to self with contiguous and padded pair types,
 /// truncation, the Wait/Test families, probe, cancel, buffered sends.
 #[test]
-#[ignore = "needs the p2p endpoint (src/p2p is a stub on the abi branch)"]
 fn singleton_semantics() {
     let src = r#"
 #include <stdio.h>
@@ -419,7 +418,6 @@ finalized 1
 /// Under the default MPI_ERRORS_ARE_FATAL an invalid argument ends the job
 /// with a message naming the rank, the call, the problem and the class.
 #[test]
-#[ignore = "needs the p2p endpoint (src/p2p is a stub on the abi branch)"]
 fn fatal_error_message() {
     let src = r#"
 #include <mpi.h>

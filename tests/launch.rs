@@ -355,7 +355,6 @@ fn mpicc_compiles_links_and_passes_status() {
 /// One rank crashes: the job ends at once, naming the rank and SIGSEGV; every
 /// rank is gone and nothing is left in /dev/shm.
 #[test]
-#[ignore = "needs transport"]
 fn crash_names_rank_and_signal() {
     let d = scratch("crash");
     let script = format!(
@@ -390,7 +389,6 @@ fn crash_names_rank_and_signal() {
 }
 
 #[test]
-#[ignore = "needs transport"]
 fn every_rank_crashing_is_one_message() {
     let child = spawn_captured(vaced_run(&["-n", "4", "/bin/sh", "-c", "kill -SEGV $$"]));
     let launcher = child.id();
@@ -407,7 +405,6 @@ fn every_rank_crashing_is_one_message() {
 }
 
 #[test]
-#[ignore = "needs transport"]
 fn exit_without_finalize() {
     let child = spawn_captured(vaced_run(&["-n", "4", "/bin/true"]));
     let launcher = child.id();
@@ -444,7 +441,6 @@ fn exit_without_finalize() {
 
 /// Ctrl-C on the launcher kills every rank, removes the segment, exits 130.
 #[test]
-#[ignore = "needs transport"]
 fn interrupt_kills_the_job() {
     let d = scratch("sigint");
     let script = format!("echo $$ > {}/pid.$VACED_RANK; exec sleep 30", d.display());
@@ -485,7 +481,6 @@ fn interrupt_kills_the_job() {
 /// A launcher killed outright (SIGKILL, no cleanup possible) still takes its
 /// ranks with it.
 #[test]
-#[ignore = "needs transport"]
 fn ranks_die_with_the_launcher() {
     let d = scratch("sigkill");
     let script = format!("echo $$ > {}/pid.$VACED_RANK; exec sleep 30", d.display());
