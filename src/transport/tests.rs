@@ -697,3 +697,45 @@ fn spill_files_round_trip_and_disappear() {
     assert_eq!(spill::remove_all(&job).unwrap(), 3);
     assert!(left.iter().all(|n| !Path::new(&shm_path(n)).exists()));
 }
+
+#[test]
+fn crowd_of_large_senders_to_one_rank() {
+    // Ten senders of records of a quarter inbox each: only a few fit at a
+    // time, so most wait queued for space.
+    const SENDERS: u32 = 10;
+    const RECORDS: u32 = 300;
+    let (guard, seg) = new_segment("crowd", SENDERS + 1, 2, 4096);
+    let name = guard.0.clone();
+    let max = seg.max_record();
+    let mut kids = Children::new();
+    for p in 1..=SENDERS {
+        let name = name.clone();
+        kids.spawn(move || {
+            let mut port = port(&name, p);
+            port.acquire_token();
+            let body = vec![p as u8; max - 8];
+            for i in 0..RECORDS {
+                port.send(0, &[&p.to_le_bytes(), &i.to_le_bytes(), &body]);
+            }
+        });
+    }
+    kids.spawn(move || {
+        let mut port = port(&name, 0);
+        port.acquire_token();
+        let mut next = [0u32; SENDERS as usize + 1];
+        let mut rec = Vec::new();
+        for _ in 0..SENDERS * RECORDS {
+            port.wait_incoming();
+            assert!(port.try_recv(&mut rec));
+            assert_eq!(rec.len(), max);
+            let p = u32::from_le_bytes(rec[0..4].try_into().unwrap());
+            let i = u32::from_le_bytes(rec[4..8].try_into().unwrap());
+            assert_eq!(i, next[p as usize], "from {p}: out of order");
+            assert!(rec[8..].iter().all(|&b| b == p as u8));
+            next[p as usize] += 1;
+        }
+        assert!(!port.try_recv(&mut rec));
+    });
+    kids.wait();
+    assert_eq!(seg.tokens_free(), 2);
+}
