@@ -10,9 +10,9 @@
 //! Record framing: an 8-byte header (little-endian u32 length, 4 unused bytes)
 //! and the payload padded to a multiple of 8, so headers never wrap.
 //!
-//! Producers that find the ring full register on the inbox's waiter list (an
-//! intrusive list through the ranks' slots, under the lock) and the consumer
-//! rings their doorbells when it frees space.
+//! Producers that find the ring full queue on the inbox's waiter list (an
+//! intrusive FIFO through the ranks' slots, under the lock) and the consumer
+//! rings their doorbells when it frees enough space.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
@@ -37,8 +37,10 @@ pub fn max_record(cap: u64) -> usize {
 pub struct InboxHdr {
     /// Producers' lock (see `futex::lock`).
     pub lock: AtomicU32,
-    /// Head of the list of producers waiting for space: rank + 1, 0 = none.
+    /// Queue of producers waiting for space (see `waiters`): first and last
+    /// rank + 1, 0 = none.
     pub waiters: AtomicU32,
+    pub waiters_tail: AtomicU32,
     /// End of the committed records (written by producers under the lock).
     widx: AtomicU64,
     consumer: ConsumerLine,

@@ -16,6 +16,17 @@
 //! * [`cma::pull`]: single-copy read of another rank's memory
 //!   (`process_vm_readv`); [`spill`]: the shared-memory fallback.
 //! * [`SendBuf`] / [`RecvBuf`]: user buffers handed down from the ABI.
+//!
+//! Also available: `Port::has_incoming` / `holds_token`; `Segment::job`,
+//! `max_record`, `inbox_pending(rank)` (unread records in a rank's shared
+//! inbox; a Blocked rank has no private overflow), `tokens_free`,
+//! `token_waiters`; `RankSlot::set_abort_message` / `abort_message`;
+//! `spill::remove_all(job)` for the launcher's cleanup. Dropping a `Port`
+//! gives its core token back.
+//!
+//! Files: `segment` (layout, slots), `inbox` (the ring), `waiters` (senders
+//! queued for space), `doorbell` and `futex` (sleeping and waking), `tokens`,
+//! `shm` (shm_open/mmap plumbing), `cma`, `spill`, `buf`.
 
 pub mod buf;
 pub mod cma;
@@ -95,12 +106,21 @@ impl Port {
             let inbox = self.seg.inbox(dest);
             {
                 let _g = futex::lock(&inbox.hdr().lock);
-                waiters::remove(&self.seg, &inbox, self.rank);
                 if inbox.free_space() >= need {
+                    waiters::remove(&self.seg, &inbox, self.rank);
                     inbox.write(parts, len);
                     break;
                 }
-                waiters::push(&self.seg, &inbox, self.rank);
+                // Queue for space (keeping our place if still queued).
+                if self
+                    .seg
+                    .slot(self.rank)
+                    .space_waiting
+                    .load(Ordering::Relaxed)
+                    == 0
+                {
+                    waiters::push(&self.seg, &inbox, self.rank, need);
+                }
             }
             // Full: give the core back and wait for space, moving whatever
             // reaches our own inbox aside so that nobody waits on us.
@@ -110,9 +130,9 @@ impl Port {
                 gave_token = true;
             }
             drain_own(&self.seg, self.rank, &mut self.overflow, &mut self.wake);
-            // Sleep until there is room, or records reach us, or the consumer
-            // took us off its list (it frees space a record at a time and
-            // wakes every waiter): then retry, registering again if need be.
+            // Sleep until there is room, records reach us, or the consumer
+            // took us off its queue to wake us: then retry (another sender
+            // may have been faster; then we queue again).
             let own = self.seg.inbox(self.rank);
             let me = self.seg.slot(self.rank);
             me.bell.wait_until(|| {
@@ -201,15 +221,15 @@ fn drain_own(seg: &Segment, rank: u32, overflow: &mut VecDeque<Vec<u8>>, wake: &
 
 /// Records were consumed from `own`: wake the producers waiting for space.
 fn space_freed(seg: &Segment, own: &Inbox<'_>, wake: &mut Vec<u32>) {
-    // Pairs with the fence in a producer's doorbell wait: either we see it on
-    // the list, or it sees the space we freed.
+    // Pairs with the fence in a producer's doorbell wait: either we see it
+    // queued, or it sees the space we freed.
     fence(Ordering::SeqCst);
     if own.hdr().waiters.load(Ordering::Relaxed) == 0 {
         return;
     }
     {
         let _g = futex::lock(&own.hdr().lock);
-        waiters::take_all(seg, own, wake);
+        waiters::take_fitting(seg, own, own.free_space(), wake);
     }
     for r in wake.drain(..) {
         seg.slot(r).bell.ring();

@@ -80,11 +80,13 @@ pub struct RankSlot {
     pub(super) tok_next: AtomicU32,
     /// Set when a token was handed to this rank while it queued.
     pub(super) tok_granted: AtomicU32,
-    /// Next rank + 1 in the space-waiter list of the inbox it waits on.
+    /// Next rank + 1 in the space-waiter queue of the inbox it waits on.
     pub(super) space_next: AtomicU32,
-    /// Whether this rank is on some inbox's space-waiter list (changed only
+    /// Whether this rank is on some inbox's space-waiter queue (changed only
     /// under that inbox's lock).
     pub(super) space_waiting: AtomicU32,
+    /// Ring bytes the waiting send needs.
+    pub(super) space_need: AtomicU64,
 }
 
 impl RankSlot {

@@ -625,10 +625,9 @@ fn oversized_record_is_refused() {
 
 #[test]
 fn cma_pulls_from_a_sibling_process() {
-    assert!(
-        cma::available(),
-        "process_vm_readv between processes refused here"
-    );
+    // Where the kernel refuses CMA (Yama scope 3, seccomp), `available` must
+    // say so and `pull` must fail with an error rather than copy anything.
+    let works = cma::available();
     let mut buf = vec![0u8; 3 << 20];
     let flag = Shared::new(1);
     let addr = buf.as_ptr() as u64;
@@ -638,7 +637,13 @@ fn cma_pulls_from_a_sibling_process() {
     kids.spawn(|| {
         eventually("parent's data", || flag.at(0).load(Ordering::SeqCst) == 1);
         let mut dst = vec![0u8; 3 << 20];
-        cma::pull(parent, addr, &mut dst).unwrap();
+        let got = cma::pull(parent, addr, &mut dst);
+        if !works {
+            let e = got.unwrap_err();
+            assert!(e.to_string().contains("process_vm_readv"), "{e}");
+            return;
+        }
+        got.unwrap();
         assert!(dst.iter().enumerate().all(|(k, &b)| b == expect(k)));
         let e = cma::pull(parent, 8, &mut [0u8; 16]).unwrap_err();
         let msg = e.to_string();
@@ -654,6 +659,9 @@ fn cma_pulls_from_a_sibling_process() {
     flag.at(0).store(1, Ordering::SeqCst);
     kids.wait();
     std::hint::black_box(&buf);
+    if !works {
+        eprintln!("note: CMA refused on this host; checked that pull fails");
+    }
 }
 
 /// Removes a test job's spill files however the test ends.
@@ -696,4 +704,46 @@ fn spill_files_round_trip_and_disappear() {
     let left: Vec<String> = (0..3).map(|_| spill::write(&job, b"x").unwrap()).collect();
     assert_eq!(spill::remove_all(&job).unwrap(), 3);
     assert!(left.iter().all(|n| !Path::new(&shm_path(n)).exists()));
+}
+
+#[test]
+fn crowd_of_large_senders_to_one_rank() {
+    // Ten senders of records of a quarter inbox each: only a few fit at a
+    // time, so most wait queued for space.
+    const SENDERS: u32 = 10;
+    const RECORDS: u32 = 300;
+    let (guard, seg) = new_segment("crowd", SENDERS + 1, 2, 4096);
+    let name = guard.0.clone();
+    let max = seg.max_record();
+    let mut kids = Children::new();
+    for p in 1..=SENDERS {
+        let name = name.clone();
+        kids.spawn(move || {
+            let mut port = port(&name, p);
+            port.acquire_token();
+            let body = vec![p as u8; max - 8];
+            for i in 0..RECORDS {
+                port.send(0, &[&p.to_le_bytes(), &i.to_le_bytes(), &body]);
+            }
+        });
+    }
+    kids.spawn(move || {
+        let mut port = port(&name, 0);
+        port.acquire_token();
+        let mut next = [0u32; SENDERS as usize + 1];
+        let mut rec = Vec::new();
+        for _ in 0..SENDERS * RECORDS {
+            port.wait_incoming();
+            assert!(port.try_recv(&mut rec));
+            assert_eq!(rec.len(), max);
+            let p = u32::from_le_bytes(rec[0..4].try_into().unwrap());
+            let i = u32::from_le_bytes(rec[4..8].try_into().unwrap());
+            assert_eq!(i, next[p as usize], "from {p}: out of order");
+            assert!(rec[8..].iter().all(|&b| b == p as u8));
+            next[p as usize] += 1;
+        }
+        assert!(!port.try_recv(&mut rec));
+    });
+    kids.wait();
+    assert_eq!(seg.tokens_free(), 2);
 }
