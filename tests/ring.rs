@@ -1,0 +1,74 @@
+//! Rings of 256 ranks on this small host: a token going around the ring and
+//! a shift (every rank MPI_Sendrecv's to its right neighbour each round).
+//! Every rank's final MPI_Wtime is checked exactly against the equations
+//! (`common::model::token_ring` / `shift_ring` derive them step by step:
+//! neighbours i, i + 1 are 0 hops apart inside a block of 12, 3 hops across
+//! such blocks inside a block of 192, 5 hops across 192 and from 255 to 0).
+//! The wall time and the report's efficiency line are printed (run with
+//! `--nocapture` to see them).
+mod common;
+
+use common::model;
+use common::{fmt_ps, program, report, times_by_rank_op, Run};
+
+const N: u32 = 256;
+
+fn check_ring(mode: &str, count: u32, words: u32, expected: &[u64]) {
+    let prog = program("ring");
+    let rep = common::scratch().join(format!("ring-{mode}.json"));
+    let job = Run::exact(N, &prog)
+        .report(&rep)
+        .args(&[mode.to_string(), count.to_string(), words.to_string()])
+        .run();
+    job.assert_success();
+    let got = times_by_rank_op(&job.stdout, "ring");
+    assert_eq!(got.len(), N as usize, "one line per rank\n{}", job.dump());
+    let mut wrong = Vec::new();
+    for (rank, &e) in expected.iter().enumerate() {
+        let g = got[&(rank as i64, "end".to_string())];
+        if g != e {
+            wrong.push(format!(
+                "rank {rank}: got {}, expected {}",
+                fmt_ps(g),
+                fmt_ps(e)
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}\n{}", wrong.join("\n"), job.dump());
+
+    let predicted = *expected.iter().max().unwrap();
+    let json = report::read(&rep);
+    assert_eq!(
+        report::require_time_ps(&json, report::PREDICTED, "predicted time"),
+        predicted
+    );
+    println!(
+        "ring {mode} {count} x {} B over {N} ranks: predicted {}, host wall {:.3} s",
+        4 * words,
+        fmt_ps(predicted),
+        job.wall.as_secs_f64()
+    );
+    println!("mpirun's report:\n{}", job.stderr);
+}
+
+#[test]
+fn token_ring_256() {
+    // 3 laps of an 8-byte token (two ints): 768 sequential messages.
+    let expected = model::token_ring(N, 3, 8);
+    // Spot checks of the derivation: one lap has 256 hops, of which 234 are
+    // inside a 12-rank node (L = M(8)), 20 cross nodes inside a 192-rank
+    // group (3 hops) and 2 cross groups (191 -> 192 and 255 -> 0: 5 hops).
+    let lap = 256 * 2 * model::m(8)
+        + 234 * model::m(8)
+        + 20 * (model::n(8) + model::l(3))
+        + 2 * (model::n(8) + model::l(5));
+    assert_eq!(expected[0], 3 * lap);
+    check_ring("token", 3, 2, &expected);
+}
+
+#[test]
+fn shift_ring_256() {
+    // 20 rounds of MPI_Sendrecv of 8 bytes between all neighbours at once.
+    let expected = model::shift_ring(N, 20, 8);
+    check_ring("shift", 20, 2, &expected);
+}
