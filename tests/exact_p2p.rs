@@ -202,41 +202,65 @@ fn expected_late_receiver(peer: u32, sync: bool, b: u64, c: u64) -> BTreeMap<Key
     out
 }
 
-fn late_receiver(nranks: u32, peer: u32, mode: &str, b: u64, c_ps: u64, late: bool) {
-    let h = model::hop(0, peer);
-    // The scenario is what its name says: the message (REQ for rendezvous)
-    // arrives before (late = true) or after the receiver starts waiting.
-    let first = if model::is_eager(b) && mode == "send" {
-        m(b) + link(b, h)
-    } else {
-        m(H) + link(H, h)
-    };
-    assert_eq!(
-        first < c_ps,
-        late,
-        "C does not fall where the scenario needs it"
-    );
-    let expected = expected_late_receiver(peer, mode == "ssend", b, c_ps);
-    let prog = program("late_receiver");
-    let args = [
-        peer.to_string(),
-        mode.to_string(),
-        b.to_string(),
-        ps_arg(c_ps),
-    ];
-    for cores in CORE_VARIANTS {
-        let job = Run::exact(nranks, &prog).cores(cores).args(&args).run();
-        job.assert_success();
-        let got: BTreeMap<Key, u64> = times_by_rank_op(&job.stdout, "rc")
-            .into_iter()
-            .map(|((rank, op), t)| ((rank as u32, op_name(op)), t))
-            .collect();
-        assert_times(
-            &format!("late receiver {mode} {b} B, {h} hops, C = {c_ps} ps, cores {cores:?}"),
-            &expected,
-            &got,
-            &job.dump(),
+/// A late-receiver scenario.
+struct Late {
+    nranks: u32,
+    peer: u32,
+    /// "send" or "ssend"
+    mode: &'static str,
+    bytes: u64,
+    compute_ps: u64,
+    /// The message (the REQ for rendezvous) arrives while the receiver is
+    /// still computing (else when it already waits).
+    late: bool,
+}
+
+impl Late {
+    /// The expected times, after checking the scenario is what it says.
+    fn expected(&self) -> BTreeMap<Key, u64> {
+        let h = model::hop(0, self.peer);
+        let first = if model::is_eager(self.bytes) && self.mode == "send" {
+            m(self.bytes) + link(self.bytes, h)
+        } else {
+            m(H) + link(H, h)
+        };
+        assert_eq!(
+            first < self.compute_ps,
+            self.late,
+            "C does not fall where the scenario needs it"
         );
+        expected_late_receiver(self.peer, self.mode == "ssend", self.bytes, self.compute_ps)
+    }
+
+    fn run(&self) {
+        let expected = self.expected();
+        let prog = program("late_receiver");
+        let args = [
+            self.peer.to_string(),
+            self.mode.to_string(),
+            self.bytes.to_string(),
+            ps_arg(self.compute_ps),
+        ];
+        for cores in CORE_VARIANTS {
+            let job = Run::exact(self.nranks, &prog)
+                .cores(cores)
+                .args(&args)
+                .run();
+            job.assert_success();
+            let got: BTreeMap<Key, u64> = times_by_rank_op(&job.stdout, "rc")
+                .into_iter()
+                .map(|((rank, op), t)| ((rank as u32, op_name(op)), t))
+                .collect();
+            assert_times(
+                &format!(
+                    "late receiver {} {} B to rank {}, C = {} ps, cores {cores:?}",
+                    self.mode, self.bytes, self.peer, self.compute_ps
+                ),
+                &expected,
+                &got,
+                &job.dump(),
+            );
+        }
     }
 }
 
@@ -252,33 +276,67 @@ fn op_name(s: String) -> &'static str {
     }
 }
 
+/// REQ arrives at M(64) + N(64) + l(3) ~ 16.8 us, the receiver computes 100 us.
+const RNDV_ACK_AT_WAIT_3_HOPS: Late = Late {
+    nranks: 13,
+    peer: 12,
+    mode: "send",
+    bytes: 256 * 1024,
+    compute_ps: 100_000_000,
+    late: true,
+};
+/// C = 5 us, before the REQ arrives: the receiver is already waiting.
+const RNDV_RECEIVER_WAITING_3_HOPS: Late = Late {
+    compute_ps: 5_000_000,
+    late: false,
+    ..RNDV_ACK_AT_WAIT_3_HOPS
+};
+/// One byte over the eager limit, same node: the REQ arrives after
+/// 2 M(64) ~ 20 ns, the receiver computes 1 us.
+const RNDV_ACK_AT_WAIT_0_HOPS: Late = Late {
+    nranks: 2,
+    peer: 1,
+    mode: "send",
+    bytes: 131_073,
+    compute_ps: 1_000_000,
+    late: true,
+};
+/// MPI_Ssend of 8 B uses REQ/ACK/DATA: its timing is the rendezvous one.
+const SSEND_SMALL_ACK_AT_WAIT: Late = Late {
+    mode: "ssend",
+    bytes: 8,
+    ..RNDV_ACK_AT_WAIT_3_HOPS
+};
+/// Eager DATA that came in while the receiver computed: dealt with at the
+/// start of its wait.
+const EAGER_ARRIVED_WHILE_COMPUTING: Late = Late {
+    bytes: 1024,
+    ..RNDV_ACK_AT_WAIT_3_HOPS
+};
+
 #[test]
 fn rendezvous_ack_at_start_of_wait_3_hops() {
-    // REQ arrives at M(64) + N(64) + l(3) ~ 16.8 us, the receiver computes 100 us.
-    late_receiver(13, 12, "send", 256 * 1024, 100_000_000, true);
+    RNDV_ACK_AT_WAIT_3_HOPS.run();
 }
 
 #[test]
 fn rendezvous_receiver_waiting_3_hops() {
-    // C = 5 us < arrival of the REQ: the receiver is already waiting.
-    late_receiver(13, 12, "send", 256 * 1024, 5_000_000, false);
+    RNDV_RECEIVER_WAITING_3_HOPS.run();
 }
 
 #[test]
 fn rendezvous_ack_at_start_of_wait_0_hops() {
-    // One byte over the eager limit, same node: REQ arrives after 2 M(64) ~ 20 ns.
-    late_receiver(2, 1, "send", 131_073, 1_000_000, true);
+    RNDV_ACK_AT_WAIT_0_HOPS.run();
 }
 
 #[test]
 fn ssend_small_is_rendezvous() {
-    // MPI_Ssend of 8 B uses REQ/ACK/DATA: its timing is the rendezvous one.
-    late_receiver(13, 12, "ssend", 8, 100_000_000, true);
+    SSEND_SMALL_ACK_AT_WAIT.run();
 }
 
 #[test]
 fn eager_data_arrived_while_computing() {
-    late_receiver(13, 12, "send", 1024, 100_000_000, true);
+    EAGER_ARRIVED_WHILE_COMPUTING.run();
 }
 
 // ---------------------------------------------------------------------------
@@ -348,73 +406,198 @@ fn expected_exchange(peer: u32, b: u64, c: u64) -> BTreeMap<Key, u64> {
     out
 }
 
-/// `late`: the peer's first message (DATA or REQ) arrives while this rank is
-/// still computing (C > L(first, h)), else while it is already waiting.
-fn exchange(nranks: u32, peer: u32, b: u64, c_ps: u64, late: bool) {
-    let first = if model::is_eager(b) { b } else { H };
-    assert_eq!(
-        link(first, model::hop(0, peer)) < c_ps,
-        late,
-        "C does not fall where the scenario needs it"
-    );
-    let expected = expected_exchange(peer, b, c_ps);
-    let prog = program("exchange");
-    let args = [peer.to_string(), b.to_string(), ps_arg(c_ps)];
-    for cores in CORE_VARIANTS {
-        let job = Run::exact(nranks, &prog).cores(cores).args(&args).run();
-        job.assert_success();
-        let got: BTreeMap<Key, u64> = times_by_rank_op(&job.stdout, "ex")
-            .into_iter()
-            .map(|((rank, op), t)| ((rank as u32, op_name(op)), t))
-            .collect();
-        assert_times(
-            &format!("exchange {b} B with rank {peer}, C = {c_ps} ps, cores {cores:?}"),
-            &expected,
-            &got,
-            &job.dump(),
+/// An exchange scenario. `late`: the peer's first message (DATA or REQ)
+/// arrives while this rank is still computing (C > L(first, h)), else when it
+/// already waits.
+struct Exchange {
+    nranks: u32,
+    peer: u32,
+    bytes: u64,
+    compute_ps: u64,
+    late: bool,
+}
+
+impl Exchange {
+    fn expected(&self) -> BTreeMap<Key, u64> {
+        let first = if model::is_eager(self.bytes) {
+            self.bytes
+        } else {
+            H
+        };
+        assert_eq!(
+            link(first, model::hop(0, self.peer)) < self.compute_ps,
+            self.late,
+            "C does not fall where the scenario needs it"
         );
+        expected_exchange(self.peer, self.bytes, self.compute_ps)
+    }
+
+    fn run(&self) {
+        let expected = self.expected();
+        let prog = program("exchange");
+        let args = [
+            self.peer.to_string(),
+            self.bytes.to_string(),
+            ps_arg(self.compute_ps),
+        ];
+        for cores in CORE_VARIANTS {
+            let job = Run::exact(self.nranks, &prog)
+                .cores(cores)
+                .args(&args)
+                .run();
+            job.assert_success();
+            let got: BTreeMap<Key, u64> = times_by_rank_op(&job.stdout, "ex")
+                .into_iter()
+                .map(|((rank, op), t)| ((rank as u32, op_name(op)), t))
+                .collect();
+            assert_times(
+                &format!(
+                    "exchange {} B with rank {}, C = {} ps, cores {cores:?}",
+                    self.bytes, self.peer, self.compute_ps
+                ),
+                &expected,
+                &got,
+                &job.dump(),
+            );
+        }
     }
 }
 
 // L(1 KiB, 0) = M(1024) ~ 160.5 ns; L(1 KiB, 3) ~ 17.05 us;
 // L(64, 0) = M(64) ~ 10 ns; L(64, 3) ~ 16.8 us.
+const EX_EAGER_0_SHORT: Exchange = Exchange {
+    nranks: 2,
+    peer: 1,
+    bytes: 1024,
+    compute_ps: 5_000,
+    late: false,
+};
+const EX_EAGER_0_LONG: Exchange = Exchange {
+    compute_ps: 10_000_000,
+    late: true,
+    ..EX_EAGER_0_SHORT
+};
+const EX_EAGER_3_SHORT: Exchange = Exchange {
+    nranks: 13,
+    peer: 12,
+    bytes: 1024,
+    compute_ps: 5_000_000,
+    late: false,
+};
+const EX_EAGER_3_LONG: Exchange = Exchange {
+    compute_ps: 50_000_000,
+    late: true,
+    ..EX_EAGER_3_SHORT
+};
+const EX_RNDV_0_SHORT: Exchange = Exchange {
+    bytes: 256 * 1024,
+    ..EX_EAGER_0_SHORT
+};
+const EX_RNDV_0_LONG: Exchange = Exchange {
+    bytes: 256 * 1024,
+    ..EX_EAGER_0_LONG
+};
+const EX_RNDV_3_SHORT: Exchange = Exchange {
+    bytes: 256 * 1024,
+    ..EX_EAGER_3_SHORT
+};
+const EX_RNDV_3_LONG: Exchange = Exchange {
+    bytes: 256 * 1024,
+    ..EX_EAGER_3_LONG
+};
 
 #[test]
 fn exchange_eager_0_hops_short_compute() {
-    exchange(2, 1, 1024, 5_000, false);
+    EX_EAGER_0_SHORT.run();
 }
 
 #[test]
 fn exchange_eager_0_hops_long_compute() {
-    exchange(2, 1, 1024, 10_000_000, true);
+    EX_EAGER_0_LONG.run();
 }
 
 #[test]
 fn exchange_eager_3_hops_short_compute() {
-    exchange(13, 12, 1024, 5_000_000, false);
+    EX_EAGER_3_SHORT.run();
 }
 
 #[test]
 fn exchange_eager_3_hops_long_compute() {
-    exchange(13, 12, 1024, 50_000_000, true);
+    EX_EAGER_3_LONG.run();
 }
 
 #[test]
 fn exchange_rendezvous_0_hops_short_compute() {
-    exchange(2, 1, 256 * 1024, 5_000, false);
+    EX_RNDV_0_SHORT.run();
 }
 
 #[test]
 fn exchange_rendezvous_0_hops_long_compute() {
-    exchange(2, 1, 256 * 1024, 10_000_000, true);
+    EX_RNDV_0_LONG.run();
 }
 
 #[test]
 fn exchange_rendezvous_3_hops_short_compute() {
-    exchange(13, 12, 256 * 1024, 5_000_000, false);
+    EX_RNDV_3_SHORT.run();
 }
 
 #[test]
 fn exchange_rendezvous_3_hops_long_compute() {
-    exchange(13, 12, 256 * 1024, 50_000_000, true);
+    EX_RNDV_3_LONG.run();
+}
+
+// ---------------------------------------------------------------------------
+// The derivations alone (no job): every scenario's expected times agree with
+// the closed forms, and each scenario is in the regime its name says.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn reference_derivations() {
+    for peer in [1, 12, 192] {
+        let e = expected_pingpong(peer);
+        assert_eq!(e.len(), SIZES.len() * REPS as usize * 4);
+    }
+    // Hand-computed first round trips of 8 B: M(8) = 1254 ps.
+    // 0 hops: E = 3 M(8) = 3762, 2E = 7524.
+    // 3 hops: E = 1254 + (N(8) = 1923) + 16_800_000 + 1254 = 16_804_431.
+    // 5 hops: E = 1254 + 1923 + 18_000_000 + 1254 = 18_004_431.
+    assert_eq!(expected_pingpong(1)[&(0, 8, 0, "recv")], 7524);
+    assert_eq!(expected_pingpong(1)[&(1, 8, 0, "send")], 3762 + 1254);
+    assert_eq!(expected_pingpong(12)[&(0, 8, 0, "recv")], 33_608_862);
+    assert_eq!(expected_pingpong(192)[&(0, 8, 0, "recv")], 36_008_862);
+    for s in [
+        &RNDV_ACK_AT_WAIT_3_HOPS,
+        &RNDV_RECEIVER_WAITING_3_HOPS,
+        &RNDV_ACK_AT_WAIT_0_HOPS,
+        &SSEND_SMALL_ACK_AT_WAIT,
+        &EAGER_ARRIVED_WHILE_COMPUTING,
+    ] {
+        let e = s.expected();
+        assert_eq!(e[&(s.peer, "compute")], s.compute_ps);
+        // The wait ends after the computation and after the send.
+        assert!(e[&(s.peer, "wait")] > s.compute_ps);
+    }
+    // A hand-computed value: the 8-byte Ssend, 3 hops, receiver computing
+    // 100 us. M(64) = 10031, L(64, 3) = 15385 + 16_800_000 = 16_815_385,
+    // M(8) = 1254, L(8, 3) = N(8) + l(3) = 1923 + 16_800_000 = 16_801_923.
+    // ACK sent at C = 100_000_000, arrives 10031 + 16_815_385 later =
+    // 116_825_416; rank 0's send returns at + M(8) = 116_826_670; the
+    // DATA arrives at 116_826_670 + 16_801_923 = 133_628_593 and is copied
+    // out at + 1254 = 133_629_847.
+    let e = SSEND_SMALL_ACK_AT_WAIT.expected();
+    assert_eq!(e[&(0, "send")], 116_826_670);
+    assert_eq!(e[&(12, "wait")], 133_629_847);
+    for s in [
+        &EX_EAGER_0_SHORT,
+        &EX_EAGER_0_LONG,
+        &EX_EAGER_3_SHORT,
+        &EX_EAGER_3_LONG,
+        &EX_RNDV_0_SHORT,
+        &EX_RNDV_0_LONG,
+        &EX_RNDV_3_SHORT,
+        &EX_RNDV_3_LONG,
+    ] {
+        let e = s.expected();
+        assert_eq!(e[&(0, "waitall")], e[&(s.peer, "waitall")]);
+    }
 }

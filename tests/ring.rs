@@ -54,21 +54,40 @@ fn check_ring(mode: &str, count: u32, words: u32, expected: &[u64]) {
 #[test]
 fn token_ring_256() {
     // 3 laps of an 8-byte token (two ints): 768 sequential messages.
-    let expected = model::token_ring(N, 3, 8);
-    // Spot checks of the derivation: one lap has 256 hops, of which 234 are
-    // inside a 12-rank node (L = M(8)), 20 cross nodes inside a 192-rank
-    // group (3 hops) and 2 cross groups (191 -> 192 and 255 -> 0: 5 hops).
-    let lap = 256 * 2 * model::m(8)
-        + 234 * model::m(8)
-        + 20 * (model::n(8) + model::l(3))
-        + 2 * (model::n(8) + model::l(5));
-    assert_eq!(expected[0], 3 * lap);
-    check_ring("token", 3, 2, &expected);
+    check_ring("token", 3, 2, &model::token_ring(N, 3, 8));
 }
 
 #[test]
 fn shift_ring_256() {
     // 20 rounds of MPI_Sendrecv of 8 bytes between all neighbours at once.
-    let expected = model::shift_ring(N, 20, 8);
-    check_ring("shift", 20, 2, &expected);
+    check_ring("shift", 20, 2, &model::shift_ring(N, 20, 8));
+}
+
+#[test]
+fn ring_derivations() {
+    // One lap of the token has 256 hops, of which 234 are inside a 12-rank
+    // node (L = M(8)), 20 cross nodes inside a 192-rank group (3 hops) and 2
+    // cross groups (191 -> 192 and 255 -> 0: 5 hops); each hop costs
+    // M(8) + L + M(8).
+    let lap = 256 * 2 * model::m(8)
+        + 234 * model::m(8)
+        + 20 * (model::n(8) + model::l(3))
+        + 2 * (model::n(8) + model::l(5));
+    let t = model::token_ring(N, 3, 8);
+    assert_eq!(t[0], 3 * lap);
+    assert_eq!(*t.iter().max().unwrap(), t[0]);
+    // Rank 1 gets the token of the last lap one hop (0 hops wide) after
+    // rank 0 sent it at 2 laps, then its send takes M(8).
+    assert_eq!(t[1], 2 * lap + 3 * model::m(8) + model::m(8));
+
+    // The shift ring: in round 0 everybody starts at 0, rank i's data from
+    // i - 1 arrives at M(8) + L(8, hop(i - 1, i)) and is copied out M(8)
+    // later. shift_ring asserts that no message falls into an earlier
+    // waiting interval of its receiver (the regime these tests cover).
+    let one = model::shift_ring(N, 1, 8);
+    assert_eq!(one[1], 3 * model::m(8));
+    assert_eq!(one[12], 2 * model::m(8) + model::n(8) + model::l(3));
+    assert_eq!(one[0], 2 * model::m(8) + model::n(8) + model::l(5));
+    let t = model::shift_ring(N, 20, 8);
+    assert!(t.iter().zip(&one).all(|(a, b)| a > b));
 }

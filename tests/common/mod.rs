@@ -68,9 +68,9 @@ fn ensure_fresh_library() {
     });
 }
 
-/// Compiles `src` with our `mpicc -O1` into `out`; panics with the compiler's
-/// output on failure.
-pub fn mpicc(src: &Path, out: &Path) {
+/// Compiles `src` with our `mpicc -O1 SRC -o OUT EXTRA...`; panics with the
+/// compiler's output on failure.
+pub fn mpicc(src: &Path, out: &Path, extra: &[&str]) {
     ensure_fresh_library();
     let o = Command::new(vaced())
         .arg0("mpicc")
@@ -78,6 +78,7 @@ pub fn mpicc(src: &Path, out: &Path) {
         .arg(src)
         .arg("-o")
         .arg(out)
+        .args(extra)
         .output()
         .expect("cannot run vaced as mpicc");
     assert!(
@@ -99,7 +100,7 @@ pub fn program(name: &str) -> PathBuf {
         return p.clone();
     }
     let out = scratch().join(name);
-    mpicc(&program_source(name), &out);
+    mpicc(&program_source(name), &out, &[]);
     map.insert(name.to_string(), out.clone());
     out
 }
@@ -108,7 +109,7 @@ pub fn program(name: &str) -> PathBuf {
 /// the job's processes by name in /proc).
 pub fn program_as(name: &str, file_name: &str) -> PathBuf {
     let out = scratch().join(file_name);
-    mpicc(&program_source(name), &out);
+    mpicc(&program_source(name), &out, &[]);
     out
 }
 
