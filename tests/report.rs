@@ -30,20 +30,33 @@ fn report_of_64_rank_ring() {
 
     let json = report::read(&out);
     assert_eq!(
-        report::require_time_ps(&json, report::PREDICTED, "predicted time"),
+        report::predicted_ps(&json),
         predicted,
-        "predicted time in {}",
+        "in {}",
         out.display()
     );
+    assert_eq!(report::uint(&json, "nranks"), N as u64);
+    assert_eq!(report::uint(&json, "slowest_rank"), 0);
     let ranks = report::ranks(&json);
     assert_eq!(ranks.len(), N as usize, "one entry per rank");
     for (i, r) in ranks.iter().enumerate() {
         assert_eq!(
-            report::require_time_ps(r, report::RANK_VTIME, "rank virtual time"),
+            report::vtime_ps(r),
             expected[i],
             "rank {i}'s final virtual time"
         );
+        // cpu.scale = 0 and no MPIX_Vaced_compute: no computation at all.
+        assert_eq!(report::float(r, "compute_s"), 0.0, "rank {i}");
+        assert_eq!(
+            report::uint(r, "msgs_sent"),
+            2,
+            "rank {i} sent the token twice"
+        );
     }
+    assert_eq!(report::uint(&json, "msgs_sent"), 2 * N as u64);
+    assert!(report::float(&json, "host_wall_s") > 0.0);
+    let eff = report::float(&json, "efficiency");
+    assert!(eff.is_finite() && eff >= 0.0, "efficiency {eff}");
 
     // The printed times agree with the report.
     let printed = common::times_by_rank_op(&job.stdout, "ring");
@@ -51,10 +64,11 @@ fn report_of_64_rank_ring() {
         assert_eq!(printed[&(i as i64, "end".to_string())], *e, "rank {i}");
     }
 
-    // The stderr table gives the prediction too.
+    // The stderr table gives the exact prediction too.
+    let exact = report::exact_secs(predicted);
     assert!(
-        job.stderr.to_lowercase().contains("predicted"),
-        "no prediction on stderr:\n{}",
+        job.stderr.contains("predicted") && job.stderr.contains(&exact),
+        "no `predicted ... {exact}` on stderr:\n{}",
         job.stderr
     );
 }

@@ -38,15 +38,16 @@ fn check_ring(mode: &str, count: u32, words: u32, expected: &[u64]) {
 
     let predicted = *expected.iter().max().unwrap();
     let json = report::read(&rep);
-    assert_eq!(
-        report::require_time_ps(&json, report::PREDICTED, "predicted time"),
-        predicted
-    );
+    assert_eq!(report::predicted_ps(&json), predicted);
+    assert_eq!(report::ranks(&json).len(), N as usize);
     println!(
-        "ring {mode} {count} x {} B over {N} ranks: predicted {}, host wall {:.3} s",
+        "ring {mode} {count} x {} B over {N} ranks: predicted {}, host wall {:.3} s \
+         (mpirun {:.3} s), efficiency {:?}",
         4 * words,
         fmt_ps(predicted),
-        job.wall.as_secs_f64()
+        report::float(&json, "host_wall_s"),
+        job.wall.as_secs_f64(),
+        json.get("efficiency")
     );
     println!("mpirun's report:\n{}", job.stderr);
 }
