@@ -236,14 +236,21 @@ fn good_target_file_starts_the_ranks() {
     assert!(marker.exists(), "{}", job.dump());
 }
 
-#[test]
-fn ctrl_c_ends_the_job() {
+/// Starts a job whose ranks all block forever, waits until its ranks run,
+/// interrupts it (SIGINT to mpirun, or to its whole process group when
+/// `foreground`) and checks that it ends cleanly.
+fn interrupted_job(foreground: bool) {
     let _serial = lock(&SERIAL);
     const N: usize = 8;
     let name = unique_name("block");
     let exe = program_as("block", &name);
     let before = shm_entries();
-    let running = Run::exact(N as u32, &exe).spawn();
+    let run = Run::exact(N as u32, &exe);
+    let running = if foreground {
+        run.spawn_as_foreground_job()
+    } else {
+        run.spawn()
+    };
     // Wait until the ranks are up (mpirun's own command line names the
     // program too), then interrupt.
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -257,11 +264,26 @@ fn ctrl_c_ends_the_job() {
     }
     std::thread::sleep(Duration::from_millis(500));
     let sent = Instant::now();
-    running.signal("INT");
+    if foreground {
+        running.signal_group("INT");
+    } else {
+        running.signal("INT");
+    }
     let job = running.finish(Duration::from_secs(120));
     let teardown = sent.elapsed();
     assert_clean(&before, &name, &job);
     assert!(!job.status.success(), "{}", job.dump());
     assert!(teardown < TEARDOWN, "took {teardown:?}\n{}", job.dump());
     assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+}
+
+#[test]
+fn sigint_to_mpirun_ends_the_job() {
+    interrupted_job(false);
+}
+
+#[test]
+fn ctrl_c_ends_the_job() {
+    // SIGINT to the whole foreground process group, as a terminal sends it.
+    interrupted_job(true);
 }

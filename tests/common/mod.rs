@@ -244,12 +244,20 @@ impl Run {
 
     /// Starts the job without waiting for it.
     pub fn spawn(&self) -> Running {
-        mpirun(&self.argv())
+        mpirun(&self.argv(), false)
+    }
+
+    /// Starts the job in a process group of its own, as a shell does for a
+    /// foreground job (so that [`Running::signal_group`] acts like Ctrl-C
+    /// in a terminal: the signal goes to every process of the group).
+    pub fn spawn_as_foreground_job(&self) -> Running {
+        mpirun(&self.argv(), true)
     }
 }
 
-/// Starts `mpirun ARGS` with stdout and stderr captured.
-pub fn mpirun(argv: &[OsString]) -> Running {
+/// Starts `mpirun ARGS` with stdout and stderr captured (in a new process
+/// group if `own_group`).
+pub fn mpirun(argv: &[OsString], own_group: bool) -> Running {
     let cmdline = format!(
         "mpirun {}",
         argv.iter()
@@ -257,14 +265,16 @@ pub fn mpirun(argv: &[OsString]) -> Running {
             .collect::<Vec<_>>()
             .join(" ")
     );
-    let mut child = Command::new(vaced())
-        .arg0("mpirun")
+    let mut cmd = Command::new(vaced());
+    cmd.arg0("mpirun")
         .args(argv)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("cannot run vaced as mpirun");
+        .stderr(Stdio::piped());
+    if own_group {
+        cmd.process_group(0);
+    }
+    let mut child = cmd.spawn().expect("cannot run vaced as mpirun");
     let out = drain(child.stdout.take().unwrap());
     let err = drain(child.stderr.take().unwrap());
     Running {
@@ -302,6 +312,18 @@ impl Running {
     /// Sends a signal to mpirun (`sig` as kill(1) names it: "INT" for Ctrl-C).
     pub fn signal(&self, sig: &str) {
         assert!(self.try_signal(sig), "kill -{sig} {} failed", self.pid());
+    }
+
+    /// Sends a signal to mpirun's process group (see
+    /// [`Run::spawn_as_foreground_job`]): what Ctrl-C in a terminal does.
+    pub fn signal_group(&self, sig: &str) {
+        let st = Command::new("kill")
+            .arg(format!("-{sig}"))
+            .arg("--")
+            .arg(format!("-{}", self.pid()))
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(st, "kill -{sig} -- -{} failed", self.pid());
     }
 
     fn try_signal(&self, sig: &str) -> bool {
