@@ -1,2 +1,35 @@
 //! The exported C ABI: `MPI_*` / `PMPI_*` entry points. Argument checking,
-//! handle translation and error classes; no logic beyond that.
+//! handle translation and error classes; no logic beyond that (the MPI
+//! semantics live in `crate::mpi`). Raw pointers are turned into Rust values
+//! here and nowhere else.
+//!
+//! Every entry point is an `unsafe extern "C" fn` whose safety contract is the
+//! MPI standard's for that call (valid pointers, buffers that live until their
+//! operation completes).
+#![deny(unsafe_op_in_unsafe_fn)]
+#![allow(clippy::missing_safety_doc)]
+
+#[macro_use]
+mod macros;
+
+mod buffers;
+pub mod comm;
+pub mod datatype;
+pub mod env;
+pub mod errors;
+pub mod p2p;
+mod state;
+pub mod wait;
+
+use crate::sys::MPI_Status;
+use std::os::raw::c_void;
+
+// The pointer constants of include/mpi.h, which bindgen cannot translate.
+/// `#define MPI_STATUS_IGNORE ((MPI_Status *)1)`
+pub const MPI_STATUS_IGNORE: *mut MPI_Status = std::ptr::without_provenance_mut(1);
+/// `#define MPI_STATUSES_IGNORE ((MPI_Status *)1)`
+pub const MPI_STATUSES_IGNORE: *mut MPI_Status = std::ptr::without_provenance_mut(1);
+/// `#define MPI_IN_PLACE ((void *)-1)`
+pub const MPI_IN_PLACE: *mut c_void = std::ptr::without_provenance_mut(usize::MAX);
+/// `#define MPI_BOTTOM ((void *)0)`
+pub const MPI_BOTTOM: *mut c_void = std::ptr::null_mut();

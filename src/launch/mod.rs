@@ -1,2 +1,175 @@
 //! `mpirun`: spawn the ranks, wire them to the job's segment, supervise them,
-//! collect their results and clean up.
+//! collect their results and clean up. Also the compiler wrappers (`mpicc`...)
+//! and `vaced env`, the other faces of the `vaced` command.
+
+pub mod args;
+pub mod board;
+pub mod cleanup;
+pub mod job;
+pub mod outcome;
+pub mod program;
+pub mod shellenv;
+pub mod signame;
+pub mod spawn;
+pub mod stdin;
+pub mod summary;
+pub mod supervise;
+pub mod wrappers;
+
+use crate::model::Model;
+use crate::transport::process::{self as os, SignalSet};
+use crate::transport::{cma, Segment, SegmentConfig};
+use args::Parsed;
+use job::JobSpec;
+use spawn::SpawnStop;
+use std::ffi::OsString;
+use summary::JobSummary;
+use supervise::{Live, Outcome};
+
+/// Exit status for a bad command line or target.
+pub const EXIT_USAGE: i32 = 2;
+/// Exit status when the program cannot be found or run.
+pub const EXIT_NOT_FOUND: i32 = 127;
+
+/// Signals that end the job (Ctrl-C and friends).
+const INTERRUPTS: [i32; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
+
+/// Run `mpirun` with `argv` (the arguments after the command name); `cmd` is
+/// the name used in messages. Returns the exit status. Must be called before
+/// the process starts any thread (it blocks signals that threads inherit).
+pub fn mpirun(cmd: &str, argv: &[OsString]) -> i32 {
+    let a = match args::parse(argv) {
+        Ok(Parsed::Run(a)) => a,
+        Ok(Parsed::Help) => {
+            print!("{}", args::usage(cmd));
+            return 0;
+        }
+        Err(e) => {
+            eprintln!("{cmd}: {e}\n{}", args::usage(cmd));
+            return EXIT_USAGE;
+        }
+    };
+
+    let env_target = std::env::var("VACED_TARGET").ok();
+    let target = job::resolve_target(a.target.as_deref(), env_target.as_deref());
+    let model = match Model::load(&target) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("{cmd}: invalid target: {e}");
+            return EXIT_USAGE;
+        }
+    };
+
+    let path_var = std::env::var_os("PATH");
+    let program = match program::resolve(&a.program, path_var.as_deref()) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{cmd}: {e}");
+            return EXIT_NOT_FOUND;
+        }
+    };
+
+    let host_cores = std::thread::available_parallelism()
+        .map(|n| n.get() as u32)
+        .unwrap_or(1);
+    let cores = a.cores.unwrap_or(host_cores).min(a.nranks);
+
+    // Before any thread exists, so every thread keeps these blocked and they
+    // reach only our sigtimedwait.
+    let mut sigs = INTERRUPTS.to_vec();
+    sigs.push(libc::SIGCHLD);
+    let signals = match SignalSet::block(&sigs) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{cmd}: cannot block signals: {e}");
+            return 1;
+        }
+    };
+    os::become_subreaper();
+
+    let job = JobSpec {
+        id: job::new_job_id(),
+        nranks: a.nranks,
+        target,
+        cma: cma::available(),
+    };
+    let seg_name = job.segment_name();
+    let cfg = SegmentConfig {
+        nranks: a.nranks,
+        cores,
+        inbox_bytes: job::INBOX_BYTES,
+    };
+    let seg = match Segment::create(&seg_name, &cfg) {
+        Ok(s) => s,
+        Err(e) => {
+            cleanup::remove_job_files(cmd, &seg_name, &job.shm_prefix());
+            eprintln!("{cmd}: cannot create the job's shared-memory segment {seg_name}: {e}");
+            return 1;
+        }
+    };
+
+    let (stdin0, forward) = match stdin::rank0_stdin() {
+        Ok(x) => x,
+        Err(e) => {
+            cleanup::remove_job_files(cmd, &seg_name, &job.shm_prefix());
+            eprintln!("{cmd}: cannot set up stdin for rank 0: {e}");
+            return 1;
+        }
+    };
+    let (spawned, stop) =
+        spawn::spawn_ranks(&program, &a.program, &a.args, &job, stdin0, Some(&signals));
+    let mut live = Live::new(&spawned);
+
+    let end = |live: &mut Live, msg: String, code: i32| -> i32 {
+        live.kill_and_reap();
+        cleanup::remove_job_files(cmd, &seg_name, &job.shm_prefix());
+        eprintln!("{cmd}: {msg}");
+        code
+    };
+    match stop {
+        None => {}
+        Some(SpawnStop::Interrupted(sig)) => {
+            let (msg, code) = outcome::interrupted(sig);
+            return end(&mut live, msg, code);
+        }
+        Some(SpawnStop::Failed { rank, error }) => {
+            let msg = format!(
+                "cannot start rank {rank} of {} (`{}`): {error}",
+                a.nranks,
+                program.display()
+            );
+            return end(&mut live, msg, 1);
+        }
+    }
+    if let Some(w) = forward {
+        stdin::start_forwarding(w);
+    }
+
+    match supervise::supervise(&seg, a.nranks, &mut live, &signals) {
+        Outcome::Failed(f) => end(&mut live, f.message(), f.exit_code()),
+        Outcome::Interrupted(sig) => {
+            let (msg, code) = outcome::interrupted(sig);
+            end(&mut live, msg, code)
+        }
+        Outcome::Completed { ended } => {
+            let summary = JobSummary {
+                target: model.name.clone(),
+                ranks: a.nranks,
+                cores,
+                wall: ended.duration_since(spawned.began),
+                host_cpu_ns: os::children_cpu_ns(),
+                startup: spawned.startup,
+                results: (0..a.nranks).map(|r| seg.slot(r).result()).collect(),
+            };
+            cleanup::remove_job_files(cmd, &seg_name, &job.shm_prefix());
+            match summary::emit_report(&summary, a.report.as_deref()) {
+                Ok(()) => 0,
+                Err(e) => {
+                    let path = a.report.as_deref().unwrap_or(std::path::Path::new("?"));
+                    eprintln!("{cmd}: cannot write the report {}: {e}", path.display());
+                    1
+                }
+            }
+        }
+    }
+}

@@ -8,8 +8,12 @@
 //!   errors name the offending key.
 //! * `mem_time(bytes)` = bytes / Bmem; `link_time(bytes, h)` = L(bytes, h);
 //!   `hops(x, y)`; `send_times(ts, bytes, s, r)` = (tr, ta) of Eq. 3.
+mod config;
+pub mod presets;
 pub mod time;
+pub mod units;
 
+pub use presets::{preset_names, preset_toml};
 pub use time::{transfer_time, VTime};
 
 use std::fmt;

@@ -1,2 +1,18 @@
 //! The MPI object model: communicators, groups, datatypes, requests, status,
-//! error handlers.
+//! error handlers, and the per-process state that ties them to the p2p
+//! endpoint. Safe code only: user memory is handled by `crate::abi`.
+#![forbid(unsafe_code)]
+
+pub mod backend;
+pub mod bsend;
+pub mod comm;
+pub mod datatype;
+pub mod error;
+#[cfg(test)]
+mod fake;
+pub mod request;
+pub mod state;
+pub mod status;
+
+pub use error::{MpiError, MpiResult};
+pub use state::World;

@@ -14,6 +14,13 @@ impl SendBuf {
     pub unsafe fn from_raw(ptr: *const u8, len: usize) -> SendBuf {
         SendBuf { ptr, len }
     }
+    /// No bytes.
+    pub fn empty() -> SendBuf {
+        SendBuf {
+            ptr: std::ptr::null(),
+            len: 0,
+        }
+    }
     pub fn len(&self) -> usize {
         self.len
     }
@@ -24,7 +31,12 @@ impl SendBuf {
         self.ptr as u64
     }
     pub fn as_slice(&self) -> &[u8] {
-        todo!()
+        if self.len == 0 || self.ptr.is_null() {
+            return &[];
+        }
+        // SAFETY: by the `from_raw` contract `ptr` points to `len` readable
+        // bytes that stay valid and unchanged while this buffer is in use.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
 }
 
@@ -51,6 +63,45 @@ impl RecvBuf {
         self.ptr as u64
     }
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
-        todo!()
+        if self.len == 0 || self.ptr.is_null() {
+            return &mut [];
+        }
+        // SAFETY: by the `from_raw` contract `ptr` points to `len` writable
+        // bytes valid while this buffer is in use, and nothing else accesses
+        // them meanwhile; `&mut self` makes this the only slice.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_and_null_buffers_give_empty_slices() {
+        // SAFETY: a zero-length buffer is never dereferenced.
+        let s = unsafe { SendBuf::from_raw(std::ptr::null(), 0) };
+        assert_eq!(s.as_slice(), &[] as &[u8]);
+        // SAFETY: as above.
+        let mut r = unsafe { RecvBuf::from_raw(std::ptr::null_mut(), 0) };
+        assert_eq!(r.as_mut_slice().len(), 0);
+        assert!(s.is_empty() && r.is_empty());
+    }
+
+    #[test]
+    fn slices_see_user_memory() {
+        let data = [1u8, 2, 3, 4];
+        // SAFETY: `data` outlives `s` and is not changed.
+        let s = unsafe { SendBuf::from_raw(data.as_ptr(), data.len()) };
+        assert_eq!(s.as_slice(), &[1, 2, 3, 4]);
+        assert_eq!(s.addr(), data.as_ptr() as u64);
+        let mut out = [0u8; 3];
+        {
+            // SAFETY: `out` outlives `r` and is only accessed through it.
+            let mut r = unsafe { RecvBuf::from_raw(out.as_mut_ptr(), out.len()) };
+            r.as_mut_slice().copy_from_slice(&[7, 8, 9]);
+            assert_eq!(r.len(), 3);
+        }
+        assert_eq!(out, [7, 8, 9]);
     }
 }

@@ -19,6 +19,8 @@
 
 pub mod buf;
 pub mod cma;
+pub mod cputime;
+pub mod process;
 pub mod segment;
 pub mod spill;
 

@@ -62,6 +62,12 @@ impl RankSlot {
     pub fn set_abort(&self, _code: i32) {
         todo!()
     }
+    pub fn set_abort_message(&self, _msg: &str) {
+        todo!()
+    }
+    pub fn abort_message(&self) -> String {
+        todo!()
+    }
     pub fn abort_code(&self) -> Option<i32> {
         todo!()
     }

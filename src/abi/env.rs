@@ -1,0 +1,301 @@
+//! Environment calls: MPI_Init / MPI_Init_thread / MPI_Finalize / MPI_Abort,
+//! their queries, versions, the processor name, MPI_Wtime / MPI_Wtick (virtual
+//! time), MPI_Pcontrol and the MPIX_Vaced_compute extension.
+use crate::abi::buffers::{out, put_cstr};
+use crate::abi::state::{self, anytime_error, call, lock, FINALIZED, RUNNING};
+use crate::model::VTime;
+use crate::mpi::error::{fail, MpiError};
+use crate::mpi::World;
+use crate::p2p::Endpoint;
+use crate::sys::{self, MPI_Comm};
+use std::os::raw::{c_char, c_int};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+/// The resolution MPI_Wtime claims (virtual time is kept in picoseconds).
+const WTICK: f64 = 1e-9;
+
+/// MPI_Get_library_version's text.
+fn library_version() -> String {
+    format!("vaced {} (VACED simulator)", env!("CARGO_PKG_VERSION"))
+}
+
+/// MPI_Init and MPI_Init_thread: attach to the job (`Endpoint::from_env`,
+/// which is the start event: tV = 0) and set up the world.
+fn init(name: &str, provided: c_int) -> c_int {
+    let mut g = lock();
+    if let Some(w) = g.0.as_mut() {
+        let what = if w.finalized {
+            "MPI_Init or MPI_Init_thread called after MPI_Finalize"
+        } else {
+            "MPI_Init or MPI_Init_thread called twice"
+        };
+        if w.finalized {
+            eprintln!("vaced: rank {}: {name}: {what} [MPI_ERR_OTHER]", w.rank());
+            std::process::exit(1);
+        }
+        let e = MpiError::new(sys::MPI_ERR_OTHER, what);
+        return state::error(w, sys::MPI_COMM_WORLD, name, e);
+    }
+    let ep = match Endpoint::from_env() {
+        Ok(ep) => ep,
+        Err(msg) => {
+            eprintln!("vaced: {name}: {msg}");
+            std::process::exit(1);
+        }
+    };
+    g.0 = Some(World::new(ep, provided));
+    state::set_phase(RUNNING);
+    sys::MPI_SUCCESS
+}
+
+mpi_fn! {
+    fn MPI_Init / PMPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c_int {
+        init("MPI_Init", sys::MPI_THREAD_SINGLE)
+    }
+}
+
+mpi_fn! {
+    /// Provides min(required, MPI_THREAD_SERIALIZED): every call holds the
+    /// state lock, so calls from several threads one at a time are safe.
+    fn MPI_Init_thread / PMPI_Init_thread(
+        _argc: *mut c_int,
+        _argv: *mut *mut *mut c_char,
+        required: c_int,
+        provided: *mut c_int,
+    ) -> c_int {
+        if provided.is_null() {
+            return anytime_error(
+                "MPI_Init_thread",
+                MpiError::new(sys::MPI_ERR_ARG, "null pointer passed as provided"),
+            );
+        }
+        let level = required.clamp(sys::MPI_THREAD_SINGLE, sys::MPI_THREAD_SERIALIZED);
+        let rc = init("MPI_Init_thread", level);
+        if rc == sys::MPI_SUCCESS {
+            // SAFETY: checked non-null; the caller passes a valid int pointer.
+            unsafe { provided.write(level) };
+        }
+        rc
+    }
+}
+
+mpi_fn! {
+    fn MPI_Initialized / PMPI_Initialized(flag: *mut c_int) -> c_int {
+        if flag.is_null() {
+            return sys::MPI_ERR_ARG;
+        }
+        // SAFETY: checked non-null; the caller passes a valid int pointer.
+        unsafe { flag.write((state::phase() != state::UNINIT) as c_int) };
+        sys::MPI_SUCCESS
+    }
+}
+
+mpi_fn! {
+    fn MPI_Finalized / PMPI_Finalized(flag: *mut c_int) -> c_int {
+        if flag.is_null() {
+            return sys::MPI_ERR_ARG;
+        }
+        // SAFETY: checked non-null; the caller passes a valid int pointer.
+        unsafe { flag.write((state::phase() == FINALIZED) as c_int) };
+        sys::MPI_SUCCESS
+    }
+}
+
+mpi_fn! {
+    /// The end event (`enter`), then p2p settles and publishes the results.
+    /// No `leave`: the endpoint is closed.
+    fn MPI_Finalize / PMPI_Finalize() -> c_int {
+        let mut g = lock();
+        let w = match g.0.as_mut() {
+            Some(w) if !w.finalized => w,
+            _ => {
+                drop(g);
+                return call("MPI_Finalize", sys::MPI_COMM_WORLD, |_| Ok(()));
+            }
+        };
+        w.ep.enter();
+        w.bsend.detach();
+        w.ep.finalize();
+        w.release_retired();
+        w.finalized = true;
+        state::set_phase(FINALIZED);
+        sys::MPI_SUCCESS
+    }
+}
+
+mpi_fn! {
+    /// Ends the whole job; the launcher prints the message naming the rank and
+    /// the code.
+    fn MPI_Abort / PMPI_Abort(comm: MPI_Comm, errorcode: c_int) -> c_int {
+        let mut g = lock();
+        match g.0.as_mut() {
+            Some(w) if !w.finalized => w
+                .ep
+                .abort(errorcode, &format!("MPI_Abort(comm {comm:#x}, {errorcode}) called")),
+            _ => {
+                eprintln!(
+                    "vaced: MPI_Abort(comm {comm:#x}, {errorcode}) called outside \
+                     MPI_Init..MPI_Finalize"
+                );
+                std::process::exit(errorcode)
+            }
+        }
+    }
+}
+
+mpi_fn! {
+    fn MPI_Query_thread / PMPI_Query_thread(provided: *mut c_int) -> c_int {
+        call("MPI_Query_thread", sys::MPI_COMM_WORLD, |w| {
+            // SAFETY: null or a valid int pointer (caller).
+            let o = unsafe { out(provided, "provided") }?;
+            *o = w.thread_level;
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Is_thread_main / PMPI_Is_thread_main(flag: *mut c_int) -> c_int {
+        call("MPI_Is_thread_main", sys::MPI_COMM_WORLD, |w| {
+            // SAFETY: null or a valid int pointer (caller).
+            let o = unsafe { out(flag, "flag") }?;
+            *o = (std::thread::current().id() == w.main_thread) as c_int;
+            Ok(())
+        })
+    }
+}
+
+/// The host name (gethostname), "localhost" if it cannot be read.
+fn host_name() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: buf is writable for its whole length, which we pass.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut c_char, buf.len()) };
+    if rc != 0 {
+        return "localhost".to_string();
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..end]).into_owned()
+}
+
+mpi_fn! {
+    /// `HOST-nodeN`, N being the target node this rank runs on in the model:
+    /// programs that group ranks by processor name see the target's nodes.
+    fn MPI_Get_processor_name / PMPI_Get_processor_name(name: *mut c_char, resultlen: *mut c_int) -> c_int {
+        call("MPI_Get_processor_name", sys::MPI_COMM_WORLD, |w| {
+            if name.is_null() {
+                return fail(sys::MPI_ERR_ARG, "null pointer passed as name");
+            }
+            // SAFETY: null or a valid int pointer (caller).
+            let len = unsafe { out(resultlen, "resultlen") }?;
+            let node = w.ep.model().node_of(w.rank());
+            let text = format!("{}-node{}", host_name(), node);
+            // SAFETY: MPI requires name to hold MPI_MAX_PROCESSOR_NAME chars.
+            *len = unsafe { put_cstr(name, sys::MPI_MAX_PROCESSOR_NAME as usize, &text) };
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Get_version / PMPI_Get_version(version: *mut c_int, subversion: *mut c_int) -> c_int {
+        if version.is_null() || subversion.is_null() {
+            let e = MpiError::new(sys::MPI_ERR_ARG, "null pointer passed as version or subversion");
+            return anytime_error("MPI_Get_version", e);
+        }
+        // SAFETY: checked non-null; the caller passes valid int pointers.
+        unsafe {
+            version.write(sys::MPI_VERSION);
+            subversion.write(sys::MPI_SUBVERSION);
+        }
+        sys::MPI_SUCCESS
+    }
+}
+
+mpi_fn! {
+    fn MPI_Get_library_version / PMPI_Get_library_version(version: *mut c_char, resultlen: *mut c_int) -> c_int {
+        if version.is_null() || resultlen.is_null() {
+            let e = MpiError::new(sys::MPI_ERR_ARG, "null pointer passed as version or resultlen");
+            return anytime_error("MPI_Get_library_version", e);
+        }
+        let cap = sys::MPI_MAX_LIBRARY_VERSION_STRING as usize;
+        // SAFETY: MPI requires version to hold MPI_MAX_LIBRARY_VERSION_STRING
+        // chars; resultlen checked non-null.
+        unsafe { resultlen.write(put_cstr(version, cap, &library_version())) };
+        sys::MPI_SUCCESS
+    }
+}
+
+/// Host monotonic seconds (MPI_Wtime outside MPI_Init..MPI_Finalize).
+fn host_seconds() -> f64 {
+    static ORIGIN: OnceLock<Instant> = OnceLock::new();
+    ORIGIN.get_or_init(Instant::now).elapsed().as_secs_f64()
+}
+
+mpi_fn! {
+    /// Virtual time in seconds while MPI runs (computation since the last call
+    /// included, via `enter`); host monotonic time outside.
+    fn MPI_Wtime / PMPI_Wtime() -> f64 {
+        if state::phase() == RUNNING {
+            let mut g = lock();
+            if let Some(w) = g.0.as_mut().filter(|w| !w.finalized) {
+                w.ep.enter();
+                let t = w.ep.vtime();
+                w.ep.leave();
+                return t.as_secs_f64();
+            }
+        }
+        host_seconds()
+    }
+}
+
+mpi_fn! {
+    fn MPI_Wtick / PMPI_Wtick() -> f64 {
+        WTICK
+    }
+}
+
+/// MPI_Pcontrol's body. Stable Rust cannot define C-variadic functions and a
+/// cdylib does not export symbols of linked C objects, so MPI_Pcontrol is
+/// defined below with only its named argument (on every supported ABI the
+/// named argument of a variadic call is passed exactly as in a plain call);
+/// profiling levels have no effect.
+#[no_mangle]
+pub extern "C" fn vaced_pcontrol(_level: c_int) -> c_int {
+    sys::MPI_SUCCESS
+}
+
+/// `int PMPI_Pcontrol(const int level, ...)`: see [`vaced_pcontrol`].
+///
+/// # Safety
+/// None beyond the C call itself.
+#[no_mangle]
+pub unsafe extern "C" fn PMPI_Pcontrol(level: c_int) -> c_int {
+    vaced_pcontrol(level)
+}
+
+/// `int MPI_Pcontrol(const int level, ...)`: forwards to [`PMPI_Pcontrol`].
+///
+/// # Safety
+/// None beyond the C call itself.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Pcontrol(level: c_int) -> c_int {
+    // SAFETY: PMPI_Pcontrol has no preconditions.
+    unsafe { PMPI_Pcontrol(level) }
+}
+
+mpi_fn! {
+    /// Adds `seconds` of computation to this rank's virtual time.
+    fn MPIX_Vaced_compute / PMPIX_Vaced_compute(seconds: f64) -> c_int {
+        call("MPIX_Vaced_compute", sys::MPI_COMM_WORLD, |w| {
+            if !seconds.is_finite() || seconds < 0.0 {
+                return fail(
+                    sys::MPI_ERR_ARG,
+                    format!("invalid computation time {seconds} s (must be finite and >= 0)"),
+                );
+            }
+            w.ep.compute(VTime::from_secs_f64(seconds));
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,247 @@
+//! Point-to-point calls: the blocking and non-blocking sends in every mode,
+//! receives, MPI_Sendrecv / MPI_Sendrecv_replace, probes, and the
+//! buffered-send buffer (MPI_Buffer_attach / MPI_Buffer_detach).
+use crate::abi::buffers::{out, packed_payload, put_status, recv_target, send_payload, user_bytes};
+use crate::abi::state::call;
+use crate::p2p::SendMode;
+use crate::sys::{self, MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status};
+use std::os::raw::{c_int, c_void};
+
+/// A blocking send in `mode`.
+///
+/// # Safety
+/// MPI's contract for `buf` (count elements of datatype, readable).
+#[allow(clippy::too_many_arguments)]
+unsafe fn send(
+    name: &str,
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    mode: SendMode,
+) -> c_int {
+    call(name, comm, |w| {
+        let a = w.send_args(comm, count, datatype, dest, tag, buf.is_null())?;
+        // SAFETY: buf holds the checked elements and is not modified until
+        // this blocking call returns.
+        let p = unsafe { send_payload(buf, &a) };
+        w.send(&a, p, mode)
+    })
+}
+
+/// A non-blocking send in `mode`.
+///
+/// # Safety
+/// MPI's contract for `buf` (valid and unmodified until the request
+/// completes) and `request` (null or writable).
+#[allow(clippy::too_many_arguments)]
+unsafe fn isend(
+    name: &str,
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+    mode: SendMode,
+) -> c_int {
+    call(name, comm, |w| {
+        let a = w.send_args(comm, count, datatype, dest, tag, buf.is_null())?;
+        // SAFETY: null or a valid request pointer (caller).
+        let r = unsafe { out(request, "request") }?;
+        // SAFETY: buf holds the checked elements and stays valid and
+        // unmodified until the request completes (MPI's rule).
+        let p = unsafe { send_payload(buf, &a) };
+        let req = w.start_send(&a, p, mode)?;
+        *r = w.reqs.insert(req);
+        Ok(())
+    })
+}
+
+mpi_fn! {
+    fn MPI_Send / PMPI_Send(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe { send("MPI_Send", buf, count, datatype, dest, tag, comm, SendMode::Standard) }
+    }
+}
+
+mpi_fn! {
+    fn MPI_Ssend / PMPI_Ssend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe { send("MPI_Ssend", buf, count, datatype, dest, tag, comm, SendMode::Synchronous) }
+    }
+}
+
+mpi_fn! {
+    fn MPI_Rsend / PMPI_Rsend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe { send("MPI_Rsend", buf, count, datatype, dest, tag, comm, SendMode::Ready) }
+    }
+}
+
+mpi_fn! {
+    fn MPI_Bsend / PMPI_Bsend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe { send("MPI_Bsend", buf, count, datatype, dest, tag, comm, SendMode::Buffered) }
+    }
+}
+
+mpi_fn! {
+    fn MPI_Isend / PMPI_Isend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe { isend("MPI_Isend", buf, count, datatype, dest, tag, comm, request, SendMode::Standard) }
+    }
+}
+
+mpi_fn! {
+    fn MPI_Issend / PMPI_Issend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe { isend("MPI_Issend", buf, count, datatype, dest, tag, comm, request, SendMode::Synchronous) }
+    }
+}
+
+mpi_fn! {
+    fn MPI_Irsend / PMPI_Irsend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe { isend("MPI_Irsend", buf, count, datatype, dest, tag, comm, request, SendMode::Ready) }
+    }
+}
+
+mpi_fn! {
+    fn MPI_Ibsend / PMPI_Ibsend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe { isend("MPI_Ibsend", buf, count, datatype, dest, tag, comm, request, SendMode::Buffered) }
+    }
+}
+
+mpi_fn! {
+    fn MPI_Recv / PMPI_Recv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> c_int {
+        call("MPI_Recv", comm, |w| {
+            let a = w.recv_args(comm, count, datatype, source, tag, buf.is_null())?;
+            // SAFETY: buf has room for the checked elements and is not
+            // touched by the program until this blocking call returns.
+            let t = unsafe { recv_target(buf, &a) };
+            let req = w.start_recv(&a, t);
+            let c = w.wait_req(req);
+            // SAFETY: null, MPI_STATUS_IGNORE or a valid status (caller).
+            unsafe { put_status(status, &c.status) };
+            c.error.map_or(Ok(()), Err)
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Irecv / PMPI_Irecv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
+        call("MPI_Irecv", comm, |w| {
+            let a = w.recv_args(comm, count, datatype, source, tag, buf.is_null())?;
+            // SAFETY: null or a valid request pointer (caller).
+            let r = unsafe { out(request, "request") }?;
+            // SAFETY: buf has room for the checked elements and stays valid
+            // and untouched until the request completes (MPI's rule).
+            let t = unsafe { recv_target(buf, &a) };
+            let req = w.start_recv(&a, t);
+            *r = w.reqs.insert(req);
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Sendrecv / PMPI_Sendrecv(
+        sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, dest: c_int, sendtag: c_int,
+        recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, source: c_int, recvtag: c_int,
+        comm: MPI_Comm, status: *mut MPI_Status,
+    ) -> c_int {
+        call("MPI_Sendrecv", comm, |w| {
+            let sa = w.send_args(comm, sendcount, sendtype, dest, sendtag, sendbuf.is_null())?;
+            let ra = w.recv_args(comm, recvcount, recvtype, source, recvtag, recvbuf.is_null())?;
+            // SAFETY: both buffers hold / have room for their checked elements
+            // for the duration of this blocking call (MPI's rule).
+            let (sp, rt) = unsafe { (send_payload(sendbuf, &sa), recv_target(recvbuf, &ra)) };
+            let c = w.sendrecv(&sa, sp, &ra, rt)?;
+            // SAFETY: null, MPI_STATUS_IGNORE or a valid status (caller).
+            unsafe { put_status(status, &c.status) };
+            c.error.map_or(Ok(()), Err)
+        })
+    }
+}
+
+mpi_fn! {
+    /// The outgoing data is packed into a private copy first, so the receive
+    /// can land in the same buffer.
+    fn MPI_Sendrecv_replace / PMPI_Sendrecv_replace(
+        buf: *mut c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, sendtag: c_int,
+        source: c_int, recvtag: c_int, comm: MPI_Comm, status: *mut MPI_Status,
+    ) -> c_int {
+        call("MPI_Sendrecv_replace", comm, |w| {
+            let sa = w.send_args(comm, count, datatype, dest, sendtag, buf.is_null())?;
+            let ra = w.recv_args(comm, count, datatype, source, recvtag, buf.is_null())?;
+            // SAFETY: buf holds count elements of datatype (checked non-null
+            // unless empty); they are copied out before anything is received.
+            let src = unsafe { user_bytes(buf, sa.ty.span(sa.count)) };
+            let sp = packed_payload(sa.ty.pack(src, sa.count));
+            // SAFETY: buf has room for the elements and is not touched by the
+            // program until this blocking call returns.
+            let rt = unsafe { recv_target(buf, &ra) };
+            let c = w.sendrecv(&sa, sp, &ra, rt)?;
+            // SAFETY: null, MPI_STATUS_IGNORE or a valid status (caller).
+            unsafe { put_status(status, &c.status) };
+            c.error.map_or(Ok(()), Err)
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Probe / PMPI_Probe(source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> c_int {
+        call("MPI_Probe", comm, |w| {
+            let st = w.probe(comm, source, tag)?;
+            // SAFETY: null, MPI_STATUS_IGNORE or a valid status (caller).
+            unsafe { put_status(status, &st) };
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Iprobe / PMPI_Iprobe(source: c_int, tag: c_int, comm: MPI_Comm, flag: *mut c_int, status: *mut MPI_Status) -> c_int {
+        call("MPI_Iprobe", comm, |w| {
+            // SAFETY: null or a valid int pointer (caller).
+            let f = unsafe { out(flag, "flag") }?;
+            match w.iprobe(comm, source, tag)? {
+                Some(st) => {
+                    *f = 1;
+                    // SAFETY: null, MPI_STATUS_IGNORE or a valid status (caller).
+                    unsafe { put_status(status, &st) };
+                }
+                None => *f = 0,
+            }
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Buffer_attach / PMPI_Buffer_attach(buffer: *mut c_void, size: c_int) -> c_int {
+        call("MPI_Buffer_attach", sys::MPI_COMM_WORLD, |w| w.bsend.attach(buffer as usize, size))
+    }
+}
+
+mpi_fn! {
+    /// `buffer_addr` is really a `void **` (MPI's signature says `void *`):
+    /// the attached buffer's address is stored there.
+    fn MPI_Buffer_detach / PMPI_Buffer_detach(buffer_addr: *mut c_void, size: *mut c_int) -> c_int {
+        call("MPI_Buffer_detach", sys::MPI_COMM_WORLD, |w| {
+            // SAFETY: MPI passes the address of a `void *` here; null is rejected.
+            let addr = unsafe { out(buffer_addr as *mut *mut c_void, "buffer_addr") }?;
+            // SAFETY: null or a valid int pointer (caller).
+            let n = unsafe { out(size, "size") }?;
+            let (a, s) = w.bsend.detach();
+            *addr = a as *mut c_void;
+            *n = s as c_int;
+            Ok(())
+        })
+    }
+}

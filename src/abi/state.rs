@@ -1,0 +1,109 @@
+//! The process-wide MPI state behind a mutex, the init/finalize phase (an
+//! atomic, so MPI_Initialized / MPI_Finalized never block), and the one path
+//! every MPI call takes: lock, check the phase, `enter`, work, `leave`, and
+//! errors through the communicator's error handler.
+use crate::mpi::error::{fatal_message, MpiError, MpiResult};
+use crate::mpi::World;
+use crate::sys::{self, MPI_Comm};
+use parking_lot::{Mutex, MutexGuard};
+use std::os::raw::c_int;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// Holder of the world, so it can live in a static.
+pub(crate) struct Global(pub(crate) Option<World>);
+
+// SAFETY: the world holds raw user-buffer pointers inside the p2p endpoint
+// (SendBuf / RecvBuf). They are only dereferenced by whichever thread holds
+// STATE's lock, one thread at a time (at most MPI_THREAD_SERIALIZED is
+// provided), and MPI requires those buffers to stay valid for the process
+// until their operation completes, whatever thread calls MPI.
+unsafe impl Send for Global {}
+
+static STATE: Mutex<Global> = parking_lot::const_mutex(Global(None));
+
+pub(crate) const UNINIT: u8 = 0;
+pub(crate) const RUNNING: u8 = 1;
+pub(crate) const FINALIZED: u8 = 2;
+static PHASE: AtomicU8 = AtomicU8::new(UNINIT);
+
+pub(crate) fn phase() -> u8 {
+    PHASE.load(Ordering::Acquire)
+}
+
+pub(crate) fn set_phase(p: u8) {
+    PHASE.store(p, Ordering::Release)
+}
+
+pub(crate) fn lock() -> MutexGuard<'static, Global> {
+    STATE.lock()
+}
+
+/// Raise `e` from `call`: under MPI_ERRORS_RETURN on the communicator that
+/// owns the error (`e.comm`, else `comm`) return its class; under
+/// MPI_ERRORS_ARE_FATAL print it and abort the job.
+pub(crate) fn error(w: &mut World, comm: MPI_Comm, call: &str, e: MpiError) -> c_int {
+    let comm = e.comm.unwrap_or(comm);
+    if w.errhandler_for(comm) == sys::MPI_ERRORS_RETURN {
+        return e.class;
+    }
+    let msg = fatal_message(w.rank(), call, &e);
+    eprintln!("{msg}");
+    w.ep.abort(e.class, &msg)
+}
+
+/// An MPI call outside MPI_Init .. MPI_Finalize. After MPI_Finalize the
+/// handler of MPI_COMM_WORLD still decides; before MPI_Init (no handler, no
+/// job to abort) the process prints the error and exits, as MPICH does.
+fn not_running(g: &mut Global, call: &str) -> c_int {
+    let e = MpiError::new(
+        sys::MPI_ERR_OTHER,
+        match g.0 {
+            Some(_) => "called after MPI_Finalize",
+            None => "called before MPI_Init",
+        },
+    );
+    if let Some(w) = g.0.as_ref() {
+        if w.errhandler_for(sys::MPI_COMM_WORLD) == sys::MPI_ERRORS_RETURN {
+            return e.class;
+        }
+    }
+    let who =
+        g.0.as_ref()
+            .map_or(String::new(), |w| format!("rank {}: ", w.rank()));
+    eprintln!("vaced: {who}{call}: {} [MPI_ERR_OTHER]", e.msg);
+    std::process::exit(1)
+}
+
+/// Run the body of MPI call `call` on communicator `comm` (MPI_COMM_WORLD
+/// for calls without one).
+pub(crate) fn call(
+    call: &str,
+    comm: MPI_Comm,
+    f: impl FnOnce(&mut World) -> MpiResult<()>,
+) -> c_int {
+    let mut g = lock();
+    if g.0.as_ref().is_none_or(|w| w.finalized) {
+        return not_running(&mut g, call);
+    }
+    let w = g.0.as_mut().expect("running world");
+    w.ep.enter();
+    let rc = match f(w) {
+        Ok(()) => sys::MPI_SUCCESS,
+        Err(e) => error(w, comm, call, e),
+    };
+    w.ep.leave();
+    rc
+}
+
+/// Errors of the calls that work at any time (MPI_Error_string, ...): the
+/// handler of MPI_COMM_WORLD while MPI runs, else just the class.
+pub(crate) fn anytime_error(call: &str, e: MpiError) -> c_int {
+    if phase() != RUNNING {
+        return e.class;
+    }
+    let mut g = lock();
+    match g.0.as_mut() {
+        Some(w) if !w.finalized => error(w, sys::MPI_COMM_WORLD, call, e),
+        _ => e.class,
+    }
+}

@@ -1,0 +1,265 @@
+//! Command-line parsing for `mpirun` / `mpiexec` / `vaced run`.
+
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::path::PathBuf;
+
+/// What `mpirun` was asked to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunArgs {
+    /// Number of ranks (`-n N` / `-np N`), at least 1.
+    pub nranks: u32,
+    /// `--target NAME|FILE`; `None` means `$VACED_TARGET`, else `tianhe1a`.
+    pub target: Option<String>,
+    /// `--cores C`; `None` means the host's available parallelism.
+    pub cores: Option<u32>,
+    /// `--report FILE.json`.
+    pub report: Option<PathBuf>,
+    /// The program, as given.
+    pub program: OsString,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+}
+
+/// What the command line asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Parsed {
+    Run(RunArgs),
+    Help,
+}
+
+/// A bad command line; the message names the offending argument.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageError(pub String);
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for UsageError {}
+
+/// Usage text, `cmd` being the name the launcher was called by.
+pub fn usage(cmd: &str) -> String {
+    format!(
+        "usage: {cmd} [-n N | -np N] [--target NAME|FILE] [--cores C] [--report FILE.json] PROGRAM [ARGS...]\n\
+         \n\
+         \x20 -n, -np N          number of ranks (default 1)\n\
+         \x20 --target NAME|FILE target machine: a preset name or a TOML file\n\
+         \x20                    (default: $VACED_TARGET, else tianhe1a)\n\
+         \x20 --cores C          host cores the ranks may use at once\n\
+         \x20                    (default: the host's available parallelism)\n\
+         \x20 --report FILE.json also write the prediction report as JSON\n\
+         \x20 -h, --help         show this help\n"
+    )
+}
+
+/// Parse the arguments that follow the command name.
+pub fn parse(argv: &[OsString]) -> Result<Parsed, UsageError> {
+    let mut nranks: Option<u32> = None;
+    let mut target = None;
+    let mut cores = None;
+    let mut report = None;
+    let mut i = 0;
+    while i < argv.len() {
+        let arg = &argv[i];
+        let Some(s) = arg.to_str().filter(|s| s.starts_with('-')) else {
+            // The first non-option argument is the program; the rest is its own.
+            let parsed = RunArgs {
+                nranks: nranks.unwrap_or(1),
+                target,
+                cores,
+                report,
+                program: arg.clone(),
+                args: argv[i + 1..].to_vec(),
+            };
+            return Ok(Parsed::Run(parsed));
+        };
+        let (name, inline) = match s.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (s, None),
+        };
+        if matches!(name, "-h" | "--help" | "-help") && inline.is_none() {
+            return Ok(Parsed::Help);
+        }
+        if !matches!(
+            name,
+            "-n" | "-np" | "--n" | "--np" | "--target" | "--cores" | "--report"
+        ) {
+            if s == "--" {
+                return Err(UsageError("missing program after `--`".into()));
+            }
+            return Err(UsageError(format!("unknown option `{s}`")));
+        }
+        let value = match inline {
+            Some(v) => v,
+            None => {
+                i += 1;
+                match argv.get(i) {
+                    Some(v) => v
+                        .to_str()
+                        .ok_or_else(|| UsageError(format!("value of `{name}` is not valid UTF-8")))?
+                        .to_string(),
+                    None => return Err(UsageError(format!("option `{name}` needs a value"))),
+                }
+            }
+        };
+        match name {
+            "-n" | "-np" | "--n" | "--np" => {
+                let n = parse_count(name, &value)?;
+                if n == 0 {
+                    return Err(UsageError(format!(
+                        "`{name} {value}`: the number of ranks must be at least 1"
+                    )));
+                }
+                nranks = Some(n);
+            }
+            "--cores" => {
+                let c = parse_count(name, &value)?;
+                if c == 0 {
+                    return Err(UsageError(format!(
+                        "`--cores {value}`: the number of cores must be at least 1"
+                    )));
+                }
+                cores = Some(c);
+            }
+            "--target" => {
+                if value.is_empty() {
+                    return Err(UsageError("`--target` needs a non-empty value".into()));
+                }
+                target = Some(value);
+            }
+            "--report" => {
+                if value.is_empty() {
+                    return Err(UsageError("`--report` needs a file name".into()));
+                }
+                report = Some(PathBuf::from(value));
+            }
+            _ => unreachable!("option list checked above"),
+        }
+        i += 1;
+    }
+    Err(UsageError("missing program to run".into()))
+}
+
+fn parse_count(name: &str, value: &str) -> Result<u32, UsageError> {
+    value.parse::<u32>().map_err(|_| {
+        UsageError(format!(
+            "`{name} {value}`: expected a whole number, got `{value}`"
+        ))
+    })
+}
+
+/// The basename of the command (`mpirun`, `mpiexec`, `vaced run`...), for messages.
+pub fn command_name(argv0: &OsStr) -> String {
+    std::path::Path::new(argv0)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "mpirun".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os(v: &[&str]) -> Vec<OsString> {
+        v.iter().map(OsString::from).collect()
+    }
+
+    fn run(v: &[&str]) -> RunArgs {
+        match parse(&os(v)).unwrap() {
+            Parsed::Run(r) => r,
+            Parsed::Help => panic!("unexpected help"),
+        }
+    }
+
+    fn err(v: &[&str]) -> String {
+        parse(&os(v)).unwrap_err().0
+    }
+
+    #[test]
+    fn full_command_line() {
+        let r = run(&[
+            "-n", "64", "--target", "tianhe1a", "--cores", "2", "--report", "out.json", "./app",
+            "-x", "--target", "y",
+        ]);
+        assert_eq!(
+            r,
+            RunArgs {
+                nranks: 64,
+                target: Some("tianhe1a".into()),
+                cores: Some(2),
+                report: Some(PathBuf::from("out.json")),
+                program: "./app".into(),
+                args: os(&["-x", "--target", "y"]),
+            }
+        );
+    }
+
+    #[test]
+    fn np_and_inline_values() {
+        let r = run(&["-np", "8", "--target=my.toml", "--cores=3", "prog"]);
+        assert_eq!(r.nranks, 8);
+        assert_eq!(r.target.as_deref(), Some("my.toml"));
+        assert_eq!(r.cores, Some(3));
+        assert_eq!(r.report, None);
+        assert_eq!(r.program, OsString::from("prog"));
+        assert!(r.args.is_empty());
+        assert_eq!(run(&["-n=5", "p"]).nranks, 5);
+        assert_eq!(run(&["--report=r.json", "p"]).report, Some("r.json".into()));
+    }
+
+    #[test]
+    fn defaults() {
+        let r = run(&["/bin/true"]);
+        assert_eq!(r.nranks, 1);
+        assert_eq!(r.target, None);
+        assert_eq!(r.cores, None);
+    }
+
+    #[test]
+    fn later_option_wins() {
+        assert_eq!(run(&["-n", "2", "-np", "7", "p"]).nranks, 7);
+    }
+
+    #[test]
+    fn help() {
+        assert_eq!(parse(&os(&["--help"])).unwrap(), Parsed::Help);
+        assert_eq!(parse(&os(&["-n", "2", "-h", "p"])).unwrap(), Parsed::Help);
+        assert!(usage("mpirun").starts_with("usage: mpirun [-n N | -np N]"));
+    }
+
+    #[test]
+    fn errors_name_the_bad_argument() {
+        assert_eq!(
+            err(&["-n", "0", "p"]),
+            "`-n 0`: the number of ranks must be at least 1"
+        );
+        assert_eq!(
+            err(&["-np", "four", "p"]),
+            "`-np four`: expected a whole number, got `four`"
+        );
+        assert_eq!(
+            err(&["-n", "-3", "p"]),
+            "`-n -3`: expected a whole number, got `-3`"
+        );
+        assert_eq!(err(&["--bogus", "p"]), "unknown option `--bogus`");
+        assert_eq!(err(&["-n"]), "option `-n` needs a value");
+        assert_eq!(err(&["-n", "4"]), "missing program to run");
+        assert_eq!(err(&[]), "missing program to run");
+        assert_eq!(
+            err(&["--cores", "0", "p"]),
+            "`--cores 0`: the number of cores must be at least 1"
+        );
+        assert_eq!(
+            err(&["--target=", "p"]),
+            "`--target` needs a non-empty value"
+        );
+    }
+
+    #[test]
+    fn command_name_is_basename() {
+        assert_eq!(command_name(OsStr::new("/a/b/mpiexec")), "mpiexec");
+        assert_eq!(command_name(OsStr::new("mpirun")), "mpirun");
+    }
+}

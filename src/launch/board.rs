@@ -1,0 +1,38 @@
+//! What the supervisor reads about each rank while it runs: whether it reached
+//! MPI_Finalize and whether it recorded an abort. The job's segment is the real
+//! board; tests use stand-ins so supervision can be checked with plain programs.
+
+use crate::transport::{RankState, Segment};
+
+/// An abort recorded by a rank (MPI_Abort or a fatal MPI error).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Abort {
+    pub code: i32,
+    pub message: Option<String>,
+}
+
+/// Per-rank state published for the launcher.
+pub trait RankBoard {
+    /// Did `rank` complete MPI_Finalize?
+    fn finalized(&self, rank: u32) -> bool;
+    /// Has `rank` recorded an abort?
+    fn abort(&self, rank: u32) -> Option<Abort>;
+}
+
+impl RankBoard for Segment {
+    fn finalized(&self, rank: u32) -> bool {
+        self.slot(rank).state() == RankState::Finalized
+    }
+    fn abort(&self, rank: u32) -> Option<Abort> {
+        let slot = self.slot(rank);
+        slot.abort_code().map(|code| Abort {
+            code,
+            message: Some(slot.abort_message()).filter(|m| !m.is_empty()),
+        })
+    }
+}
+
+/// The lowest rank below `nranks` that recorded an abort.
+pub fn first_abort(board: &dyn RankBoard, nranks: u32) -> Option<(u32, Abort)> {
+    (0..nranks).find_map(|r| board.abort(r).map(|a| (r, a)))
+}

@@ -1,0 +1,196 @@
+//! How a job ended: the one message the launcher prints and its exit status.
+
+use super::signame;
+
+/// Why a job was ended early because of one rank.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// The rank was killed by signal `sig`.
+    Signaled {
+        rank: u32,
+        pid: u32,
+        sig: i32,
+        core: bool,
+    },
+    /// The rank exited with `status` before completing MPI_Finalize.
+    NoFinalize { rank: u32, pid: u32, status: i32 },
+    /// The rank completed MPI_Finalize, then exited with non-zero `status`.
+    BadExitAfterFinalize { rank: u32, pid: u32, status: i32 },
+    /// The rank recorded an abort (MPI_Abort or a fatal MPI error).
+    Aborted {
+        rank: u32,
+        code: i32,
+        message: Option<String>,
+    },
+}
+
+impl Failure {
+    /// One line naming the rank and the signal, status or abort code.
+    pub fn message(&self) -> String {
+        match self {
+            Failure::Signaled {
+                rank,
+                pid,
+                sig,
+                core,
+            } => format!(
+                "rank {rank} (pid {pid}) was killed by signal {}{}; the job was aborted",
+                signame::describe(*sig),
+                if *core { ", core dumped" } else { "" }
+            ),
+            Failure::NoFinalize { rank, pid, status } => format!(
+                "rank {rank} (pid {pid}) exited with status {status} without calling MPI_Finalize; the job was aborted"
+            ),
+            Failure::BadExitAfterFinalize { rank, pid, status } => format!(
+                "rank {rank} (pid {pid}) exited with status {status} after MPI_Finalize; the job was aborted"
+            ),
+            Failure::Aborted {
+                rank,
+                code,
+                message,
+            } => match message.as_deref().map(str::trim) {
+                Some(m) if !m.is_empty() => format!(
+                    "rank {rank} called MPI_Abort with error code {code}: {m}; the job was aborted"
+                ),
+                _ => format!(
+                    "rank {rank} called MPI_Abort with error code {code}; the job was aborted"
+                ),
+            },
+        }
+    }
+
+    /// The launcher's exit status for this failure.
+    pub fn exit_code(&self) -> i32 {
+        match *self {
+            Failure::Signaled { sig, .. } => 128 + sig,
+            Failure::NoFinalize { status, .. } => {
+                if (1..=255).contains(&status) {
+                    status
+                } else {
+                    1
+                }
+            }
+            Failure::BadExitAfterFinalize { status, .. } => status,
+            Failure::Aborted { code, .. } => {
+                if (1..=255).contains(&code) {
+                    code
+                } else {
+                    1
+                }
+            }
+        }
+    }
+}
+
+/// Message and exit status when the launcher itself got `sig`.
+pub fn interrupted(sig: i32) -> (String, i32) {
+    (
+        format!(
+            "interrupted by {}; all ranks were killed",
+            signame::name(sig)
+        ),
+        128 + sig,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_and_exit_codes() {
+        let f = Failure::Signaled {
+            rank: 2,
+            pid: 99,
+            sig: libc::SIGSEGV,
+            core: false,
+        };
+        assert_eq!(
+            f.message(),
+            "rank 2 (pid 99) was killed by signal SIGSEGV (segmentation fault); the job was aborted"
+        );
+        assert_eq!(f.exit_code(), 139);
+        let f = Failure::Signaled {
+            rank: 0,
+            pid: 5,
+            sig: libc::SIGABRT,
+            core: true,
+        };
+        assert_eq!(
+            f.message(),
+            "rank 0 (pid 5) was killed by signal SIGABRT (aborted), core dumped; the job was aborted"
+        );
+        assert_eq!(f.exit_code(), 134);
+
+        let f = Failure::NoFinalize {
+            rank: 1,
+            pid: 7,
+            status: 0,
+        };
+        assert_eq!(
+            f.message(),
+            "rank 1 (pid 7) exited with status 0 without calling MPI_Finalize; the job was aborted"
+        );
+        assert_eq!(f.exit_code(), 1);
+        let f = Failure::NoFinalize {
+            rank: 1,
+            pid: 7,
+            status: 3,
+        };
+        assert_eq!(f.exit_code(), 3);
+
+        let f = Failure::BadExitAfterFinalize {
+            rank: 4,
+            pid: 8,
+            status: 2,
+        };
+        assert_eq!(
+            f.message(),
+            "rank 4 (pid 8) exited with status 2 after MPI_Finalize; the job was aborted"
+        );
+        assert_eq!(f.exit_code(), 2);
+
+        let f = Failure::Aborted {
+            rank: 3,
+            code: 7,
+            message: Some("bad input\n".into()),
+        };
+        assert_eq!(
+            f.message(),
+            "rank 3 called MPI_Abort with error code 7: bad input; the job was aborted"
+        );
+        assert_eq!(f.exit_code(), 7);
+        let f = Failure::Aborted {
+            rank: 3,
+            code: 300,
+            message: None,
+        };
+        assert_eq!(
+            f.message(),
+            "rank 3 called MPI_Abort with error code 300; the job was aborted"
+        );
+        assert_eq!(f.exit_code(), 1);
+        let f = Failure::Aborted {
+            rank: 0,
+            code: -4,
+            message: Some(String::new()),
+        };
+        assert_eq!(f.exit_code(), 1);
+        assert_eq!(
+            f.message(),
+            "rank 0 called MPI_Abort with error code -4; the job was aborted"
+        );
+    }
+
+    #[test]
+    fn interrupt_message() {
+        assert_eq!(
+            interrupted(libc::SIGINT),
+            (
+                "interrupted by SIGINT; all ranks were killed".to_string(),
+                130
+            )
+        );
+        assert_eq!(interrupted(libc::SIGTERM).1, 143);
+    }
+}

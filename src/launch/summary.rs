@@ -1,0 +1,44 @@
+//! The figures a completed job hands to the report, and the one function that
+//! turns them into the stderr table and the JSON file.
+
+use crate::report::{render_text, write_json, JobInfo, Report};
+use crate::transport::RankResult;
+use std::io;
+use std::path::Path;
+use std::time::Duration;
+
+/// Everything the launcher knows about a completed job.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobSummary {
+    /// The target machine's name (`Model::name`).
+    pub target: String,
+    pub ranks: u32,
+    /// Core tokens the ranks shared.
+    pub cores: u32,
+    /// From the start of spawning to the last rank's exit.
+    pub wall: Duration,
+    /// User + system CPU time of all ranks.
+    pub host_cpu_ns: u64,
+    /// From the start of spawning until every rank was started.
+    pub startup: Duration,
+    /// Every rank's result slot, by rank.
+    pub results: Vec<RankResult>,
+}
+
+/// Print the report to stderr and, with `json`, write it there.
+pub fn emit_report(s: &JobSummary, json: Option<&Path>) -> io::Result<()> {
+    let info = JobInfo {
+        target: s.target.clone(),
+        cores: s.cores,
+        sync_mode: "conservative".to_string(),
+        wall: s.wall,
+        host_cpu: Duration::from_nanos(s.host_cpu_ns),
+        startup: Some(s.startup),
+    };
+    let report = Report::new(info, s.results.clone());
+    eprint!("{}", render_text(&report));
+    if let Some(path) = json {
+        write_json(&report, path)?;
+    }
+    Ok(())
+}

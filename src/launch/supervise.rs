@@ -1,0 +1,433 @@
+//! Watching the running ranks until the job completes, one rank fails, or the
+//! launcher is interrupted. Sleeps in `sigtimedwait` (woken by SIGCHLD or an
+//! interrupt) and looks at the board once per tick for recorded aborts: no
+//! busy polling.
+
+use super::board::{first_abort, RankBoard};
+use super::outcome::Failure;
+use super::spawn::Spawned;
+use crate::transport::process::{self as os, SignalSet, WaitStatus};
+use std::collections::HashMap;
+use std::io;
+use std::time::{Duration, Instant};
+
+/// How often the board is read for aborts of ranks that are still alive.
+pub const TICK: Duration = Duration::from_millis(100);
+
+/// How the supervised job ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every rank completed MPI_Finalize and exited 0; `ended` is when the last
+    /// one was reaped.
+    Completed {
+        ended: Instant,
+    },
+    Failed(Failure),
+    /// The launcher got this signal.
+    Interrupted(i32),
+}
+
+/// Ranks still to be reaped, by pid.
+pub struct Live {
+    pgid: u32,
+    ranks: HashMap<u32, u32>,
+    /// The process group has no child of ours left (ranks that changed group
+    /// are then looked at one by one).
+    group_empty: bool,
+}
+
+impl Live {
+    pub fn new(sp: &Spawned) -> Live {
+        Live {
+            pgid: sp.pgid,
+            ranks: sp
+                .pids
+                .iter()
+                .enumerate()
+                .map(|(r, &pid)| (pid, r as u32))
+                .collect(),
+            group_empty: sp.pids.is_empty(),
+        }
+    }
+
+    pub fn pgid(&self) -> u32 {
+        self.pgid
+    }
+
+    /// Pids of the ranks not reaped yet.
+    pub fn pids(&self) -> Vec<u32> {
+        self.ranks.keys().copied().collect()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ranks.is_empty()
+    }
+
+    /// Reap one rank that has ended, without blocking: `(rank, pid, status)`.
+    pub fn reap_one(&mut self) -> Option<(u32, u32, WaitStatus)> {
+        while !self.group_empty {
+            match os::try_wait_group(self.pgid) {
+                Ok(Some((pid, st))) => match self.ranks.remove(&pid) {
+                    Some(rank) => return Some((rank, pid, st)),
+                    None => continue, // an orphan of a rank, reaped as subreaper
+                },
+                Ok(None) => return None,
+                Err(e) if e.raw_os_error() == Some(libc::ECHILD) => self.group_empty = true,
+                Err(_) => return None,
+            }
+        }
+        let found = self
+            .ranks
+            .iter()
+            .find_map(|(&pid, &rank)| match os::try_wait_pid(pid) {
+                Ok(Some(st)) => Some((rank, pid, st)),
+                _ => None,
+            });
+        if let Some((_, pid, _)) = found {
+            self.ranks.remove(&pid);
+        }
+        found
+    }
+
+    /// Kill every remaining rank (and anything else in their group) and reap them.
+    pub fn kill_and_reap(&mut self) {
+        if self.ranks.is_empty() {
+            return;
+        }
+        os::kill_group(self.pgid, libc::SIGKILL);
+        for &pid in self.ranks.keys() {
+            os::kill_pid(pid, libc::SIGKILL);
+        }
+        while !self.group_empty {
+            match os::wait_group(self.pgid) {
+                Ok((pid, _)) => {
+                    self.ranks.remove(&pid);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => self.group_empty = true,
+            }
+        }
+        for pid in self.pids() {
+            let _ = os::wait_pid(pid);
+            self.ranks.remove(&pid);
+        }
+    }
+}
+
+/// Is `sig` one that interrupts the job (as opposed to SIGCHLD)?
+fn is_interrupt(sig: i32) -> bool {
+    sig != libc::SIGCHLD
+}
+
+/// Watch the ranks in `live` until the job ends. `signals` must hold SIGCHLD and
+/// the interrupting signals, blocked in this thread.
+pub fn supervise(
+    board: &dyn RankBoard,
+    nranks: u32,
+    live: &mut Live,
+    signals: &SignalSet,
+) -> Outcome {
+    loop {
+        while let Some((rank, pid, status)) = live.reap_one() {
+            if let Some(f) = judge(board, nranks, rank, pid, status) {
+                return Outcome::Failed(f);
+            }
+            if live.is_empty() {
+                return Outcome::Completed {
+                    ended: Instant::now(),
+                };
+            }
+        }
+        if live.is_empty() {
+            return Outcome::Completed {
+                ended: Instant::now(),
+            };
+        }
+        match signals.wait(TICK) {
+            Some(sig) if is_interrupt(sig) => return Outcome::Interrupted(sig),
+            Some(_) => {} // SIGCHLD: reap on the next pass
+            None => {
+                if let Some((rank, a)) = first_abort(board, nranks) {
+                    return Outcome::Failed(Failure::Aborted {
+                        rank,
+                        code: a.code,
+                        message: a.message,
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// What the end of `rank` means for the job: `None` if it ended normally.
+fn judge(
+    board: &dyn RankBoard,
+    nranks: u32,
+    rank: u32,
+    pid: u32,
+    status: WaitStatus,
+) -> Option<Failure> {
+    let normal = status == WaitStatus::Exited(0) && board.finalized(rank);
+    if normal {
+        return None;
+    }
+    // An abort recorded anywhere is the cause (MPI_Abort may kill its peers).
+    if let Some((rank, a)) = first_abort(board, nranks) {
+        return Some(Failure::Aborted {
+            rank,
+            code: a.code,
+            message: a.message,
+        });
+    }
+    Some(match status {
+        WaitStatus::Signaled { sig, core } => Failure::Signaled {
+            rank,
+            pid,
+            sig,
+            core,
+        },
+        WaitStatus::Exited(status) if board.finalized(rank) => {
+            Failure::BadExitAfterFinalize { rank, pid, status }
+        }
+        WaitStatus::Exited(status) => Failure::NoFinalize { rank, pid, status },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    /// A bound that only catches hangs: promptness (well under a second) is
+    /// measured by benchmarks, not asserted where a busy machine could flake.
+    const HANG_GUARD_S: u64 = 10;
+    use super::super::board::Abort;
+    use super::super::job::JobSpec;
+    use super::super::spawn::spawn_ranks;
+    use super::*;
+    use std::ffi::{OsStr, OsString};
+    use std::path::{Path, PathBuf};
+    use std::process::Stdio;
+
+    /// A board kept in files: `fin.R` exists once rank R "finalized";
+    /// `abort.R` holds "CODE MESSAGE".
+    struct FileBoard(PathBuf);
+
+    impl RankBoard for FileBoard {
+        fn finalized(&self, rank: u32) -> bool {
+            self.0.join(format!("fin.{rank}")).exists()
+        }
+        fn abort(&self, rank: u32) -> Option<Abort> {
+            let s = std::fs::read_to_string(self.0.join(format!("abort.{rank}"))).ok()?;
+            let (code, msg) = s.trim().split_once(' ').unwrap_or((s.trim(), ""));
+            Some(Abort {
+                code: code.parse().ok()?,
+                message: (!msg.is_empty()).then(|| msg.to_string()),
+            })
+        }
+    }
+
+    struct Run {
+        outcome: Outcome,
+        elapsed: Duration,
+        pgid: u32,
+        pids: Vec<u32>,
+    }
+
+    /// Run `nranks` copies of `sh -c script` (with $D the board directory),
+    /// supervise them, then kill and reap whatever is left.
+    fn run(name: &str, nranks: u32, script: &str) -> Run {
+        let dir =
+            std::env::temp_dir().join(format!("vaced-sup-test-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        os::become_subreaper();
+        let signals = SignalSet::block(&[libc::SIGCHLD]).unwrap();
+        let job = JobSpec {
+            id: format!("0-{name}"),
+            nranks,
+            target: "tianhe1a".into(),
+            cma: false,
+        };
+        let script = format!("D={}; {script}", dir.display());
+        let args = [OsString::from("-c"), script.into()];
+        let (sp, stop) = spawn_ranks(
+            Path::new("/bin/sh"),
+            OsStr::new("sh"),
+            &args,
+            &job,
+            Stdio::null(),
+            None,
+        );
+        assert!(stop.is_none());
+        let board = FileBoard(dir.clone());
+        let t = Instant::now();
+        let mut live = Live::new(&sp);
+        let outcome = supervise(&board, nranks, &mut live, &signals);
+        let elapsed = t.elapsed();
+        live.kill_and_reap();
+        assert!(live.is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+        Run {
+            outcome,
+            elapsed,
+            pgid: sp.pgid,
+            pids: sp.pids,
+        }
+    }
+
+    fn assert_nothing_left(r: &Run) {
+        assert!(!os::group_exists(r.pgid), "a process of the job survived");
+        for &pid in &r.pids {
+            assert!(!Path::new(&format!("/proc/{pid}")).exists() || pid_reused(pid, r.pgid));
+        }
+    }
+
+    fn pid_reused(pid: u32, pgid: u32) -> bool {
+        // Still a process with this pid: fine only if it is someone else's now.
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|s| {
+                s.rsplit(')').next().unwrap().split_whitespace().nth(2) != Some(&pgid.to_string())
+            })
+            .unwrap_or(true)
+    }
+
+    #[test]
+    fn all_finalize_and_exit_zero() {
+        let r = run("ok", 4, "touch $D/fin.$VACED_RANK; exit 0");
+        assert!(
+            matches!(r.outcome, Outcome::Completed { .. }),
+            "{:?}",
+            r.outcome
+        );
+        assert_nothing_left(&r);
+    }
+
+    #[test]
+    fn a_crash_ends_the_job_within_a_second() {
+        let r = run(
+            "segv",
+            4,
+            "if [ $VACED_RANK = 2 ]; then kill -SEGV $$; fi; sleep 30; touch $D/fin.$VACED_RANK",
+        );
+        let Outcome::Failed(f) = &r.outcome else {
+            panic!("{:?}", r.outcome)
+        };
+        assert_eq!(
+            f,
+            &Failure::Signaled {
+                rank: 2,
+                pid: r.pids[2],
+                sig: libc::SIGSEGV,
+                core: false
+            }
+        );
+        assert!(
+            r.elapsed < Duration::from_secs(HANG_GUARD_S),
+            "took {:?}",
+            r.elapsed
+        );
+        assert_eq!(f.exit_code(), 139);
+        assert_nothing_left(&r);
+    }
+
+    #[test]
+    fn exit_without_finalize() {
+        let r = run(
+            "nofin",
+            3,
+            "if [ $VACED_RANK = 1 ]; then exit 0; fi; sleep 30",
+        );
+        assert_eq!(
+            r.outcome,
+            Outcome::Failed(Failure::NoFinalize {
+                rank: 1,
+                pid: r.pids[1],
+                status: 0
+            })
+        );
+        assert!(
+            r.elapsed < Duration::from_secs(HANG_GUARD_S),
+            "took {:?}",
+            r.elapsed
+        );
+        assert_nothing_left(&r);
+    }
+
+    #[test]
+    fn abort_recorded_by_a_live_rank() {
+        let r = run(
+            "abort",
+            4,
+            "if [ $VACED_RANK = 3 ]; then echo '7 bad input' > $D/abort.3; fi; sleep 30",
+        );
+        assert_eq!(
+            r.outcome,
+            Outcome::Failed(Failure::Aborted {
+                rank: 3,
+                code: 7,
+                message: Some("bad input".into())
+            })
+        );
+        assert!(
+            r.elapsed < Duration::from_secs(HANG_GUARD_S),
+            "took {:?}",
+            r.elapsed
+        );
+        assert_nothing_left(&r);
+    }
+
+    #[test]
+    fn abort_wins_over_the_kill_it_caused() {
+        // Rank 1 records an abort and kills the whole group, like MPI_Abort may.
+        let r = run(
+            "abortkill",
+            3,
+            "if [ $VACED_RANK = 1 ]; then echo 3 > $D/abort.1; sleep 0.2; kill -KILL 0; fi; sleep 30",
+        );
+        assert_eq!(
+            r.outcome,
+            Outcome::Failed(Failure::Aborted {
+                rank: 1,
+                code: 3,
+                message: None
+            })
+        );
+        assert_nothing_left(&r);
+    }
+
+    #[test]
+    fn nonzero_exit_after_finalize() {
+        let r = run(
+            "badexit",
+            2,
+            "touch $D/fin.$VACED_RANK; if [ $VACED_RANK = 0 ]; then exit 5; fi; sleep 30",
+        );
+        assert_eq!(
+            r.outcome,
+            Outcome::Failed(Failure::BadExitAfterFinalize {
+                rank: 0,
+                pid: r.pids[0],
+                status: 5
+            })
+        );
+        assert_nothing_left(&r);
+    }
+
+    #[test]
+    fn grandchildren_are_killed_too() {
+        // Every rank leaves a background child behind; rank 0 then crashes.
+        let r = run(
+            "grandkids",
+            2,
+            "sleep 30 & if [ $VACED_RANK = 0 ]; then sleep 0.2; kill -BUS $$; fi; wait",
+        );
+        assert_eq!(
+            r.outcome,
+            Outcome::Failed(Failure::Signaled {
+                rank: 0,
+                pid: r.pids[0],
+                sig: libc::SIGBUS,
+                core: false
+            })
+        );
+        assert_nothing_left(&r);
+    }
+}

@@ -1,0 +1,330 @@
+//! Communicators: context id, group (comm rank -> world rank), the calling
+//! rank's place in it, its error handler; and the handle table holding
+//! MPI_COMM_WORLD and MPI_COMM_SELF (and, later, derived communicators).
+use crate::mpi::error::{fail, MpiResult};
+use crate::sys;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Context id of MPI_COMM_WORLD.
+pub const WORLD_CTX: u32 = 0;
+/// Context id of MPI_COMM_SELF.
+pub const SELF_CTX: u32 = 1;
+
+/// An ordered set of world ranks: `ranks[r]` is the world rank of rank `r`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Group {
+    ranks: Vec<u32>,
+}
+
+impl Group {
+    pub fn new(ranks: Vec<u32>) -> Group {
+        Group { ranks }
+    }
+    pub fn size(&self) -> u32 {
+        self.ranks.len() as u32
+    }
+    /// World rank of group rank `r`.
+    pub fn world_rank(&self, r: u32) -> Option<u32> {
+        self.ranks.get(r as usize).copied()
+    }
+    /// Group rank of world rank `w`.
+    pub fn rank_of(&self, w: u32) -> Option<u32> {
+        // O(1) for MPI_COMM_WORLD (and any group where w sits at index w)
+        if self.ranks.get(w as usize) == Some(&w) {
+            return Some(w);
+        }
+        self.ranks.iter().position(|&x| x == w).map(|p| p as u32)
+    }
+}
+
+/// A communicator (intracommunicator).
+#[derive(Debug, Clone)]
+pub struct Comm {
+    pub ctx: u32,
+    pub group: Arc<Group>,
+    /// The calling process's rank in `group`.
+    pub my_rank: u32,
+    pub errhandler: sys::MPI_Errhandler,
+}
+
+impl Comm {
+    pub fn size(&self) -> u32 {
+        self.group.size()
+    }
+}
+
+/// Where a receive or probe may take its message from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// MPI_PROC_NULL: completes at once with an empty message.
+    ProcNull,
+    /// MPI_ANY_SOURCE.
+    Any,
+    /// A world rank.
+    Rank(u32),
+}
+
+/// Communicator handles -> communicators.
+#[derive(Debug, Clone)]
+pub struct CommTable {
+    map: HashMap<sys::MPI_Comm, Comm>,
+    next_handle: sys::MPI_Comm,
+}
+
+/// Derived communicators get handles from this base up (MPICH's pattern for
+/// non-builtin communicators).
+const FIRST_DERIVED_HANDLE: sys::MPI_Comm = 0x84000000u32 as sys::MPI_Comm;
+
+impl CommTable {
+    /// MPI_COMM_WORLD over `size` ranks and MPI_COMM_SELF, as seen by world
+    /// rank `me`; both start with MPI_ERRORS_ARE_FATAL.
+    pub fn new(me: u32, size: u32) -> CommTable {
+        let mut map = HashMap::new();
+        map.insert(
+            sys::MPI_COMM_WORLD,
+            Comm {
+                ctx: WORLD_CTX,
+                group: Arc::new(Group::new((0..size).collect())),
+                my_rank: me,
+                errhandler: sys::MPI_ERRORS_ARE_FATAL,
+            },
+        );
+        map.insert(
+            sys::MPI_COMM_SELF,
+            Comm {
+                ctx: SELF_CTX,
+                group: Arc::new(Group::new(vec![me])),
+                my_rank: 0,
+                errhandler: sys::MPI_ERRORS_ARE_FATAL,
+            },
+        );
+        CommTable {
+            map,
+            next_handle: FIRST_DERIVED_HANDLE,
+        }
+    }
+
+    /// The communicator behind `handle`; MPI_ERR_COMM for a null or unknown one.
+    pub fn get(&self, handle: sys::MPI_Comm) -> MpiResult<&Comm> {
+        match self.map.get(&handle) {
+            Some(c) => Ok(c),
+            None => fail(sys::MPI_ERR_COMM, bad_comm(handle)),
+        }
+    }
+
+    pub fn get_mut(&mut self, handle: sys::MPI_Comm) -> MpiResult<&mut Comm> {
+        match self.map.get_mut(&handle) {
+            Some(c) => Ok(c),
+            None => fail(sys::MPI_ERR_COMM, bad_comm(handle)),
+        }
+    }
+
+    /// Register a new communicator; its handle.
+    pub fn insert(&mut self, comm: Comm) -> sys::MPI_Comm {
+        let h = self.next_handle;
+        self.next_handle += 1;
+        self.map.insert(h, comm);
+        h
+    }
+
+    /// Remove a derived communicator (the predefined ones cannot be freed).
+    pub fn remove(&mut self, handle: sys::MPI_Comm) -> MpiResult<Comm> {
+        if handle == sys::MPI_COMM_WORLD || handle == sys::MPI_COMM_SELF {
+            return fail(
+                sys::MPI_ERR_COMM,
+                "predefined communicators cannot be freed",
+            );
+        }
+        match self.map.remove(&handle) {
+            Some(c) => Ok(c),
+            None => fail(sys::MPI_ERR_COMM, bad_comm(handle)),
+        }
+    }
+
+    /// Check a destination rank: None for MPI_PROC_NULL, else the world rank.
+    pub fn dest(&self, handle: sys::MPI_Comm, rank: i32) -> MpiResult<Option<u32>> {
+        let c = self.get(handle)?;
+        if rank == sys::MPI_PROC_NULL {
+            return Ok(None);
+        }
+        match u32::try_from(rank).ok().and_then(|r| c.group.world_rank(r)) {
+            Some(w) => Ok(Some(w)),
+            None => fail(
+                sys::MPI_ERR_RANK,
+                format!(
+                    "invalid destination rank {} (communicator size {})",
+                    rank,
+                    c.size()
+                ),
+            ),
+        }
+    }
+
+    /// Check a source rank (receives and probes).
+    pub fn source(&self, handle: sys::MPI_Comm, rank: i32) -> MpiResult<Source> {
+        let c = self.get(handle)?;
+        match rank {
+            sys::MPI_PROC_NULL => Ok(Source::ProcNull),
+            sys::MPI_ANY_SOURCE => Ok(Source::Any),
+            _ => match u32::try_from(rank).ok().and_then(|r| c.group.world_rank(r)) {
+                Some(w) => Ok(Source::Rank(w)),
+                None => fail(
+                    sys::MPI_ERR_RANK,
+                    format!(
+                        "invalid source rank {} (communicator size {})",
+                        rank,
+                        c.size()
+                    ),
+                ),
+            },
+        }
+    }
+}
+
+fn bad_comm(handle: sys::MPI_Comm) -> String {
+    if handle == sys::MPI_COMM_NULL {
+        "MPI_COMM_NULL is not a valid communicator".to_string()
+    } else {
+        format!("invalid communicator handle {handle:#x}")
+    }
+}
+
+/// Check a tag for a send: 0..=MPI_TAG_UB_VALUE.
+pub fn check_send_tag(tag: i32) -> MpiResult<i32> {
+    if (0..=sys::MPI_TAG_UB_VALUE).contains(&tag) {
+        Ok(tag)
+    } else {
+        fail(
+            sys::MPI_ERR_TAG,
+            format!(
+                "invalid send tag {} (must be 0..={})",
+                tag,
+                sys::MPI_TAG_UB_VALUE
+            ),
+        )
+    }
+}
+
+/// Check a tag for a receive or probe: None for MPI_ANY_TAG.
+pub fn check_recv_tag(tag: i32) -> MpiResult<Option<i32>> {
+    if tag == sys::MPI_ANY_TAG {
+        return Ok(None);
+    }
+    if (0..=sys::MPI_TAG_UB_VALUE).contains(&tag) {
+        Ok(Some(tag))
+    } else {
+        fail(
+            sys::MPI_ERR_TAG,
+            format!(
+                "invalid receive tag {} (must be MPI_ANY_TAG or 0..={})",
+                tag,
+                sys::MPI_TAG_UB_VALUE
+            ),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn world_and_self() {
+        let t = CommTable::new(2, 4);
+        let w = t.get(sys::MPI_COMM_WORLD).unwrap();
+        assert_eq!((w.ctx, w.my_rank, w.size()), (WORLD_CTX, 2, 4));
+        assert_eq!(w.errhandler, sys::MPI_ERRORS_ARE_FATAL);
+        let s = t.get(sys::MPI_COMM_SELF).unwrap();
+        assert_eq!((s.ctx, s.my_rank, s.size()), (SELF_CTX, 0, 1));
+        assert_eq!(s.group.world_rank(0), Some(2));
+        assert_eq!(s.group.rank_of(2), Some(0));
+        assert_eq!(s.group.rank_of(0), None);
+    }
+
+    #[test]
+    fn invalid_comms() {
+        let t = CommTable::new(0, 4);
+        let e = t.get(sys::MPI_COMM_NULL).unwrap_err();
+        assert_eq!(e.class, sys::MPI_ERR_COMM);
+        assert_eq!(e.msg, "MPI_COMM_NULL is not a valid communicator");
+        let e = t.get(12345).unwrap_err();
+        assert_eq!(e.class, sys::MPI_ERR_COMM);
+        assert_eq!(e.msg, "invalid communicator handle 0x3039");
+    }
+
+    #[test]
+    fn rank_checks() {
+        let t = CommTable::new(1, 4);
+        let w = sys::MPI_COMM_WORLD;
+        assert_eq!(t.dest(w, 3).unwrap(), Some(3));
+        assert_eq!(t.dest(w, sys::MPI_PROC_NULL).unwrap(), None);
+        let e = t.dest(w, 99).unwrap_err();
+        assert_eq!(e.class, sys::MPI_ERR_RANK);
+        assert_eq!(e.msg, "invalid destination rank 99 (communicator size 4)");
+        assert_eq!(
+            t.dest(w, sys::MPI_ANY_SOURCE).unwrap_err().class,
+            sys::MPI_ERR_RANK
+        );
+        assert_eq!(t.dest(w, 4).unwrap_err().class, sys::MPI_ERR_RANK);
+        assert_eq!(t.source(w, sys::MPI_ANY_SOURCE).unwrap(), Source::Any);
+        assert_eq!(t.source(w, sys::MPI_PROC_NULL).unwrap(), Source::ProcNull);
+        assert_eq!(t.source(w, 0).unwrap(), Source::Rank(0));
+        assert_eq!(
+            t.source(w, -5).unwrap_err().msg,
+            "invalid source rank -5 (communicator size 4)"
+        );
+        // MPI_COMM_SELF rank 0 is world rank 1
+        assert_eq!(t.dest(sys::MPI_COMM_SELF, 0).unwrap(), Some(1));
+        assert_eq!(
+            t.dest(sys::MPI_COMM_SELF, 1).unwrap_err().class,
+            sys::MPI_ERR_RANK
+        );
+        assert_eq!(
+            t.dest(sys::MPI_COMM_NULL, 0).unwrap_err().class,
+            sys::MPI_ERR_COMM
+        );
+    }
+
+    #[test]
+    fn tag_checks() {
+        assert_eq!(check_send_tag(0).unwrap(), 0);
+        assert_eq!(check_send_tag(sys::MPI_TAG_UB_VALUE).unwrap(), i32::MAX);
+        assert_eq!(
+            check_send_tag(sys::MPI_ANY_TAG).unwrap_err().class,
+            sys::MPI_ERR_TAG
+        );
+        assert_eq!(
+            check_send_tag(-7).unwrap_err().msg,
+            "invalid send tag -7 (must be 0..=2147483647)"
+        );
+        assert_eq!(check_recv_tag(sys::MPI_ANY_TAG).unwrap(), None);
+        assert_eq!(check_recv_tag(5).unwrap(), Some(5));
+        assert_eq!(check_recv_tag(-2).unwrap_err().class, sys::MPI_ERR_TAG);
+    }
+
+    #[test]
+    fn derived_handles_and_removal() {
+        let mut t = CommTable::new(0, 2);
+        let c = t.get(sys::MPI_COMM_WORLD).unwrap().clone();
+        let h = t.insert(Comm { ctx: 7, ..c });
+        assert_eq!(h, FIRST_DERIVED_HANDLE);
+        assert_eq!(t.get(h).unwrap().ctx, 7);
+        assert_eq!(t.remove(h).unwrap().ctx, 7);
+        assert_eq!(t.get(h).unwrap_err().class, sys::MPI_ERR_COMM);
+        assert_eq!(
+            t.remove(sys::MPI_COMM_WORLD).unwrap_err().class,
+            sys::MPI_ERR_COMM
+        );
+    }
+
+    #[test]
+    fn group_rank_of_permuted() {
+        let g = Group::new(vec![5, 3, 9]);
+        assert_eq!(g.rank_of(9), Some(2));
+        assert_eq!(g.rank_of(3), Some(1));
+        assert_eq!(g.rank_of(1), None);
+        assert_eq!(g.world_rank(1), Some(3));
+        assert_eq!(g.world_rank(3), None);
+    }
+}

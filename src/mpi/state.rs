@@ -1,0 +1,672 @@
+//! The per-process MPI state (`World`): the p2p endpoint and every object
+//! table, and the MPI semantics of point-to-point calls on top of p2p:
+//! argument checking, null processes, buffered-send space, starting and
+//! completing requests, the Wait / Test families, cancel and probe.
+//!
+//! User memory never appears here: the ABI layer turns raw pointers into
+//! p2p buffers ([`SendPayload`], [`RecvTarget`]) after the arguments have been
+//! checked by [`World::send_args`] / [`World::recv_args`].
+use crate::mpi::backend::Backend;
+use crate::mpi::bsend::BsendBuffer;
+use crate::mpi::comm::{check_recv_tag, check_send_tag, CommTable, Group, Source};
+use crate::mpi::datatype::{Datatype, TypeTable};
+use crate::mpi::error::{fail, MpiError, MpiResult};
+use crate::mpi::request::{Kind, Req, ReqState, RequestTable, Staging};
+use crate::mpi::status::{empty_status, make_status, proc_null_status};
+use crate::p2p::{Endpoint, ReqId, SendMode, Status};
+use crate::sys::{self, MPI_Comm, MPI_Datatype, MPI_Errhandler, MPI_Request, MPI_Status};
+use std::os::raw::c_int;
+use std::sync::Arc;
+use std::thread::ThreadId;
+
+/// Checked arguments of a send.
+#[derive(Debug, Clone)]
+pub struct SendArgs {
+    pub comm: MPI_Comm,
+    pub group: Arc<Group>,
+    pub ctx: u32,
+    /// World rank; None for MPI_PROC_NULL.
+    pub dest: Option<u32>,
+    pub tag: i32,
+    pub ty: Arc<Datatype>,
+    pub count: usize,
+    /// Packed bytes of the message.
+    pub bytes: usize,
+}
+
+/// Checked arguments of a receive.
+#[derive(Debug, Clone)]
+pub struct RecvArgs {
+    pub comm: MPI_Comm,
+    pub group: Arc<Group>,
+    pub ctx: u32,
+    pub src: Source,
+    /// None for MPI_ANY_TAG.
+    pub tag: Option<i32>,
+    pub ty: Arc<Datatype>,
+    pub count: usize,
+    /// Packed bytes the buffer holds.
+    pub bytes: usize,
+}
+
+/// What p2p sends from, and the packed copy it points into (if any), which
+/// must live until the send completes.
+pub struct SendPayload<B> {
+    pub buf: B,
+    pub keep: Option<Vec<u8>>,
+}
+
+/// Where p2p receives into, and the staging buffer it points into (if any).
+pub struct RecvTarget<B> {
+    pub buf: B,
+    pub staging: Option<Staging>,
+}
+
+/// A completed request: its status (MPI_ERROR filled) and its error, if any.
+#[derive(Debug, Clone)]
+pub struct Completion {
+    pub status: MPI_Status,
+    pub error: Option<MpiError>,
+}
+
+impl Completion {
+    fn ok(status: MPI_Status) -> Completion {
+        Completion {
+            status,
+            error: None,
+        }
+    }
+}
+
+/// A slot of a request array, resolved.
+#[derive(Clone, Copy)]
+enum Slot {
+    /// MPI_REQUEST_NULL.
+    Inactive,
+    /// Complete already (null process).
+    Done,
+    Active(ReqId),
+}
+
+/// Everything MPI knows in this process.
+pub struct World<E: Backend = Endpoint> {
+    pub ep: E,
+    pub comms: CommTable,
+    pub types: TypeTable,
+    pub reqs: RequestTable,
+    pub bsend: BsendBuffer,
+    /// The thread level MPI_Init_thread provided.
+    pub thread_level: c_int,
+    /// The thread that called MPI_Init.
+    pub main_thread: ThreadId,
+    pub finalized: bool,
+    /// Packed buffers of sends released with MPI_Request_free while p2p may
+    /// still read them: kept until MPI_Finalize.
+    retired: Vec<Vec<u8>>,
+}
+
+fn check_count(count: c_int) -> MpiResult<usize> {
+    usize::try_from(count).or_else(|_| {
+        fail(
+            sys::MPI_ERR_COUNT,
+            format!("invalid count {count} (negative)"),
+        )
+    })
+}
+
+impl<E: Backend> World<E> {
+    pub fn new(ep: E, thread_level: c_int) -> World<E> {
+        let comms = CommTable::new(ep.rank(), ep.size());
+        World {
+            ep,
+            comms,
+            types: TypeTable::new(),
+            reqs: RequestTable::default(),
+            bsend: BsendBuffer::default(),
+            thread_level,
+            main_thread: std::thread::current().id(),
+            finalized: false,
+            retired: Vec::new(),
+        }
+    }
+
+    /// World rank of this process.
+    pub fn rank(&self) -> u32 {
+        self.ep.rank()
+    }
+
+    /// The error handler that handles an error of a call on `comm` (that of
+    /// MPI_COMM_WORLD when `comm` is not a valid communicator).
+    pub fn errhandler_for(&self, comm: MPI_Comm) -> MPI_Errhandler {
+        self.comms
+            .get(comm)
+            .or_else(|_| self.comms.get(sys::MPI_COMM_WORLD))
+            .map(|c| c.errhandler)
+            .unwrap_or(sys::MPI_ERRORS_ARE_FATAL)
+    }
+
+    /// Check the arguments of a send (in MPICH's order: communicator, count,
+    /// datatype, rank, tag, buffer).
+    pub fn send_args(
+        &self,
+        comm: MPI_Comm,
+        count: c_int,
+        datatype: MPI_Datatype,
+        dest: c_int,
+        tag: c_int,
+        buf_is_null: bool,
+    ) -> MpiResult<SendArgs> {
+        let c = self.comms.get(comm)?;
+        let count = check_count(count)?;
+        let ty = self.types.get(datatype)?;
+        let dest = self.comms.dest(comm, dest)?;
+        let tag = check_send_tag(tag)?;
+        check_buffer(buf_is_null, count, &ty)?;
+        Ok(SendArgs {
+            comm,
+            group: c.group.clone(),
+            ctx: c.ctx,
+            dest,
+            tag,
+            bytes: ty.packed_size(count),
+            ty,
+            count,
+        })
+    }
+
+    /// Check the arguments of a receive.
+    pub fn recv_args(
+        &self,
+        comm: MPI_Comm,
+        count: c_int,
+        datatype: MPI_Datatype,
+        source: c_int,
+        tag: c_int,
+        buf_is_null: bool,
+    ) -> MpiResult<RecvArgs> {
+        let c = self.comms.get(comm)?;
+        let count = check_count(count)?;
+        let ty = self.types.get(datatype)?;
+        let src = self.comms.source(comm, source)?;
+        let tag = check_recv_tag(tag)?;
+        check_buffer(buf_is_null, count, &ty)?;
+        Ok(RecvArgs {
+            comm,
+            group: c.group.clone(),
+            ctx: c.ctx,
+            src,
+            tag,
+            bytes: ty.packed_size(count),
+            ty,
+            count,
+        })
+    }
+
+    /// Start a send (the p2p starting phase); the request is not in the table.
+    pub fn start_send(
+        &mut self,
+        a: &SendArgs,
+        p: SendPayload<E::SendBuf>,
+        mode: SendMode,
+    ) -> MpiResult<Req> {
+        let state = match a.dest {
+            None => ReqState::Done(proc_null_status()),
+            Some(dest) => {
+                let space = match mode {
+                    SendMode::Buffered => Some(self.bsend.reserve(a.bytes)?),
+                    _ => None,
+                };
+                let id = self.ep.isend(p.buf, dest, a.tag, a.ctx, mode);
+                // p2p copied a buffered send's data out as it started
+                if let Some(space) = space {
+                    self.bsend.release(space);
+                }
+                ReqState::Active(id)
+            }
+        };
+        Ok(Req {
+            kind: Kind::Send,
+            comm: a.comm,
+            group: a.group.clone(),
+            state,
+            keep: p.keep,
+            staging: None,
+            capacity: 0,
+        })
+    }
+
+    /// Start a receive; the request is not in the table.
+    pub fn start_recv(&mut self, a: &RecvArgs, t: RecvTarget<E::RecvBuf>) -> Req {
+        let state = match a.src {
+            Source::ProcNull => ReqState::Done(proc_null_status()),
+            Source::Any => ReqState::Active(self.ep.irecv(t.buf, None, a.tag, a.ctx)),
+            Source::Rank(w) => ReqState::Active(self.ep.irecv(t.buf, Some(w), a.tag, a.ctx)),
+        };
+        Req {
+            kind: Kind::Recv,
+            comm: a.comm,
+            group: a.group.clone(),
+            state,
+            keep: None,
+            staging: t.staging,
+            capacity: a.bytes,
+        }
+    }
+
+    /// Finish a request that is complete (in p2p, or Done): release it in
+    /// p2p, unpack staged data, build its status.
+    fn finish(&mut self, req: Req) -> Completion {
+        let id = match req.state {
+            ReqState::Done(st) => return Completion::ok(st),
+            ReqState::Active(id) => id,
+        };
+        let s = self.ep.status(id);
+        self.ep.free(id);
+        if let Some(stg) = req.staging {
+            let n = (s.bytes as usize).min(stg.tmp.len());
+            (stg.deliver)(&stg.tmp[..n]);
+        }
+        drop(req.keep);
+        if req.kind == Kind::Send || s.cancelled {
+            let st = empty_status();
+            return Completion::ok(make_status(
+                st.MPI_SOURCE,
+                st.MPI_TAG,
+                sys::MPI_SUCCESS,
+                s.bytes,
+                s.cancelled,
+            ));
+        }
+        let source = comm_source(&req.group, &s);
+        if s.truncated {
+            let err = MpiError::new(
+                sys::MPI_ERR_TRUNCATE,
+                format!(
+                    "message from rank {} with tag {} truncated: it is longer than \
+                     the receive buffer of {} bytes",
+                    source, s.tag, req.capacity
+                ),
+            )
+            .on_comm(req.comm);
+            return Completion {
+                status: make_status(source, s.tag, sys::MPI_ERR_TRUNCATE, s.bytes, false),
+                error: Some(err),
+            };
+        }
+        Completion::ok(make_status(source, s.tag, sys::MPI_SUCCESS, s.bytes, false))
+    }
+
+    /// Block until `req` completes, then finish it (blocking calls).
+    pub fn wait_req(&mut self, req: Req) -> Completion {
+        if let ReqState::Active(id) = req.state {
+            self.ep.wait_all(&[id]);
+        }
+        self.finish(req)
+    }
+
+    /// MPI_Send and friends: start and wait.
+    pub fn send(
+        &mut self,
+        a: &SendArgs,
+        p: SendPayload<E::SendBuf>,
+        mode: SendMode,
+    ) -> MpiResult<()> {
+        let req = self.start_send(a, p, mode)?;
+        match self.wait_req(req).error {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// MPI_Sendrecv: both started, then waited together. The status is the
+    /// receive's.
+    pub fn sendrecv(
+        &mut self,
+        sa: &SendArgs,
+        sp: SendPayload<E::SendBuf>,
+        ra: &RecvArgs,
+        rt: RecvTarget<E::RecvBuf>,
+    ) -> MpiResult<Completion> {
+        let sreq = self.start_send(sa, sp, SendMode::Standard)?;
+        let rreq = self.start_recv(ra, rt);
+        let ids: Vec<ReqId> = [&sreq, &rreq]
+            .iter()
+            .filter_map(|r| match r.state {
+                ReqState::Active(id) => Some(id),
+                ReqState::Done(_) => None,
+            })
+            .collect();
+        if !ids.is_empty() {
+            self.ep.wait_all(&ids);
+        }
+        let sc = self.finish(sreq);
+        let rc = self.finish(rreq);
+        match sc.error {
+            Some(e) => Err(e),
+            None => Ok(rc),
+        }
+    }
+
+    /// Resolve a request handle (MPI_REQUEST_NULL is inactive).
+    fn slot(&self, h: MPI_Request) -> MpiResult<Slot> {
+        if h == sys::MPI_REQUEST_NULL {
+            return Ok(Slot::Inactive);
+        }
+        Ok(match self.reqs.get(h)?.state {
+            ReqState::Done(_) => Slot::Done,
+            ReqState::Active(id) => Slot::Active(id),
+        })
+    }
+
+    fn slots(&self, hs: &[MPI_Request]) -> MpiResult<Vec<Slot>> {
+        hs.iter()
+            .enumerate()
+            .map(|(i, &h)| {
+                self.slot(h).map_err(|mut e| {
+                    e.msg = format!("array_of_requests[{i}]: {}", e.msg);
+                    e
+                })
+            })
+            .collect()
+    }
+
+    /// Remove a complete request from the table, set its handle to
+    /// MPI_REQUEST_NULL and finish it.
+    fn take(&mut self, h: &mut MPI_Request) -> Completion {
+        let req = self.reqs.remove(*h).expect("validated request handle");
+        *h = sys::MPI_REQUEST_NULL;
+        self.finish(req)
+    }
+
+    /// MPI_Wait.
+    pub fn wait(&mut self, h: &mut MPI_Request) -> MpiResult<Completion> {
+        match self.slot(*h)? {
+            Slot::Inactive => Ok(Completion::ok(empty_status())),
+            Slot::Done => Ok(self.take(h)),
+            Slot::Active(id) => {
+                self.ep.wait_all(&[id]);
+                Ok(self.take(h))
+            }
+        }
+    }
+
+    /// MPI_Test: None if not complete.
+    pub fn test(&mut self, h: &mut MPI_Request) -> MpiResult<Option<Completion>> {
+        match self.slot(*h)? {
+            Slot::Inactive => Ok(Some(Completion::ok(empty_status()))),
+            Slot::Done => Ok(Some(self.take(h))),
+            Slot::Active(id) => {
+                if self.ep.test(&[id]).is_empty() {
+                    Ok(None)
+                } else {
+                    Ok(Some(self.take(h)))
+                }
+            }
+        }
+    }
+
+    /// (positions in `hs`, p2p ids) of the active entries of `slots`.
+    fn active(slots: &[Slot]) -> (Vec<usize>, Vec<ReqId>) {
+        slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| match s {
+                Slot::Active(id) => Some((i, *id)),
+                _ => None,
+            })
+            .unzip()
+    }
+
+    fn done(slots: &[Slot]) -> Vec<usize> {
+        (0..slots.len())
+            .filter(|&i| matches!(slots[i], Slot::Done))
+            .collect()
+    }
+
+    /// MPI_Waitall: one completion per entry (empty status for inactive ones).
+    pub fn wait_all(&mut self, hs: &mut [MPI_Request]) -> MpiResult<Vec<Completion>> {
+        let slots = self.slots(hs)?;
+        let (_, ids) = Self::active(&slots);
+        if !ids.is_empty() {
+            self.ep.wait_all(&ids);
+        }
+        Ok(self.take_all(hs, &slots))
+    }
+
+    fn take_all(&mut self, hs: &mut [MPI_Request], slots: &[Slot]) -> Vec<Completion> {
+        let mut out = Vec::with_capacity(hs.len());
+        for (h, s) in hs.iter_mut().zip(slots) {
+            out.push(match s {
+                Slot::Inactive => Completion::ok(empty_status()),
+                _ => self.take(h),
+            });
+        }
+        out
+    }
+
+    /// MPI_Testall: Some (all complete, all finished) or None (none finished).
+    pub fn test_all(&mut self, hs: &mut [MPI_Request]) -> MpiResult<Option<Vec<Completion>>> {
+        let slots = self.slots(hs)?;
+        let (_, ids) = Self::active(&slots);
+        if !ids.is_empty() && self.ep.test(&ids).len() < ids.len() {
+            return Ok(None);
+        }
+        Ok(Some(self.take_all(hs, &slots)))
+    }
+
+    /// Positions in `hs` complete now (Done ones first, then those p2p
+    /// reports, in its order), after a zero-length wait on the active ones.
+    fn complete_now(&mut self, slots: &[Slot]) -> Vec<usize> {
+        let (pos, ids) = Self::active(slots);
+        let mut out = Self::done(slots);
+        if !ids.is_empty() {
+            out.extend(self.ep.test(&ids).into_iter().map(|k| pos[k]));
+        }
+        out
+    }
+
+    /// MPI_Waitany: None when every entry is inactive (index MPI_UNDEFINED).
+    pub fn wait_any(&mut self, hs: &mut [MPI_Request]) -> MpiResult<Option<(usize, Completion)>> {
+        let slots = self.slots(hs)?;
+        let (pos, ids) = Self::active(&slots);
+        let i = match Self::done(&slots).first() {
+            Some(&i) => i,
+            None if ids.is_empty() => return Ok(None),
+            None => pos[self.ep.wait_any(&ids)[0]],
+        };
+        Ok(Some((i, self.take(&mut hs[i]))))
+    }
+
+    /// MPI_Testany: Ok(None) when nothing completed; Some((None, _)) when every
+    /// entry is inactive (flag true, index MPI_UNDEFINED, empty status).
+    #[allow(clippy::type_complexity)]
+    pub fn test_any(
+        &mut self,
+        hs: &mut [MPI_Request],
+    ) -> MpiResult<Option<(Option<usize>, Completion)>> {
+        let slots = self.slots(hs)?;
+        if slots.iter().all(|s| matches!(s, Slot::Inactive)) {
+            return Ok(Some((None, Completion::ok(empty_status()))));
+        }
+        match self.complete_now(&slots).first() {
+            None => Ok(None),
+            Some(&i) => Ok(Some((Some(i), self.take(&mut hs[i])))),
+        }
+    }
+
+    /// MPI_Waitsome: None when every entry is inactive (outcount
+    /// MPI_UNDEFINED); else the completed (index, completion) pairs.
+    pub fn wait_some(
+        &mut self,
+        hs: &mut [MPI_Request],
+    ) -> MpiResult<Option<Vec<(usize, Completion)>>> {
+        let slots = self.slots(hs)?;
+        let (pos, ids) = Self::active(&slots);
+        let done = Self::done(&slots);
+        let idx: Vec<usize> = if !done.is_empty() {
+            self.complete_now(&slots)
+        } else if ids.is_empty() {
+            return Ok(None);
+        } else {
+            self.ep.wait_any(&ids).into_iter().map(|k| pos[k]).collect()
+        };
+        Ok(Some(self.take_list(hs, &idx)))
+    }
+
+    /// MPI_Testsome: like wait_some, but may return an empty list.
+    pub fn test_some(
+        &mut self,
+        hs: &mut [MPI_Request],
+    ) -> MpiResult<Option<Vec<(usize, Completion)>>> {
+        let slots = self.slots(hs)?;
+        if slots.iter().all(|s| matches!(s, Slot::Inactive)) {
+            return Ok(None);
+        }
+        let idx = self.complete_now(&slots);
+        Ok(Some(self.take_list(hs, &idx)))
+    }
+
+    fn take_list(&mut self, hs: &mut [MPI_Request], idx: &[usize]) -> Vec<(usize, Completion)> {
+        idx.iter().map(|&i| (i, self.take(&mut hs[i]))).collect()
+    }
+
+    /// MPI_Request_free: an active request completes in the background.
+    pub fn request_free(&mut self, h: &mut MPI_Request) -> MpiResult<()> {
+        let req = self.reqs.get(*h)?;
+        if let (ReqState::Active(_), Some(_)) = (&req.state, &req.staging) {
+            return fail(
+                sys::MPI_ERR_REQUEST,
+                format!(
+                    "freeing an active receive with non-contiguous datatype is not \
+                     supported (request {:#x}: complete it with MPI_Wait or cancel it first)",
+                    *h
+                ),
+            );
+        }
+        let req = self.reqs.remove(*h)?;
+        *h = sys::MPI_REQUEST_NULL;
+        if let ReqState::Active(id) = req.state {
+            self.ep.detach(id);
+            if let Some(k) = req.keep {
+                self.retired.push(k);
+            }
+        }
+        Ok(())
+    }
+
+    /// MPI_Cancel: receives only.
+    pub fn cancel(&mut self, h: MPI_Request) -> MpiResult<()> {
+        let req = self.reqs.get(h)?;
+        match (req.kind, req.state) {
+            (_, ReqState::Done(_)) => Ok(()),
+            (Kind::Send, ReqState::Active(_)) => fail(
+                sys::MPI_ERR_REQUEST,
+                format!(
+                    "cancelling a send is not supported by vaced (request {h:#x}); \
+                     MPI_Cancel works on receives"
+                ),
+            ),
+            (Kind::Recv, ReqState::Active(id)) => {
+                // false: it has matched already and completes normally
+                self.ep.cancel(id);
+                Ok(())
+            }
+        }
+    }
+
+    fn probe_args(
+        &self,
+        comm: MPI_Comm,
+        source: c_int,
+        tag: c_int,
+    ) -> MpiResult<(Arc<Group>, u32, Source, Option<i32>)> {
+        let c = self.comms.get(comm)?;
+        let src = self.comms.source(comm, source)?;
+        let tag = check_recv_tag(tag)?;
+        Ok((c.group.clone(), c.ctx, src, tag))
+    }
+
+    /// MPI_Probe.
+    pub fn probe(&mut self, comm: MPI_Comm, source: c_int, tag: c_int) -> MpiResult<MPI_Status> {
+        let (group, ctx, src, tag) = self.probe_args(comm, source, tag)?;
+        let src = match src {
+            Source::ProcNull => return Ok(proc_null_status()),
+            Source::Any => None,
+            Source::Rank(w) => Some(w),
+        };
+        let s = self.ep.probe(src, tag, ctx);
+        Ok(probe_status(&group, &s))
+    }
+
+    /// MPI_Iprobe: None when no message matches now.
+    pub fn iprobe(
+        &mut self,
+        comm: MPI_Comm,
+        source: c_int,
+        tag: c_int,
+    ) -> MpiResult<Option<MPI_Status>> {
+        let (group, ctx, src, tag) = self.probe_args(comm, source, tag)?;
+        let src = match src {
+            Source::ProcNull => return Ok(Some(proc_null_status())),
+            Source::Any => None,
+            Source::Rank(w) => Some(w),
+        };
+        Ok(self
+            .ep
+            .iprobe(src, tag, ctx)
+            .map(|s| probe_status(&group, &s)))
+    }
+
+    /// MPI_Comm_set_errhandler / MPI_Errhandler_set.
+    pub fn set_errhandler(&mut self, comm: MPI_Comm, eh: MPI_Errhandler) -> MpiResult<()> {
+        let c = self.comms.get_mut(comm)?;
+        if eh != sys::MPI_ERRORS_ARE_FATAL && eh != sys::MPI_ERRORS_RETURN {
+            return fail(
+                sys::MPI_ERR_ARG,
+                format!(
+                    "invalid error handler {eh:#x} (MPI_ERRORS_ARE_FATAL and \
+                     MPI_ERRORS_RETURN are supported)"
+                ),
+            );
+        }
+        c.errhandler = eh;
+        Ok(())
+    }
+
+    /// Release what was kept for p2p (MPI_Finalize: p2p is done with it).
+    pub fn release_retired(&mut self) {
+        self.retired.clear();
+    }
+}
+
+fn check_buffer(buf_is_null: bool, count: usize, ty: &Datatype) -> MpiResult<()> {
+    if buf_is_null && count > 0 && ty.size() > 0 {
+        return fail(
+            sys::MPI_ERR_BUFFER,
+            format!("null buffer for {} elements of {}", count, ty.name()),
+        );
+    }
+    Ok(())
+}
+
+/// Comm rank of the sender of a received message.
+fn comm_source(group: &Group, s: &Status) -> c_int {
+    u32::try_from(s.source)
+        .ok()
+        .and_then(|w| group.rank_of(w))
+        .map_or(sys::MPI_UNDEFINED, |r| r as c_int)
+}
+
+fn probe_status(group: &Group, s: &Status) -> MPI_Status {
+    make_status(
+        comm_source(group, s),
+        s.tag,
+        sys::MPI_SUCCESS,
+        s.bytes,
+        false,
+    )
+}
+
+#[cfg(test)]
+#[path = "state_tests.rs"]
+mod tests;

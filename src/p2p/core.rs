@@ -1,0 +1,799 @@
+//! The per-rank point-to-point state machine: starting phases of sends and
+//! receives (eager and rendezvous), matching in arrival / post order, the
+//! early queue, the waiting activity (Algorithm 2) and DealMessage
+//! (Algorithm 3). Host I/O goes through a [`Link`].
+use super::link::Link;
+use super::request::{Op, ReqId, Request, Table, Target};
+use super::{SendMode, Status};
+use crate::engine::wire::{self, Body, Decoder, Kind, Msg, Payload};
+use crate::engine::{Breakdown, Clock, History};
+use crate::model::{Model, VTime};
+use crate::transport::{RecvBuf, SendBuf};
+use std::collections::VecDeque;
+
+/// A message taken from the host inbox and not yet finished with.
+struct Held {
+    msg: Msg,
+    /// Eager DATA / REQ: the receive it matched.
+    bound: Option<ReqId>,
+    /// Eager DATA / REQ not matched when handled: it sits in the unexpected
+    /// queue since this time.
+    unexpected_since: Option<VTime>,
+}
+
+/// What a waiting activity waits for.
+#[derive(Clone, Copy)]
+enum Goal<'a> {
+    All(&'a [ReqId]),
+    Any(&'a [ReqId]),
+    /// The first message matching (src, tag, ctx) in arrival order is in the
+    /// unexpected queue.
+    Probe(Option<u32>, Option<i32>, u32),
+}
+
+/// Counters for the report.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Counters {
+    pub msgs_sent: u64,
+    pub bytes_sent: u64,
+}
+
+pub struct Core<L: Link> {
+    pub(crate) link: L,
+    model: Model,
+    me: u32,
+    clock: Clock,
+    hist: History,
+    reqs: Table,
+    /// Posted receives not yet matched, in post order.
+    posted: Vec<ReqId>,
+    /// Held messages by id.
+    held: Vec<Option<Held>>,
+    held_free: Vec<usize>,
+    /// Unmatched eager DATA / REQ (early or unexpected), in arrival order.
+    pending: VecDeque<usize>,
+    /// The early queue, in arrival order.
+    early: Vec<usize>,
+    decoder: Decoder,
+    scratch: Vec<u8>,
+    pub counters: Counters,
+}
+
+fn matches(m: &Msg, src: Option<u32>, tag: Option<i32>, ctx: u32) -> bool {
+    m.ctx == ctx && src.is_none_or(|s| s == m.src) && tag.is_none_or(|t| t == m.tag)
+}
+
+impl<L: Link> Core<L> {
+    /// The start event (end of MPI_Init): tV = 0.
+    pub fn new(link: L, model: Model) -> Core<L> {
+        let clock = Clock::start(model.cpu_scale, link.cpu_now_ns());
+        let me = link.rank();
+        Core {
+            link,
+            model,
+            me,
+            clock,
+            hist: History::new(),
+            reqs: Table::default(),
+            posted: Vec::new(),
+            held: Vec::new(),
+            held_free: Vec::new(),
+            pending: VecDeque::new(),
+            early: Vec::new(),
+            decoder: Decoder::default(),
+            scratch: Vec::new(),
+            counters: Counters::default(),
+        }
+    }
+
+    pub fn rank(&self) -> u32 {
+        self.me
+    }
+    pub fn size(&self) -> u32 {
+        self.link.size()
+    }
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+    pub fn breakdown(&self) -> Breakdown {
+        self.clock.spent
+    }
+
+    // ---- clock events -----------------------------------------------------
+
+    /// Entering the library: charge the computation since the last call.
+    pub fn enter(&mut self) {
+        let now = self.link.cpu_now_ns();
+        self.clock.enter(now);
+    }
+    /// Leaving the library.
+    pub fn leave(&mut self) {
+        let now = self.link.cpu_now_ns();
+        self.clock.leave(now);
+    }
+    pub fn vtime(&self) -> VTime {
+        self.clock.now()
+    }
+    pub fn compute(&mut self, t: VTime) {
+        self.clock.compute(t);
+    }
+
+    /// Run `f` as application computation (its CPU time is charged like user
+    /// code): e.g. applying a reduction operator inside a collective.
+    pub fn as_computation<R>(&mut self, f: impl FnOnce() -> R) -> R {
+        self.leave();
+        let r = f();
+        self.enter();
+        r
+    }
+
+    // ---- sending -----------------------------------------------------------
+
+    fn emit(&mut self, dest: u32, m: &Msg, body: Body) {
+        let max = self.link.max_record();
+        let link = &mut self.link;
+        wire::encode(m, body, max, |parts| link.send(dest, parts));
+    }
+
+    fn header(&self, kind: Kind, ctx: u32, tag: i32, size: u64, ta: VTime) -> Msg {
+        Msg {
+            kind,
+            src: self.me,
+            ctx,
+            tag,
+            size,
+            ta,
+            sreq: 0,
+            rreq: 0,
+            payload: Payload::None,
+        }
+    }
+
+    /// Starting phase of a send (ADS for eager, ARS for rendezvous).
+    pub fn isend(&mut self, buf: SendBuf, dest: u32, tag: i32, ctx: u32, mode: SendMode) -> ReqId {
+        if mode == SendMode::Buffered {
+            return self.bsend(buf, dest, tag, ctx);
+        }
+        self.isend_op(buf, None, dest, tag, ctx, mode == SendMode::Synchronous)
+    }
+
+    /// A standard-mode send of bytes the request owns (used by collectives).
+    pub fn isend_vec(&mut self, data: Vec<u8>, dest: u32, tag: i32, ctx: u32) -> ReqId {
+        self.isend_op(SendBuf::empty(), Some(data), dest, tag, ctx, false)
+    }
+
+    fn isend_op(
+        &mut self,
+        buf: SendBuf,
+        owned: Option<Vec<u8>>,
+        dest: u32,
+        tag: i32,
+        ctx: u32,
+        sync: bool,
+    ) -> ReqId {
+        let ts = self.clock.now() + self.model.o_send;
+        self.clock.advance_comm(ts);
+        let op = Op::Send {
+            dest,
+            buf,
+            owned,
+            remote: false,
+        };
+        let id = self.reqs.insert(Request::new(op, ts));
+        self.start_send(id, dest, tag, ctx, sync);
+        id
+    }
+
+    fn start_send(&mut self, id: ReqId, dest: u32, tag: i32, ctx: u32, sync: bool) {
+        let ts = self.clock.now();
+        let size = self.reqs.get(id).send_bytes().len() as u64;
+        self.counters.msgs_sent += 1;
+        self.counters.bytes_sent += size;
+        if !sync && size <= self.model.eager_limit {
+            let (tr, ta) = self.model.send_times(ts, size, self.me, dest);
+            let m = self.header(Kind::Eager, ctx, tag, size, ta);
+            // The request owns the bytes; emit borrows them from a take.
+            let req = self.reqs.get(id);
+            let max = self.link.max_record();
+            let link = &mut self.link;
+            wire::encode(&m, Body::Inline(req.send_bytes()), max, |p| {
+                link.send(dest, p)
+            });
+            self.clock.advance_comm(tr);
+            self.complete(id, tr, Status::default());
+        } else {
+            let hb = self.model.header_bytes;
+            let (tr, ta) = self.model.send_times(ts, hb, self.me, dest);
+            let mut m = self.header(Kind::Req, ctx, tag, size, ta);
+            m.sreq = id;
+            // Large payloads are pulled by the receiver straight from our
+            // memory when we can allow it; otherwise they follow the ACK.
+            let single_copy = self
+                .link
+                .pull_pid()
+                .filter(|_| size as usize > self.inline_limit());
+            let body = match single_copy {
+                Some(pid) => {
+                    let addr = self.reqs.get(id).send_bytes().as_ptr() as u64;
+                    if let Op::Send { remote, .. } = &mut self.reqs.get_mut(id).op {
+                        *remote = true;
+                    }
+                    Body::Remote { pid, addr }
+                }
+                None => Body::None,
+            };
+            self.emit(dest, &m, body);
+            self.clock.advance_comm(tr);
+        }
+    }
+
+    /// Payloads up to this size travel in one record.
+    fn inline_limit(&self) -> usize {
+        self.link.max_record() - wire::HEADER
+    }
+
+    /// Buffered mode: copy the data out (costs size/Bmem), send it from the
+    /// copy in the background, and return a request complete at once.
+    fn bsend(&mut self, buf: SendBuf, dest: u32, tag: i32, ctx: u32) -> ReqId {
+        let data = buf.as_slice().to_vec();
+        let t = self.clock.now() + self.model.mem_time(data.len() as u64);
+        self.clock.advance_comm(t);
+        let ts = self.clock.now() + self.model.o_send;
+        self.clock.advance_comm(ts);
+        let op = Op::Send {
+            dest,
+            buf,
+            owned: Some(data),
+            remote: false,
+        };
+        let inner = self.reqs.insert(Request::new(op, ts));
+        self.reqs.get_mut(inner).detached = true;
+        self.start_send(inner, dest, tag, ctx, false);
+        let facade = self.reqs.insert(Request::new(Op::Nothing, ts));
+        self.complete(facade, ts, Status::default());
+        facade
+    }
+
+    // ---- receiving ---------------------------------------------------------
+
+    /// Starting phase of a receive: take a matching message from the
+    /// unexpected queue (ADR / AAS), bind an early one, or post.
+    pub fn irecv(&mut self, buf: RecvBuf, src: Option<u32>, tag: Option<i32>, ctx: u32) -> ReqId {
+        self.irecv_into(Target::User(buf), src, tag, ctx)
+    }
+
+    /// A receive into a buffer of `len` bytes the request owns; collect the
+    /// data with [`Core::take_vec`] once it is complete.
+    pub fn irecv_vec(&mut self, len: usize, src: Option<u32>, tag: Option<i32>, ctx: u32) -> ReqId {
+        self.irecv_into(Target::Owned(vec![0; len]), src, tag, ctx)
+    }
+
+    /// The data of a completed [`Core::irecv_vec`] (truncated to what arrived);
+    /// frees the request.
+    pub fn take_vec(&mut self, r: ReqId) -> Vec<u8> {
+        debug_assert!(self.is_done(r));
+        let req = self.reqs.remove(r);
+        match req.op {
+            Op::Recv {
+                buf: Target::Owned(mut v),
+                ..
+            } => {
+                v.truncate(req.status.bytes as usize);
+                v
+            }
+            _ => panic!("take_vec on a request without an owned buffer"),
+        }
+    }
+
+    fn irecv_into(&mut self, buf: Target, src: Option<u32>, tag: Option<i32>, ctx: u32) -> ReqId {
+        let t = self.clock.now();
+        let op = Op::Recv {
+            src,
+            tag,
+            ctx,
+            buf,
+            bound: false,
+        };
+        let id = self.reqs.insert(Request::new(op, t));
+        let found = self.pending.iter().position(|&h| {
+            let m = &self.held[h].as_ref().unwrap().msg;
+            matches(m, src, tag, ctx)
+        });
+        match found {
+            None => self.posted.push(id),
+            Some(pos) => {
+                let h = self.pending.remove(pos).unwrap();
+                self.bind(h, id);
+                if self.held[h].as_ref().unwrap().unexpected_since.is_some() {
+                    // In the unexpected queue: handled in the starting phase.
+                    let held = self.take_held(h);
+                    self.receive_unexpected(id, held);
+                }
+            }
+        }
+        id
+    }
+
+    fn bind(&mut self, h: usize, r: ReqId) {
+        self.held[h].as_mut().unwrap().bound = Some(r);
+        if let Op::Recv { bound, .. } = &mut self.reqs.get_mut(r).op {
+            *bound = true;
+        }
+    }
+
+    /// ADR (eager DATA: tV += size/Bmem) or AAS (REQ: send the ACK now).
+    fn receive_unexpected(&mut self, r: ReqId, held: Held) {
+        let m = held.msg;
+        let now = self.clock.now();
+        match m.kind {
+            Kind::Eager => {
+                let t = now + self.model.mem_time(m.size) + self.model.o_recv;
+                let st = self.store(r, &m, None);
+                self.clock.advance_comm(t);
+                self.complete(r, t, st);
+            }
+            Kind::Req => {
+                let tr = self.answer_req(r, &m, now);
+                self.clock.advance_comm(tr);
+            }
+            _ => unreachable!("only DATA and REQ are unexpected"),
+        }
+    }
+
+    /// Copy an eager payload (or pull a rendezvous one) into receive `r`;
+    /// returns the status of the receive.
+    fn store(&mut self, r: ReqId, m: &Msg, data: Option<&[u8]>) -> Status {
+        let req = self.reqs.get_mut(r);
+        let Op::Recv { buf, .. } = &mut req.op else {
+            unreachable!("storing into a send")
+        };
+        let dst = buf.as_mut_slice();
+        let n = (m.size as usize).min(dst.len());
+        let inline = match (&m.payload, data) {
+            (_, Some(d)) => Some(d),
+            (Payload::Inline(v), None) => Some(v.as_slice()),
+            _ => None,
+        };
+        if let Some(d) = inline {
+            dst[..n].copy_from_slice(&d[..n.min(d.len())]);
+        }
+        if let Payload::Remote { pid, addr } = m.payload {
+            if n > 0 {
+                if let Err(e) = self.link.pull(pid, addr, &mut dst[..n]) {
+                    panic!(
+                        "vaced: rank {}: cannot copy {} bytes from rank {} (pid {}): {}",
+                        self.me, n, m.src, pid, e
+                    );
+                }
+            }
+        }
+        Status {
+            source: m.src as i32,
+            tag: m.tag,
+            bytes: n as u64,
+            cancelled: false,
+            truncated: (m.size as usize) > n,
+        }
+    }
+
+    /// Handle a REQ matched to receive `r` at `t`: pull the data if the sender
+    /// offered it, send the ACK. Returns tr of the ACK.
+    fn answer_req(&mut self, r: ReqId, m: &Msg, t: VTime) -> VTime {
+        let st = if matches!(m.payload, Payload::Remote { .. }) {
+            self.store(r, m, None)
+        } else {
+            // The data follows; fix source / tag / size now.
+            let Op::Recv { buf, .. } = &mut self.reqs.get_mut(r).op else {
+                unreachable!()
+            };
+            let n = (m.size as usize).min(buf.len());
+            Status {
+                source: m.src as i32,
+                tag: m.tag,
+                bytes: n as u64,
+                cancelled: false,
+                truncated: m.size as usize > n,
+            }
+        };
+        self.reqs.get_mut(r).status = st;
+        let hb = self.model.header_bytes;
+        let (tr, ta) = self.model.send_times(t, hb, self.me, m.src);
+        let mut ack = self.header(Kind::Ack, m.ctx, m.tag, m.size, ta);
+        ack.sreq = m.sreq;
+        ack.rreq = r;
+        self.emit(m.src, &ack, Body::None);
+        tr
+    }
+
+    // ---- completion --------------------------------------------------------
+
+    fn complete(&mut self, r: ReqId, t: VTime, st: Status) {
+        let req = self.reqs.get_mut(r);
+        req.done = Some(t);
+        req.status = st;
+        if req.detached {
+            self.reqs.remove(r);
+        }
+    }
+
+    pub fn is_done(&self, r: ReqId) -> bool {
+        self.reqs.get(r).done.is_some()
+    }
+    pub fn status(&self, r: ReqId) -> Status {
+        self.reqs.get(r).status
+    }
+    pub fn free(&mut self, r: ReqId) {
+        debug_assert!(self.is_done(r));
+        self.reqs.remove(r);
+    }
+    pub fn detach(&mut self, r: ReqId) {
+        if self.is_done(r) {
+            self.reqs.remove(r);
+        } else {
+            self.reqs.get_mut(r).detached = true;
+        }
+    }
+    /// Cancel a receive that nothing has matched yet.
+    pub fn cancel(&mut self, r: ReqId) -> bool {
+        let unmatched = matches!(self.reqs.get(r).op, Op::Recv { bound: false, .. });
+        if !unmatched || self.is_done(r) {
+            return false;
+        }
+        self.posted.retain(|&p| p != r);
+        let t = self.clock.now();
+        let st = Status {
+            cancelled: true,
+            ..Status::default()
+        };
+        self.complete(r, t, st);
+        true
+    }
+    /// Requests not yet freed (the user's and background ones).
+    pub fn active_requests(&self) -> usize {
+        self.reqs.active()
+    }
+
+    // ---- held messages -------------------------------------------------------
+
+    fn hold(&mut self, h: Held) -> usize {
+        match self.held_free.pop() {
+            Some(i) => {
+                self.held[i] = Some(h);
+                i
+            }
+            None => {
+                self.held.push(Some(h));
+                self.held.len() - 1
+            }
+        }
+    }
+    fn take_held(&mut self, i: usize) -> Held {
+        self.held_free.push(i);
+        self.held[i].take().unwrap()
+    }
+    fn msg(&self, i: usize) -> &Msg {
+        &self.held[i].as_ref().unwrap().msg
+    }
+
+    /// Is held message `i` related to the communication being waited for?
+    fn related(&self, i: usize, goal: Goal) -> bool {
+        let h = self.held[i].as_ref().unwrap();
+        let waited = |r: ReqId| self.reqs.is_active(r) && self.reqs.get(r).waited;
+        match h.msg.kind {
+            Kind::Eager | Kind::Req => match h.bound {
+                Some(r) => waited(r),
+                None => match goal {
+                    Goal::Probe(s, t, c) => self.first_pending(s, t, c) == Some(i),
+                    _ => false,
+                },
+            },
+            Kind::Ack => waited(h.msg.sreq),
+            Kind::Data => waited(h.msg.rreq),
+        }
+    }
+
+    fn first_pending(&self, s: Option<u32>, t: Option<i32>, c: u32) -> Option<usize> {
+        self.pending
+            .iter()
+            .copied()
+            .find(|&i| matches(self.msg(i), s, t, c))
+    }
+
+    /// Take a message from the host: match it if it is DATA / REQ.
+    fn access(&mut self, m: Msg) -> usize {
+        let data_or_req = matches!(m.kind, Kind::Eager | Kind::Req);
+        let i = self.hold(Held {
+            msg: m,
+            bound: None,
+            unexpected_since: None,
+        });
+        if data_or_req {
+            let m = self.msg(i);
+            let pos = self
+                .posted
+                .iter()
+                .position(|&r| match &self.reqs.get(r).op {
+                    Op::Recv { src, tag, ctx, .. } => matches(m, *src, *tag, *ctx),
+                    _ => false,
+                });
+            match pos {
+                Some(p) => {
+                    let r = self.posted.remove(p);
+                    self.bind(i, r);
+                }
+                None => self.pending.push_back(i),
+            }
+        }
+        i
+    }
+
+    /// DealMessage (Algorithm 3) for held message `i`. Returns the completion
+    /// time of a request it completed, if any.
+    fn deal(&mut self, i: usize) {
+        let h = self.held[i].as_ref().unwrap();
+        let now = self.clock.now();
+        let t = self.hist.handling_time(h.msg.ta, now);
+        match (h.msg.kind, h.bound) {
+            (Kind::Eager | Kind::Req, None) => {
+                // No receive yet: into the unexpected queue (it stays in
+                // `pending`, in arrival order).
+                self.held[i].as_mut().unwrap().unexpected_since = Some(t);
+            }
+            (Kind::Eager, Some(r)) => {
+                let held = self.take_held(i);
+                let t = t.max(self.reqs.get(r).t_post);
+                let done = t + self.model.mem_time(held.msg.size) + self.model.o_recv;
+                let st = self.store(r, &held.msg, None);
+                self.complete(r, done, st);
+            }
+            (Kind::Req, Some(r)) => {
+                let held = self.take_held(i);
+                let t = t.max(self.reqs.get(r).t_post);
+                self.answer_req(r, &held.msg, t);
+            }
+            (Kind::Ack, _) => {
+                let held = self.take_held(i);
+                self.answer_ack(&held.msg, t);
+            }
+            (Kind::Data, _) => {
+                let held = self.take_held(i);
+                let r = held.msg.rreq;
+                let done = t + self.model.mem_time(held.msg.size) + self.model.o_recv;
+                let mut st = self.reqs.get(r).status;
+                if let Payload::Inline(d) = &held.msg.payload {
+                    let Op::Recv { buf, .. } = &mut self.reqs.get_mut(r).op else {
+                        unreachable!()
+                    };
+                    let dst = buf.as_mut_slice();
+                    let n = dst.len().min(d.len());
+                    dst[..n].copy_from_slice(&d[..n]);
+                    st.bytes = n as u64;
+                }
+                self.complete(r, done, st);
+            }
+        }
+    }
+
+    /// An ACK handled at `t`: send the DATA; the send completes at t + size/Bmem.
+    fn answer_ack(&mut self, ack: &Msg, t: VTime) {
+        let s = ack.sreq;
+        let dest = ack.src;
+        let size = ack.size;
+        let (tr, ta) = self.model.send_times(t, size, self.me, dest);
+        let mut m = self.header(Kind::Data, ack.ctx, ack.tag, size, ta);
+        m.sreq = s;
+        m.rreq = ack.rreq;
+        let req = self.reqs.get(s);
+        let remote = matches!(req.op, Op::Send { remote: true, .. });
+        let max = self.link.max_record();
+        let link = &mut self.link;
+        let body = if remote {
+            Body::None
+        } else {
+            Body::Inline(req.send_bytes())
+        };
+        wire::encode(&m, body, max, |p| link.send(dest, p));
+        self.complete(s, tr, Status::default());
+    }
+
+    // ---- the waiting activity (Algorithm 2) ----------------------------------
+
+    /// Next message from the host, sleeping for one if `block`.
+    fn fetch(&mut self, block: bool) -> Option<Msg> {
+        loop {
+            if self.link.try_recv(&mut self.scratch) {
+                match self.decoder.feed(&self.scratch) {
+                    Ok(Some(m)) => return Some(m),
+                    Ok(None) => continue,
+                    Err(e) => panic!("vaced: rank {}: corrupt message: {e}", self.me),
+                }
+            }
+            if !block {
+                return None;
+            }
+            self.link.wait_incoming();
+        }
+    }
+
+    fn goal_met(&self, goal: Goal, by: Option<VTime>) -> bool {
+        let ok = |r: &ReqId| {
+            self.reqs
+                .get(*r)
+                .done
+                .is_some_and(|d| by.is_none_or(|b| d <= b))
+        };
+        match goal {
+            Goal::All(rs) => rs.iter().all(ok),
+            Goal::Any(rs) => rs.iter().any(ok),
+            Goal::Probe(s, t, c) => self.first_pending(s, t, c).is_some_and(|i| {
+                let u = self.held[i].as_ref().unwrap().unexpected_since;
+                u.is_some_and(|u| by.is_none_or(|b| u <= b))
+            }),
+        }
+    }
+
+    fn goal_end(&self, goal: Goal, start: VTime) -> VTime {
+        let done = |r: &ReqId| self.reqs.get(*r).done;
+        let end = match goal {
+            Goal::All(rs) => rs.iter().filter_map(done).max(),
+            Goal::Any(rs) => rs.iter().filter_map(done).min(),
+            Goal::Probe(s, t, c) => self
+                .first_pending(s, t, c)
+                .and_then(|i| self.held[i].as_ref().unwrap().unexpected_since),
+        };
+        end.unwrap_or(start).max(start)
+    }
+
+    fn mark(&mut self, goal: Goal, on: bool) {
+        if let Goal::All(rs) | Goal::Any(rs) = goal {
+            for &r in rs {
+                self.reqs.get_mut(r).waited = on;
+            }
+        }
+    }
+
+    /// One waiting activity. `block`: a wait (sleeps until the goal is met);
+    /// otherwise a test (a zero-length wait at tV). Returns AWTend.
+    fn waiting(&mut self, goal: Goal, block: bool) -> VTime {
+        let start = self.clock.now();
+        self.hist.begin(start);
+        self.link.publish_vtime(start);
+        self.mark(goal, true);
+        let by = if block { None } else { Some(start) };
+        if !self.goal_met(goal, by) {
+            // Lines 5-10: the early queue first.
+            let early = std::mem::take(&mut self.early);
+            for i in early {
+                if self.msg(i).ta <= start || (block && self.related(i, goal)) {
+                    self.deal(i);
+                } else {
+                    self.early.push(i);
+                }
+            }
+            // Lines 11-20: the host inbox, in arrival order.
+            while !self.goal_met(goal, by) {
+                let Some(m) = self.fetch(block) else { break };
+                let i = self.access(m);
+                if self.msg(i).ta > start && !(block && self.related(i, goal)) {
+                    self.early.push(i);
+                } else {
+                    self.deal(i);
+                }
+            }
+        }
+        let end = if block {
+            self.goal_end(goal, start)
+        } else {
+            start
+        };
+        // Lines 22-27: what arrived while we waited.
+        let early = std::mem::take(&mut self.early);
+        for i in early {
+            if self.msg(i).ta <= end {
+                self.deal(i);
+            } else {
+                self.early.push(i);
+            }
+        }
+        self.mark(goal, false);
+        self.hist.end(end);
+        self.clock.advance_wait(end);
+        self.link.publish_vtime(end);
+        end
+    }
+
+    /// MPI_Wait / Waitall: until every request is complete.
+    pub fn wait_all(&mut self, reqs: &[ReqId]) {
+        self.waiting(Goal::All(reqs), true);
+    }
+
+    /// MPI_Waitany / Waitsome: indices complete when the wait ends, earliest
+    /// completion first (ties: lower index).
+    pub fn wait_any(&mut self, reqs: &[ReqId]) -> Vec<usize> {
+        let end = self.waiting(Goal::Any(reqs), true);
+        self.done_by(reqs, end)
+    }
+
+    /// MPI_Test*: a zero-length wait; indices complete now.
+    pub fn test(&mut self, reqs: &[ReqId]) -> Vec<usize> {
+        let end = self.waiting(Goal::Any(reqs), false);
+        let done = self.done_by(reqs, end);
+        if done.is_empty() {
+            self.link.yield_core();
+        }
+        done
+    }
+
+    fn done_by(&self, reqs: &[ReqId], t: VTime) -> Vec<usize> {
+        let mut v: Vec<(VTime, usize)> = reqs
+            .iter()
+            .enumerate()
+            .filter_map(|(k, r)| self.reqs.get(*r).done.filter(|&d| d <= t).map(|d| (d, k)))
+            .collect();
+        v.sort();
+        v.into_iter().map(|(_, k)| k).collect()
+    }
+
+    fn probe_status(&self, s: Option<u32>, t: Option<i32>, c: u32) -> Option<Status> {
+        let i = self.first_pending(s, t, c)?;
+        let m = self.msg(i);
+        Some(Status {
+            source: m.src as i32,
+            tag: m.tag,
+            bytes: m.size,
+            cancelled: false,
+            truncated: false,
+        })
+    }
+
+    /// MPI_Probe: wait until a matching message is in the unexpected queue.
+    pub fn probe(&mut self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> Status {
+        self.waiting(Goal::Probe(src, tag, ctx), true);
+        self.probe_status(src, tag, ctx)
+            .expect("probe ended without a message")
+    }
+
+    /// MPI_Iprobe: a zero-length wait for a matching unexpected message.
+    pub fn iprobe(&mut self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> Option<Status> {
+        let goal = Goal::Probe(src, tag, ctx);
+        let t = self.waiting(goal, false);
+        if self.goal_met(goal, Some(t)) {
+            self.probe_status(src, tag, ctx)
+        } else {
+            self.link.yield_core();
+            None
+        }
+    }
+
+    /// Settle background sends (buffered mode) before the rank may exit: their
+    /// data lives in this process. Host-side only: the clock does not move.
+    pub fn drain_background(&mut self) {
+        let bg: Vec<ReqId> = self
+            .reqs
+            .ids()
+            .filter(|&r| {
+                let q = self.reqs.get(r);
+                q.detached && matches!(q.op, Op::Send { .. })
+            })
+            .collect();
+        if bg.is_empty() {
+            return;
+        }
+        for &r in &bg {
+            self.reqs.get_mut(r).detached = false;
+        }
+        let start = self.clock.now();
+        self.hist.begin(start);
+        while !bg.iter().all(|&r| self.reqs.get(r).done.is_some()) {
+            let m = self
+                .fetch(true)
+                .expect("a blocking fetch returns a message");
+            let i = self.access(m);
+            self.deal(i);
+        }
+        self.hist.end(start);
+        for r in bg {
+            self.reqs.remove(r);
+        }
+    }
+}

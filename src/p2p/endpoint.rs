@@ -1,0 +1,147 @@
+//! The point-to-point engine bound to the host transport: joining the job
+//! `mpirun` set up (or a singleton job), publishing results, aborting.
+use super::core::Core;
+use super::link::Link;
+use crate::model::{Model, VTime};
+use crate::transport::Port;
+use crate::transport::{cma, cputime, RankResult, RankState, Segment, SegmentConfig};
+
+/// The shared-memory transport as a [`Link`].
+pub struct PortLink {
+    port: Port,
+    pid: u32,
+    cma: bool,
+}
+
+impl Link for PortLink {
+    fn rank(&self) -> u32 {
+        self.port.rank()
+    }
+    fn size(&self) -> u32 {
+        self.port.segment().nranks()
+    }
+    fn max_record(&self) -> usize {
+        self.port.max_record()
+    }
+    fn send(&mut self, dest: u32, parts: &[&[u8]]) {
+        self.port.send(dest, parts)
+    }
+    fn try_recv(&mut self, out: &mut Vec<u8>) -> bool {
+        self.port.try_recv(out)
+    }
+    fn wait_incoming(&mut self) {
+        self.port.wait_incoming()
+    }
+    fn cpu_now_ns(&self) -> u64 {
+        cputime::thread_cpu_ns()
+    }
+    fn pull_pid(&self) -> Option<u32> {
+        self.cma.then_some(self.pid)
+    }
+    fn pull(&mut self, pid: u32, addr: u64, dst: &mut [u8]) -> Result<(), String> {
+        cma::pull(pid, addr, dst).map_err(|e| e.to_string())
+    }
+    fn publish_vtime(&self, t: VTime) {
+        self.port
+            .segment()
+            .slot(self.port.rank())
+            .publish_vtime(t.ps());
+    }
+    fn yield_core(&mut self) {
+        self.port.yield_token()
+    }
+}
+
+/// One rank's point-to-point engine on the host transport.
+pub type Endpoint = Core<PortLink>;
+
+fn env_u32(name: &str) -> Result<u32, String> {
+    let v = std::env::var(name).map_err(|_| format!("{name} is not set"))?;
+    v.parse()
+        .map_err(|_| format!("{name}={v:?} is not a number"))
+}
+
+impl Core<PortLink> {
+    /// Join the job described by the VACED_* environment that `mpirun` sets,
+    /// or, without one, run as a singleton job of one rank.
+    pub fn from_env() -> Result<Endpoint, String> {
+        let spec = std::env::var("VACED_TARGET").unwrap_or_else(|_| "tianhe1a".to_string());
+        let model = Model::load(&spec).map_err(|e| e.to_string())?;
+        let (seg, rank, use_cma) = match std::env::var("VACED_SEGMENT") {
+            Ok(name) => {
+                let seg = Segment::attach(&name)
+                    .map_err(|e| format!("cannot attach to the job's segment {name}: {e}"))?;
+                let rank = env_u32("VACED_RANK")?;
+                if rank >= seg.nranks() {
+                    return Err(format!(
+                        "VACED_RANK={rank} but the job has {} ranks",
+                        seg.nranks()
+                    ));
+                }
+                let use_cma = std::env::var("VACED_CMA").map(|v| v != "0").unwrap_or(true);
+                (seg, rank, use_cma)
+            }
+            Err(_) => {
+                let name = format!("/vaced-single-{}", std::process::id());
+                let cfg = SegmentConfig {
+                    nranks: 1,
+                    cores: 1,
+                    inbox_bytes: 256 * 1024,
+                };
+                let seg = Segment::create(&name, &cfg)
+                    .map_err(|e| format!("cannot create a singleton segment {name}: {e}"))?;
+                // The mapping outlives the name.
+                let _ = Segment::unlink(&name);
+                (seg, 0, false)
+            }
+        };
+        if use_cma {
+            cma::allow_peers();
+        }
+        let pid = std::process::id();
+        seg.slot(rank).set_pid(pid);
+        let mut port = Port::new(seg, rank);
+        port.acquire_token();
+        port.segment().slot(rank).set_state(RankState::Running);
+        let link = PortLink {
+            port,
+            pid,
+            cma: use_cma,
+        };
+        Ok(Core::new(link, model))
+    }
+
+    /// MPI_Finalize: settle background sends, publish the results, give the
+    /// core back.
+    pub fn finalize(&mut self) {
+        self.drain_background();
+        let b = self.breakdown();
+        let r = RankResult {
+            vtime_ps: self.vtime().ps(),
+            compute_ps: b.compute.ps(),
+            comm_ps: b.comm.ps(),
+            wait_ps: b.wait.ps(),
+            host_cpu_ns: b.app_cpu_ns,
+            msgs_sent: self.counters.msgs_sent,
+            bytes_sent: self.counters.bytes_sent,
+        };
+        let rank = self.rank();
+        let port = &mut self.link.port;
+        port.segment().slot(rank).publish_vtime(r.vtime_ps);
+        port.segment().slot(rank).store_result(&r);
+        port.segment().slot(rank).set_state(RankState::Finalized);
+        port.release_token();
+    }
+
+    /// End the whole job: record why in our slot (the launcher reports it and
+    /// stops every other rank), then exit.
+    pub fn abort(&mut self, code: i32, message: &str) -> ! {
+        let rank = self.rank();
+        let slot = self.link.port.segment().slot(rank);
+        slot.set_abort_message(message);
+        slot.set_abort(code);
+        slot.set_state(RankState::Aborted);
+        let status = if (1..=255).contains(&code) { code } else { 1 };
+        std::process::exit(status)
+    }
+}

@@ -1,0 +1,161 @@
+//! The short table printed on stderr at the end of a job.
+use super::{Report, Stats};
+use std::fmt::Write;
+use std::time::Duration;
+
+/// Seconds in a readable unit (s, ms, us or ns, chosen per value).
+pub(crate) fn human_secs(s: f64) -> String {
+    if s == 0.0 {
+        "0 s".to_string()
+    } else if s >= 1.0 {
+        format!("{s:.3} s")
+    } else if s >= 1e-3 {
+        format!("{:.3} ms", s * 1e3)
+    } else if s >= 1e-6 {
+        format!("{:.3} us", s * 1e6)
+    } else {
+        format!("{:.3} ns", s * 1e9)
+    }
+}
+
+fn human_duration(d: Duration) -> String {
+    human_secs(d.as_secs_f64())
+}
+
+/// A byte count in B, KiB, MiB or GiB.
+pub(crate) fn human_bytes(b: u64) -> String {
+    const UNITS: &[(&str, u32)] = &[("GiB", 30), ("MiB", 20), ("KiB", 10)];
+    for &(u, sh) in UNITS {
+        if b >= 1u64 << sh {
+            return format!("{:.1} {u}", b as f64 / (1u64 << sh) as f64);
+        }
+    }
+    format!("{b} B")
+}
+
+/// Exact seconds of a picosecond count, with all twelve decimals.
+fn exact_secs(ps: u64) -> String {
+    format!(
+        "{}.{:012} s",
+        ps / 1_000_000_000_000,
+        ps % 1_000_000_000_000
+    )
+}
+
+fn stats_row(out: &mut String, label: &str, s: &Stats) {
+    let _ = writeln!(
+        out,
+        "  {label:<15}{:>12}{:>12}{:>12}",
+        human_secs(s.min_s()),
+        human_secs(s.avg_s()),
+        human_secs(s.max_s())
+    );
+}
+
+/// The report as an aligned table: the prediction first, then the per-rank
+/// breakdown, then the cost of the simulation.
+pub fn render_text(r: &Report) -> String {
+    let j = &r.job;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "vaced: predicted time on {}: {}  ({}, rank {})",
+        j.target,
+        human_secs(r.predicted.as_secs_f64()),
+        exact_secs(r.predicted.ps()),
+        r.slowest_rank
+    );
+    let _ = writeln!(
+        out,
+        "  {:<15}{:>12}{:>12}{:>12}",
+        "per rank", "min", "avg", "max"
+    );
+    stats_row(&mut out, "computation", &r.compute);
+    stats_row(&mut out, "communication", &r.comm);
+    stats_row(&mut out, "waiting", &r.wait);
+    let _ = writeln!(
+        out,
+        "  {:<15}{} sent, {}",
+        "messages",
+        r.msgs_sent,
+        human_bytes(r.bytes_sent)
+    );
+    let startup = match j.startup {
+        Some(d) => format!("  (start-up {})", human_duration(d)),
+        None => String::new(),
+    };
+    let _ = writeln!(
+        out,
+        "  {:<15}{}{startup}",
+        "host wall",
+        human_duration(j.wall)
+    );
+    let _ = writeln!(
+        out,
+        "  {:<15}{}  (application {})",
+        "host CPU",
+        human_duration(j.host_cpu),
+        human_duration(r.app_cpu)
+    );
+    let eff = match r.efficiency {
+        Some(e) => format!("{:.1} %", e * 100.0),
+        None => "n/a".to_string(),
+    };
+    let _ = writeln!(
+        out,
+        "  {:<15}{eff}  (application CPU / ({} cores x wall))",
+        "efficiency", j.cores
+    );
+    if let Some(s) = r.slowdown {
+        let _ = writeln!(out, "  {:<15}{s:.1} x  (host wall / predicted)", "slowdown");
+    }
+    let _ = writeln!(
+        out,
+        "  {:<15}{} on {} cores, sync {}",
+        "ranks",
+        r.ranks.len(),
+        j.cores,
+        j.sync_mode
+    );
+    let _ = writeln!(out, "  {:<15}{}", "target", j.target);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::tests::sample;
+
+    #[test]
+    fn readable_units() {
+        assert_eq!(human_secs(0.0), "0 s");
+        assert_eq!(human_secs(12.5), "12.500 s");
+        assert_eq!(human_secs(0.0125), "12.500 ms");
+        assert_eq!(human_secs(1.25e-6), "1.250 us");
+        assert_eq!(human_secs(5e-10), "0.500 ns");
+        assert_eq!(human_bytes(100), "100 B");
+        assert_eq!(human_bytes(1_048_976), "1.0 MiB");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(exact_secs(5_000_000), "0.000005000000 s");
+        assert_eq!(exact_secs(1_234_567_890_123_456), "1234.567890123456 s");
+    }
+
+    #[test]
+    fn table() {
+        let expected = "\
+vaced: predicted time on tianhe1a: 5.000 us  (0.000005000000 s, rank 1)
+  per rank                min         avg         max
+  computation        1.000 us    2.000 us    3.000 us
+  communication    500.000 ns    1.250 us    2.000 us
+  waiting            1.000 us    1.000 us    1.000 us
+  messages       6 sent, 1.0 MiB
+  host wall      5.000 ms  (start-up 1.500 ms)
+  host CPU       9.000 ms  (application 8.000 ms)
+  efficiency     80.0 %  (application CPU / (2 cores x wall))
+  slowdown       1000.0 x  (host wall / predicted)
+  ranks          4 on 2 cores, sync conservative
+  target         tianhe1a
+";
+        assert_eq!(render_text(&sample()), expected);
+    }
+}

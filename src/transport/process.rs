@@ -1,0 +1,253 @@
+//! Host process control for the launcher (signal masks, waitpid, kill,
+//! rusage, parent-death signal, subreaper), wrapped safely so that `launch`
+//! itself has no unsafe code.
+
+use std::io;
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+use std::time::Duration;
+
+/// How a child ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaitStatus {
+    /// `exit(code)`.
+    Exited(i32),
+    /// Killed by signal `sig`.
+    Signaled { sig: i32, core: bool },
+}
+
+fn decode(status: libc::c_int) -> Option<WaitStatus> {
+    if libc::WIFEXITED(status) {
+        Some(WaitStatus::Exited(libc::WEXITSTATUS(status)))
+    } else if libc::WIFSIGNALED(status) {
+        Some(WaitStatus::Signaled {
+            sig: libc::WTERMSIG(status),
+            core: libc::WCOREDUMP(status),
+        })
+    } else {
+        None // stopped / continued: not an end
+    }
+}
+
+fn waitpid(pid: libc::pid_t, flags: libc::c_int) -> io::Result<Option<(u32, WaitStatus)>> {
+    loop {
+        let mut status: libc::c_int = 0;
+        // SAFETY: waitpid only writes the status int we own.
+        let r = unsafe { libc::waitpid(pid, &mut status, flags) };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        if r == 0 {
+            return Ok(None);
+        }
+        match decode(status) {
+            Some(s) => return Ok(Some((r as u32, s))),
+            // A stop/continue report (not asked for, but harmless): look again.
+            None => continue,
+        }
+    }
+}
+
+/// Reap one ended child of process group `pgid`, without blocking.
+/// `Ok(None)`: none has ended yet; `Err(ECHILD)`: no child left in the group.
+pub fn try_wait_group(pgid: u32) -> io::Result<Option<(u32, WaitStatus)>> {
+    waitpid(-(pgid as libc::pid_t), libc::WNOHANG)
+}
+
+/// Wait for one child of process group `pgid` to end and reap it;
+/// `Err(ECHILD)` once the group has no child of ours left.
+pub fn wait_group(pgid: u32) -> io::Result<(u32, WaitStatus)> {
+    match waitpid(-(pgid as libc::pid_t), 0)? {
+        Some(x) => Ok(x),
+        None => Err(io::Error::other("waitpid returned no status")),
+    }
+}
+
+/// Does any process (zombies included) still belong to group `pgid`?
+pub fn group_exists(pgid: u32) -> bool {
+    // SAFETY: signal 0 only checks for existence; pgid > 1 is a single group.
+    pgid > 1 && unsafe { libc::killpg(pgid as libc::pid_t, 0) } == 0
+}
+
+/// Become the reaper of our descendants' orphans (PR_SET_CHILD_SUBREAPER), so
+/// a rank's own children that outlive it are still ours to kill and reap.
+pub fn become_subreaper() {
+    // SAFETY: prctl with integer arguments only; no memory is passed.
+    unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong, 0, 0, 0) };
+}
+
+/// Reap child `pid` if it has ended, without blocking.
+pub fn try_wait_pid(pid: u32) -> io::Result<Option<WaitStatus>> {
+    Ok(waitpid(pid as libc::pid_t, libc::WNOHANG)?.map(|(_, s)| s))
+}
+
+/// Wait for child `pid` to end and reap it.
+pub fn wait_pid(pid: u32) -> io::Result<WaitStatus> {
+    match waitpid(pid as libc::pid_t, 0)? {
+        Some((_, s)) => Ok(s),
+        None => Err(io::Error::other("waitpid returned no status")),
+    }
+}
+
+/// Send `sig` to every process of group `pgid` (errors such as "no such group" ignored).
+pub fn kill_group(pgid: u32, sig: i32) {
+    if pgid > 1 {
+        // SAFETY: killpg has no memory effects; pgid > 1 so it never targets
+        // our own group (0) or every process (-1).
+        unsafe { libc::killpg(pgid as libc::pid_t, sig) };
+    }
+}
+
+/// Send `sig` to process `pid` (which must be an unreaped child of ours, so the
+/// pid cannot have been reused).
+pub fn kill_pid(pid: u32, sig: i32) {
+    if pid > 1 {
+        // SAFETY: kill has no memory effects; pid > 1 is a single process.
+        unsafe { libc::kill(pid as libc::pid_t, sig) };
+    }
+}
+
+/// Our own process id.
+pub fn getpid() -> u32 {
+    std::process::id()
+}
+
+/// User + system CPU time of all reaped children (and theirs), in nanoseconds.
+pub fn children_cpu_ns() -> u64 {
+    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage writes only into `ru`, which we own.
+    let r = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) };
+    if r != 0 {
+        return 0;
+    }
+    let tv_ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1_000;
+    tv_ns(ru.ru_utime) + tv_ns(ru.ru_stime)
+}
+
+/// A set of signals that this thread keeps blocked so it can take them with
+/// [`SignalSet::wait`] instead of through handlers.
+pub struct SignalSet {
+    set: libc::sigset_t,
+}
+
+impl SignalSet {
+    /// Block `sigs` in the calling thread (threads it starts later inherit that).
+    pub fn block(sigs: &[i32]) -> io::Result<SignalSet> {
+        // SAFETY: an all-zero sigset_t is valid storage; sigemptyset initialises it.
+        let mut set: libc::sigset_t = unsafe { std::mem::zeroed() };
+        // SAFETY: `set` is our own sigset_t; sigemptyset/sigaddset only write it.
+        unsafe { libc::sigemptyset(&mut set) };
+        for &s in sigs {
+            // SAFETY: as above.
+            if unsafe { libc::sigaddset(&mut set, s) } != 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        // SAFETY: pthread_sigmask reads `set`; the old mask is not wanted (null).
+        let r = unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) };
+        if r != 0 {
+            return Err(io::Error::from_raw_os_error(r));
+        }
+        Ok(SignalSet { set })
+    }
+
+    /// Take one pending signal of the set, waiting at most `timeout`.
+    pub fn wait(&self, timeout: Duration) -> Option<i32> {
+        let ts = libc::timespec {
+            tv_sec: timeout.as_secs() as libc::time_t,
+            tv_nsec: timeout.subsec_nanos() as libc::c_long,
+        };
+        // SAFETY: sigtimedwait reads our set and timespec; the siginfo is not wanted.
+        let r = unsafe { libc::sigtimedwait(&self.set, std::ptr::null_mut(), &ts) };
+        (r > 0).then_some(r)
+    }
+
+    /// Take one pending signal of the set if there is one, without waiting.
+    pub fn poll(&self) -> Option<i32> {
+        self.wait(Duration::ZERO)
+    }
+}
+
+/// Make a child spawned by `cmd` die with SIGKILL when this thread ends
+/// (PR_SET_PDEATHSIG), and refuse to start if we are already gone.
+/// Also restores SIGTTIN to its default action in the child.
+pub fn die_with_parent(cmd: &mut Command) {
+    let parent = getpid() as libc::pid_t;
+    let hook = move || -> io::Result<()> {
+        // SAFETY: only async-signal-safe calls (prctl, getppid, signal) between
+        // fork and exec, touching no memory of the parent.
+        unsafe {
+            if libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            ) != 0
+            {
+                return Err(io::Error::last_os_error());
+            }
+            if libc::getppid() != parent {
+                return Err(io::Error::other("the launcher has exited"));
+            }
+            libc::signal(libc::SIGTTIN, libc::SIG_DFL);
+        }
+        Ok(())
+    };
+    // SAFETY: the hook above is async-signal-safe and allocation-free on its
+    // success path, as pre_exec requires.
+    unsafe { cmd.pre_exec(hook) };
+}
+
+/// Let reads of a background terminal fail with EIO instead of stopping us.
+pub fn ignore_sigttin() {
+    // SAFETY: setting a signal's disposition to SIG_IGN installs no handler code.
+    unsafe { libc::signal(libc::SIGTTIN, libc::SIG_IGN) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The children are reaped by our own wait_pid, which clippy cannot see.
+    #[test]
+    #[allow(clippy::zombie_processes)]
+    fn waits_decode_exit_codes_and_signals() {
+        let c = Command::new("/bin/sh")
+            .args(["-c", "exit 7"])
+            .spawn()
+            .unwrap();
+        assert_eq!(wait_pid(c.id()).unwrap(), WaitStatus::Exited(7));
+        let c = Command::new("/bin/sh")
+            .args(["-c", "kill -TERM $$"])
+            .spawn()
+            .unwrap();
+        assert_eq!(
+            wait_pid(c.id()).unwrap(),
+            WaitStatus::Signaled {
+                sig: libc::SIGTERM,
+                core: false
+            }
+        );
+    }
+
+    #[test]
+    #[allow(clippy::zombie_processes)]
+    fn try_wait_does_not_block() {
+        let c = Command::new("/bin/sleep").arg("5").spawn().unwrap();
+        assert_eq!(try_wait_pid(c.id()).unwrap(), None);
+        kill_pid(c.id(), libc::SIGKILL);
+        assert_eq!(
+            wait_pid(c.id()).unwrap(),
+            WaitStatus::Signaled {
+                sig: libc::SIGKILL,
+                core: false
+            }
+        );
+    }
+}
