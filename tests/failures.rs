@@ -246,7 +246,7 @@ fn interrupted_job(foreground: bool) {
     let exe = program_as("block", &name);
     let before = shm_entries();
     let run = Run::exact(N as u32, &exe);
-    let running = if foreground {
+    let mut running = if foreground {
         run.spawn_as_foreground_job()
     } else {
         run.spawn()
@@ -255,6 +255,10 @@ fn interrupted_job(foreground: bool) {
     // program too), then interrupt.
     let deadline = Instant::now() + Duration::from_secs(60);
     while processes_named(&name).len() < N {
+        if running.exited() {
+            let job = running.finish(Duration::from_secs(10));
+            panic!("the job ended before it was interrupted:\n{}", job.dump());
+        }
         assert!(
             Instant::now() < deadline,
             "the job did not start: {:?}",

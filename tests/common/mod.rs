@@ -309,6 +309,11 @@ impl Running {
         self.child.id()
     }
 
+    /// True once mpirun has exited.
+    pub fn exited(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_some()
+    }
+
     /// Sends a signal to mpirun (`sig` as kill(1) names it: "INT" for Ctrl-C).
     pub fn signal(&self, sig: &str) {
         assert!(self.try_signal(sig), "kill -{sig} {} failed", self.pid());
