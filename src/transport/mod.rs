@@ -20,22 +20,52 @@
 pub mod buf;
 pub mod cma;
 pub mod cputime;
+mod doorbell;
+mod futex;
+mod inbox;
 pub mod process;
 pub mod segment;
+mod shm;
 pub mod spill;
+#[cfg(test)]
+mod tests;
+mod tokens;
+mod waiters;
 
 pub use buf::{RecvBuf, SendBuf};
 pub use segment::{RankResult, RankSlot, RankState, Segment, SegmentConfig};
+
+use inbox::{rec_size, Inbox};
+use std::collections::VecDeque;
+use std::sync::atomic::{fence, Ordering};
 
 /// A rank's endpoint on the job's segment.
 pub struct Port {
     seg: Segment,
     rank: u32,
+    /// Records taken out of our inbox while we waited to send (they come
+    /// before anything still in the inbox).
+    overflow: VecDeque<Vec<u8>>,
+    holds_token: bool,
+    /// Scratch list of producers to wake.
+    wake: Vec<u32>,
 }
 
 impl Port {
     pub fn new(seg: Segment, rank: u32) -> Port {
-        Port { seg, rank }
+        assert!(
+            rank < seg.nranks(),
+            "rank {rank} out of range (segment {} has {} ranks)",
+            seg.name(),
+            seg.nranks()
+        );
+        Port {
+            seg,
+            rank,
+            overflow: VecDeque::new(),
+            holds_token: false,
+            wake: Vec::new(),
+        }
     }
     pub fn rank(&self) -> u32 {
         self.rank
@@ -45,28 +75,149 @@ impl Port {
     }
     /// Largest record `send` accepts.
     pub fn max_record(&self) -> usize {
-        todo!()
+        self.seg.max_record()
+    }
+    /// Whether this port holds a core token.
+    pub fn holds_token(&self) -> bool {
+        self.holds_token
     }
     /// Append one record (concatenation of `parts`) to `dest`'s inbox.
-    pub fn send(&mut self, _dest: u32, _parts: &[&[u8]]) {
-        todo!()
+    pub fn send(&mut self, dest: u32, parts: &[&[u8]]) {
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        assert!(
+            len <= self.max_record(),
+            "transport record of {len} bytes exceeds max_record {}",
+            self.max_record()
+        );
+        let need = rec_size(len);
+        let mut gave_token = false;
+        loop {
+            let inbox = self.seg.inbox(dest);
+            {
+                let _g = futex::lock(&inbox.hdr().lock);
+                waiters::remove(&self.seg, &inbox, self.rank);
+                if inbox.free_space() >= need {
+                    inbox.write(parts, len);
+                    break;
+                }
+                waiters::push(&self.seg, &inbox, self.rank);
+            }
+            // Full: give the core back and wait for space, moving whatever
+            // reaches our own inbox aside so that nobody waits on us.
+            if self.holds_token {
+                tokens::release(&self.seg);
+                self.holds_token = false;
+                gave_token = true;
+            }
+            drain_own(&self.seg, self.rank, &mut self.overflow, &mut self.wake);
+            // Sleep until there is room, or records reach us, or the consumer
+            // took us off its list (it frees space a record at a time and
+            // wakes every waiter): then retry, registering again if need be.
+            let own = self.seg.inbox(self.rank);
+            let me = self.seg.slot(self.rank);
+            me.bell.wait_until(|| {
+                inbox.free_space() >= need
+                    || !own.is_empty()
+                    || me.space_waiting.load(Ordering::Relaxed) == 0
+            });
+        }
+        self.seg.slot(dest).bell.ring();
+        if gave_token {
+            self.acquire_token();
+        }
     }
     /// Pop the next incoming record into `out` (cleared first); false if none.
-    pub fn try_recv(&mut self, _out: &mut Vec<u8>) -> bool {
-        todo!()
+    pub fn try_recv(&mut self, out: &mut Vec<u8>) -> bool {
+        if let Some(rec) = self.overflow.pop_front() {
+            *out = rec;
+            return true;
+        }
+        let own = self.seg.inbox(self.rank);
+        if !own.pop(out) {
+            return false;
+        }
+        space_freed(&self.seg, &own, &mut self.wake);
+        true
+    }
+    /// Whether a record can be received now.
+    pub fn has_incoming(&self) -> bool {
+        !self.overflow.is_empty() || !self.seg.inbox(self.rank).is_empty()
     }
     /// Sleep until a record can be received (token released while asleep).
     pub fn wait_incoming(&mut self) {
-        todo!()
+        if self.has_incoming() {
+            return;
+        }
+        let had_token = self.holds_token;
+        self.release_token();
+        let slot = self.seg.slot(self.rank);
+        slot.set_state(RankState::Blocked);
+        let own = self.seg.inbox(self.rank);
+        slot.bell.wait_until(|| !own.is_empty());
+        slot.set_state(RankState::Running);
+        if had_token {
+            self.acquire_token();
+        }
     }
     pub fn acquire_token(&mut self) {
-        todo!()
+        if !self.holds_token {
+            tokens::acquire(&self.seg, self.rank);
+            self.holds_token = true;
+        }
     }
     pub fn release_token(&mut self) {
-        todo!()
+        if self.holds_token {
+            tokens::release(&self.seg);
+            self.holds_token = false;
+        }
     }
     /// Give the token to the next waiting rank, if any, and queue for it again.
+    /// (Without a token, this acquires one.)
     pub fn yield_token(&mut self) {
-        todo!()
+        if self.holds_token {
+            tokens::yield_(&self.seg, self.rank);
+        } else {
+            self.acquire_token();
+        }
+    }
+}
+
+/// Move everything in `rank`'s inbox to its overflow queue.
+fn drain_own(seg: &Segment, rank: u32, overflow: &mut VecDeque<Vec<u8>>, wake: &mut Vec<u32>) {
+    let own = seg.inbox(rank);
+    let mut moved = false;
+    loop {
+        let mut rec = Vec::new();
+        if !own.pop(&mut rec) {
+            break;
+        }
+        overflow.push_back(rec);
+        moved = true;
+    }
+    if moved {
+        space_freed(seg, &own, wake);
+    }
+}
+
+/// Records were consumed from `own`: wake the producers waiting for space.
+fn space_freed(seg: &Segment, own: &Inbox<'_>, wake: &mut Vec<u32>) {
+    // Pairs with the fence in a producer's doorbell wait: either we see it on
+    // the list, or it sees the space we freed.
+    fence(Ordering::SeqCst);
+    if own.hdr().waiters.load(Ordering::Relaxed) == 0 {
+        return;
+    }
+    {
+        let _g = futex::lock(&own.hdr().lock);
+        waiters::take_all(seg, own, wake);
+    }
+    for r in wake.drain(..) {
+        seg.slot(r).bell.ring();
+    }
+}
+
+impl Drop for Port {
+    fn drop(&mut self) {
+        self.release_token();
     }
 }

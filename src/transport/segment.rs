@@ -1,6 +1,18 @@
 //! The job's shared-memory segment: header, per-rank published slots, inboxes.
+//!
+//! Layout (every part 64-byte aligned, memory linear in the number of ranks):
+//! `Header` (magic, version, sizes, core-token state), then `nranks` x
+//! [`RankSlot`], then `nranks` x `InboxHdr`, then `nranks` rings of
+//! `inbox_bytes` each. Everything another process writes is an atomic, or ring
+//! bytes copied through raw pointers under the inbox protocol.
 
+use super::doorbell::Doorbell;
+use super::inbox::{self, Inbox, InboxHdr};
+use super::shm::{self, Mapping};
+use super::tokens::TokenState;
 use std::io;
+use std::mem::size_of;
+use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, AtomicU8, Ordering};
 
 /// Sizes fixed when the launcher creates the segment.
 #[derive(Debug, Clone, Copy)]
@@ -24,6 +36,18 @@ pub enum RankState {
     Aborted = 4,
 }
 
+impl RankState {
+    fn from_u32(v: u32) -> RankState {
+        match v {
+            1 => RankState::Running,
+            2 => RankState::Blocked,
+            3 => RankState::Finalized,
+            4 => RankState::Aborted,
+            _ => RankState::Unstarted,
+        }
+    }
+}
+
 /// Figures a rank leaves in its slot at MPI_Finalize (all in ps or ns).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RankResult {
@@ -36,72 +60,373 @@ pub struct RankResult {
     pub bytes_sent: u64,
 }
 
+/// Bytes of a rank's abort message buffer.
+pub const ABORT_MESSAGE_BYTES: usize = 256;
+
 /// A rank's published slot in the segment (atomics only).
-pub struct RankSlot {}
+#[repr(C, align(64))]
+pub struct RankSlot {
+    pid: AtomicU32,
+    state: AtomicU32,
+    vtime: AtomicU64,
+    aborted: AtomicU32,
+    abort_code: AtomicI32,
+    abort_msg_len: AtomicU32,
+    result: [AtomicU64; 7],
+    abort_msg: [AtomicU8; ABORT_MESSAGE_BYTES],
+    /// The rank's doorbell (its own cache line).
+    pub(super) bell: Doorbell,
+    /// Next rank + 1 in the core-token queue (0 = end).
+    pub(super) tok_next: AtomicU32,
+    /// Set when a token was handed to this rank while it queued.
+    pub(super) tok_granted: AtomicU32,
+    /// Next rank + 1 in the space-waiter list of the inbox it waits on.
+    pub(super) space_next: AtomicU32,
+    /// Whether this rank is on some inbox's space-waiter list (changed only
+    /// under that inbox's lock).
+    pub(super) space_waiting: AtomicU32,
+}
 
 impl RankSlot {
-    pub fn set_pid(&self, _pid: u32) {
-        todo!()
+    pub fn set_pid(&self, pid: u32) {
+        self.pid.store(pid, Ordering::Release);
     }
     pub fn pid(&self) -> u32 {
-        todo!()
+        self.pid.load(Ordering::Acquire)
     }
-    pub fn set_state(&self, _s: RankState) {
-        todo!()
+    /// Publish the state (Release: whatever was stored before, e.g. the
+    /// result, is visible to whoever reads this state).
+    pub fn set_state(&self, s: RankState) {
+        self.state.store(s as u32, Ordering::Release);
     }
     pub fn state(&self) -> RankState {
-        todo!()
+        RankState::from_u32(self.state.load(Ordering::Acquire))
     }
-    pub fn publish_vtime(&self, _ps: u64) {
-        todo!()
+    pub fn publish_vtime(&self, ps: u64) {
+        self.vtime.store(ps, Ordering::Release);
     }
     pub fn vtime(&self) -> u64 {
-        todo!()
+        self.vtime.load(Ordering::Acquire)
     }
-    /// Record that the rank called MPI_Abort (or a fatal MPI error) with `code`.
-    pub fn set_abort(&self, _code: i32) {
-        todo!()
-    }
-    pub fn set_abort_message(&self, _msg: &str) {
-        todo!()
-    }
-    pub fn abort_message(&self) -> String {
-        todo!()
+    /// Record that the rank called MPI_Abort (or a fatal MPI error) with
+    /// `code`; the state becomes [`RankState::Aborted`].
+    pub fn set_abort(&self, code: i32) {
+        self.abort_code.store(code, Ordering::Relaxed);
+        self.aborted.store(1, Ordering::Release);
+        self.set_state(RankState::Aborted);
     }
     pub fn abort_code(&self) -> Option<i32> {
-        todo!()
+        (self.aborted.load(Ordering::Acquire) != 0).then(|| self.abort_code.load(Ordering::Relaxed))
     }
-    pub fn store_result(&self, _r: &RankResult) {
-        todo!()
+    /// Say which call failed (kept to [`ABORT_MESSAGE_BYTES`] bytes, cut at a
+    /// character boundary). Call before `set_abort`.
+    pub fn set_abort_message(&self, msg: &str) {
+        let mut n = msg.len().min(ABORT_MESSAGE_BYTES);
+        while !msg.is_char_boundary(n) {
+            n -= 1;
+        }
+        for (cell, b) in self.abort_msg.iter().zip(&msg.as_bytes()[..n]) {
+            cell.store(*b, Ordering::Relaxed);
+        }
+        self.abort_msg_len.store(n as u32, Ordering::Release);
     }
+    pub fn abort_message(&self) -> String {
+        let n = (self.abort_msg_len.load(Ordering::Acquire) as usize).min(ABORT_MESSAGE_BYTES);
+        let bytes: Vec<u8> = self.abort_msg[..n]
+            .iter()
+            .map(|c| c.load(Ordering::Relaxed))
+            .collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+    /// Store the final figures; publish them with `set_state(Finalized)`.
+    pub fn store_result(&self, r: &RankResult) {
+        let v = [
+            r.vtime_ps,
+            r.compute_ps,
+            r.comm_ps,
+            r.wait_ps,
+            r.host_cpu_ns,
+            r.msgs_sent,
+            r.bytes_sent,
+        ];
+        for (cell, x) in self.result.iter().zip(v) {
+            cell.store(x, Ordering::Relaxed);
+        }
+    }
+    /// The figures stored by `store_result` (read after seeing `Finalized`).
     pub fn result(&self) -> RankResult {
-        todo!()
+        let g = |i: usize| self.result[i].load(Ordering::Relaxed);
+        RankResult {
+            vtime_ps: g(0),
+            compute_ps: g(1),
+            comm_ps: g(2),
+            wait_ps: g(3),
+            host_cpu_ns: g(4),
+            msgs_sent: g(5),
+            bytes_sent: g(6),
+        }
     }
 }
 
+const MAGIC: u64 = u64::from_le_bytes(*b"VACEDSEG");
+const VERSION: u32 = 1;
+/// Smallest accepted inbox.
+pub const MIN_INBOX_BYTES: u32 = 256;
+/// Largest accepted inbox.
+pub const MAX_INBOX_BYTES: u32 = 1 << 30;
+/// Most ranks a segment holds.
+pub const MAX_RANKS: u32 = 1 << 20;
+
+#[repr(C, align(64))]
+struct Header {
+    magic: AtomicU64,
+    version: AtomicU32,
+    nranks: AtomicU32,
+    cores: AtomicU32,
+    inbox_bytes: AtomicU32,
+    total_bytes: AtomicU64,
+    tokens: TokenState,
+}
+
+/// Byte offsets of the parts of a segment.
+#[derive(Debug, Clone, Copy)]
+struct Layout {
+    slots: usize,
+    inbox_hdrs: usize,
+    rings: usize,
+    ring_stride: usize,
+    total: usize,
+}
+
+impl Layout {
+    fn new(nranks: u32, inbox_bytes: u32) -> Option<Layout> {
+        let n = nranks as usize;
+        let slots = size_of::<Header>();
+        let inbox_hdrs = slots.checked_add(n.checked_mul(size_of::<RankSlot>())?)?;
+        let rings = inbox_hdrs.checked_add(n.checked_mul(size_of::<InboxHdr>())?)?;
+        let ring_stride = (inbox_bytes as usize).next_multiple_of(64);
+        let total = rings.checked_add(n.checked_mul(ring_stride)?)?;
+        Some(Layout {
+            slots,
+            inbox_hdrs,
+            rings,
+            ring_stride,
+            total,
+        })
+    }
+}
+
+fn invalid(msg: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, msg)
+}
+
+fn check_config(name: &str, cfg: &SegmentConfig) -> io::Result<()> {
+    if cfg.nranks == 0 || cfg.nranks > MAX_RANKS {
+        return Err(invalid(format!(
+            "segment {name}: nranks = {} (want 1..={MAX_RANKS})",
+            cfg.nranks
+        )));
+    }
+    if cfg.cores == 0 {
+        return Err(invalid(format!(
+            "segment {name}: cores = 0 (want at least 1)"
+        )));
+    }
+    if !(MIN_INBOX_BYTES..=MAX_INBOX_BYTES).contains(&cfg.inbox_bytes)
+        || !cfg.inbox_bytes.is_multiple_of(8)
+    {
+        return Err(invalid(format!(
+            "segment {name}: inbox_bytes = {} (want a multiple of 8 in {MIN_INBOX_BYTES}..={MAX_INBOX_BYTES})",
+            cfg.inbox_bytes
+        )));
+    }
+    Ok(())
+}
+
 /// The mapped segment.
-pub struct Segment {}
+pub struct Segment {
+    map: Mapping,
+    name: String,
+    nranks: u32,
+    cores: u32,
+    inbox_bytes: u32,
+    layout: Layout,
+}
 
 impl Segment {
-    pub fn create(_name: &str, _cfg: &SegmentConfig) -> io::Result<Segment> {
-        todo!()
+    /// Create the segment `name` ("/vaced-<job>"); fails if it exists.
+    pub fn create(name: &str, cfg: &SegmentConfig) -> io::Result<Segment> {
+        check_config(name, cfg)?;
+        let layout = Layout::new(cfg.nranks, cfg.inbox_bytes)
+            .ok_or_else(|| invalid(format!("segment {name}: size overflows")))?;
+        let fd = shm::open(name, libc::O_RDWR | libc::O_CREAT | libc::O_EXCL)?;
+        let seg = (|| {
+            shm::allocate(&fd, name, layout.total as u64)?;
+            let map = Mapping::new(&fd, name, layout.total)?;
+            Ok::<_, io::Error>(Segment {
+                map,
+                name: name.to_string(),
+                nranks: cfg.nranks,
+                cores: cfg.cores,
+                inbox_bytes: cfg.inbox_bytes,
+                layout,
+            })
+        })();
+        let seg = match seg {
+            Ok(s) => s,
+            Err(e) => {
+                let _ = shm::unlink(name);
+                return Err(e);
+            }
+        };
+        // The object is zero-filled: every counter, list head (0 = none) and
+        // index starts at zero. Fill in the header, magic last.
+        let h = seg.header();
+        h.version.store(VERSION, Ordering::Relaxed);
+        h.nranks.store(cfg.nranks, Ordering::Relaxed);
+        h.cores.store(cfg.cores, Ordering::Relaxed);
+        h.inbox_bytes.store(cfg.inbox_bytes, Ordering::Relaxed);
+        h.total_bytes.store(layout.total as u64, Ordering::Relaxed);
+        h.tokens.init(cfg.cores);
+        h.magic.store(MAGIC, Ordering::Release);
+        Ok(seg)
     }
-    pub fn attach(_name: &str) -> io::Result<Segment> {
-        todo!()
+
+    /// Map the existing segment `name` and check its header.
+    pub fn attach(name: &str) -> io::Result<Segment> {
+        let fd = shm::open(name, libc::O_RDWR)?;
+        let size = shm::size(&fd, name)?;
+        let bad = |what: String| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("segment {name}: {what}"),
+            )
+        };
+        if size < size_of::<Header>() as u64 {
+            return Err(bad(format!("only {size} bytes, not a vaced segment")));
+        }
+        let size = usize::try_from(size).map_err(|_| bad(format!("{size} bytes is too big")))?;
+        let map = Mapping::new(&fd, name, size)?;
+        // SAFETY: the mapping is at least one page-aligned `Header` long and
+        // `Header` is atomics only (valid for any bytes).
+        let h = unsafe { &*(map.ptr() as *const Header) };
+        if h.magic.load(Ordering::Acquire) != MAGIC {
+            return Err(bad("bad magic, not a vaced segment".into()));
+        }
+        let version = h.version.load(Ordering::Relaxed);
+        if version != VERSION {
+            return Err(bad(format!(
+                "version {version}, this library speaks {VERSION}"
+            )));
+        }
+        let cfg = SegmentConfig {
+            nranks: h.nranks.load(Ordering::Relaxed),
+            cores: h.cores.load(Ordering::Relaxed),
+            inbox_bytes: h.inbox_bytes.load(Ordering::Relaxed),
+        };
+        check_config(name, &cfg).map_err(|e| bad(e.to_string()))?;
+        let layout =
+            Layout::new(cfg.nranks, cfg.inbox_bytes).ok_or_else(|| bad("size overflows".into()))?;
+        if layout.total != size || h.total_bytes.load(Ordering::Relaxed) != size as u64 {
+            return Err(bad(format!(
+                "{size} bytes, but its header implies {}",
+                layout.total
+            )));
+        }
+        Ok(Segment {
+            map,
+            name: name.to_string(),
+            nranks: cfg.nranks,
+            cores: cfg.cores,
+            inbox_bytes: cfg.inbox_bytes,
+            layout,
+        })
     }
-    pub fn unlink(_name: &str) -> io::Result<()> {
-        todo!()
+
+    /// Remove the segment's name (mappings stay valid until dropped).
+    pub fn unlink(name: &str) -> io::Result<()> {
+        shm::unlink(name)
     }
+
     pub fn name(&self) -> &str {
-        todo!()
+        &self.name
+    }
+    /// The job part of the name ("/vaced-<job>" gives "<job>").
+    pub fn job(&self) -> &str {
+        let n = self.name.trim_start_matches('/');
+        n.strip_prefix("vaced-").unwrap_or(n)
     }
     pub fn nranks(&self) -> u32 {
-        todo!()
+        self.nranks
     }
     pub fn cores(&self) -> u32 {
-        todo!()
+        self.cores
     }
-    pub fn slot(&self, _rank: u32) -> &RankSlot {
-        todo!()
+    pub fn inbox_bytes(&self) -> u32 {
+        self.inbox_bytes
+    }
+    /// Total bytes of the segment.
+    pub fn size(&self) -> usize {
+        self.layout.total
+    }
+    /// Largest record an inbox takes.
+    pub fn max_record(&self) -> usize {
+        inbox::max_record(self.inbox_bytes as u64)
+    }
+    pub fn slot(&self, rank: u32) -> &RankSlot {
+        assert!(
+            rank < self.nranks,
+            "rank {rank} out of range (segment {} has {} ranks)",
+            self.name,
+            self.nranks
+        );
+        let off = self.layout.slots + rank as usize * size_of::<RankSlot>();
+        // SAFETY: `off` is inside the mapping (layout checked against its
+        // size), 64-byte aligned like `RankSlot`, and `RankSlot` is atomics
+        // only (valid for any bytes, shared mutation through `&`).
+        unsafe { &*(self.map.ptr().add(off) as *const RankSlot) }
+    }
+    /// Whether `rank`'s inbox holds unread records (its private overflow queue
+    /// is not visible here; it is empty while the rank is Blocked).
+    pub fn inbox_pending(&self, rank: u32) -> bool {
+        !self.inbox(rank).is_empty()
+    }
+    /// Core tokens not held by any rank.
+    pub fn tokens_free(&self) -> u32 {
+        self.header().tokens.free()
+    }
+    /// Ranks queued for a core token.
+    pub fn token_waiters(&self) -> u32 {
+        self.header().tokens.queued()
+    }
+
+    pub(super) fn tokens(&self) -> &TokenState {
+        &self.header().tokens
+    }
+
+    pub(super) fn inbox(&self, rank: u32) -> Inbox<'_> {
+        assert!(
+            rank < self.nranks,
+            "rank {rank} out of range (segment {} has {} ranks)",
+            self.name,
+            self.nranks
+        );
+        let r = rank as usize;
+        let hdr_off = self.layout.inbox_hdrs + r * size_of::<InboxHdr>();
+        let ring_off = self.layout.rings + r * self.layout.ring_stride;
+        // SAFETY: both offsets lie inside the mapping (layout checked against
+        // its size); `InboxHdr` is atomics only and 64-byte aligned like
+        // `hdr_off`; the ring has `inbox_bytes` (a multiple of 8) bytes at
+        // `ring_off`, used only through the inbox protocol.
+        unsafe {
+            let hdr = &*(self.map.ptr().add(hdr_off) as *const InboxHdr);
+            Inbox::new(hdr, self.map.ptr().add(ring_off), self.inbox_bytes as u64)
+        }
+    }
+
+    fn header(&self) -> &Header {
+        // SAFETY: the mapping starts with a `Header` (page-aligned, atomics
+        // only), checked at create/attach.
+        unsafe { &*(self.map.ptr() as *const Header) }
     }
 }
