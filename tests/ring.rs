@@ -40,14 +40,15 @@ fn check_ring(mode: &str, count: u32, words: u32, expected: &[u64]) {
     let json = report::read(&rep);
     assert_eq!(report::predicted_ps(&json), predicted);
     assert_eq!(report::ranks(&json).len(), N as usize);
+    let efficiency = json["efficiency"].as_f64().unwrap_or(f64::NAN);
     println!(
         "ring {mode} {count} x {} B over {N} ranks: predicted {}, host wall {:.3} s \
-         (mpirun {:.3} s), efficiency {:?}",
+         (mpirun {:.3} s), efficiency {:.1} %",
         4 * words,
         fmt_ps(predicted),
         report::float(&json, "host_wall_s"),
         job.wall.as_secs_f64(),
-        json.get("efficiency")
+        efficiency * 100.0
     );
     println!("mpirun's report:\n{}", job.stderr);
 }
