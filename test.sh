@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs what is missing, then checks formatting, lints and runs every test
+# (unit tests and the end-to-end tests of tests/, which build C MPI programs
+# with our mpicc and run them with our mpirun).
+set -euo pipefail
+source "$(dirname "$0")/scripts/env.sh"
+
+cargo fmt --check
+cargo clippy --all-targets -- -D warnings
+cargo test
