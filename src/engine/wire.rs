@@ -17,6 +17,9 @@ pub enum Kind {
     Ack = 3,
     /// Rendezvous DATA (sender -> receiver).
     Data = 4,
+    /// Host only, no virtual meaning: wake up and look at the job's state
+    /// (sent to the rank holding the job's earliest pending event).
+    Nudge = 5,
 }
 
 impl Kind {
@@ -26,6 +29,7 @@ impl Kind {
             2 => Kind::Req,
             3 => Kind::Ack,
             4 => Kind::Data,
+            5 => Kind::Nudge,
             _ => return None,
         })
     }

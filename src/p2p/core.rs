@@ -321,7 +321,14 @@ impl<L: Link> Core<L> {
         }
     }
 
-    /// ADR (eager DATA: tV += size/Bmem) or AAS (REQ: send the ACK now).
+    /// A receive posted while its message is in the unexpected queue: ADR
+    /// (eager DATA: the copy to the user buffer, size/Bmem) or AAS (REQ: the
+    /// ACK goes out now). Unlike the paper, tV does not move here: the copy
+    /// is charged when the receive completes (at t_post + size/Bmem) and the
+    /// ACK's own copy is not charged. Otherwise the result would depend on
+    /// whether the host delivered the message before the receive was posted
+    /// or after (then it is handled in a later wait, where no starting phase
+    /// can be charged any more); both paths now give the same times.
     fn receive_unexpected(&mut self, r: ReqId, held: Held) {
         let m = held.msg;
         let now = self.clock.now();
@@ -329,12 +336,10 @@ impl<L: Link> Core<L> {
             Kind::Eager => {
                 let t = now + self.model.mem_time(m.size) + self.model.o_recv;
                 let st = self.store(r, &m, None);
-                self.clock.advance_comm(t);
                 self.complete(r, t, st);
             }
             Kind::Req => {
-                let tr = self.answer_req(r, &m, now);
-                self.clock.advance_comm(tr);
+                self.answer_req(r, &m, now);
             }
             _ => unreachable!("only DATA and REQ are unexpected"),
         }
@@ -489,6 +494,7 @@ impl<L: Link> Core<L> {
             },
             Kind::Ack => waited(h.msg.sreq),
             Kind::Data => waited(h.msg.rreq),
+            Kind::Nudge => false,
         }
     }
 
@@ -555,6 +561,9 @@ impl<L: Link> Core<L> {
                 let held = self.take_held(i);
                 self.answer_ack(&held.msg, t);
             }
+            (Kind::Nudge, _) => {
+                self.take_held(i);
+            }
             (Kind::Data, _) => {
                 let held = self.take_held(i);
                 let r = held.msg.rreq;
@@ -603,6 +612,7 @@ impl<L: Link> Core<L> {
         loop {
             if self.link.try_recv(&mut self.scratch) {
                 match self.decoder.feed(&self.scratch) {
+                    Ok(Some(m)) if m.kind == Kind::Nudge => continue,
                     Ok(Some(m)) => return Some(m),
                     Ok(None) => continue,
                     Err(e) => panic!("vaced: rank {}: corrupt message: {e}", self.me),
@@ -672,12 +682,17 @@ impl<L: Link> Core<L> {
             }
             // Lines 11-20: the host inbox, in arrival order.
             while !self.goal_met(goal, by) {
-                let Some(m) = self.fetch(block) else { break };
-                let i = self.access(m);
-                if self.msg(i).ta > start && !(block && self.related(i, goal)) {
-                    self.early.push(i);
-                } else {
-                    self.deal(i);
+                match self.fetch(false) {
+                    Some(m) => {
+                        let i = self.access(m);
+                        if self.msg(i).ta > start && !(block && self.related(i, goal)) {
+                            self.early.push(i);
+                        } else {
+                            self.deal(i);
+                        }
+                    }
+                    None if !block => break,
+                    None => self.idle(goal),
                 }
             }
         }
@@ -700,6 +715,101 @@ impl<L: Link> Core<L> {
         self.clock.advance_wait(end);
         self.link.publish_vtime(end);
         end
+    }
+
+    /// Nothing to read and the wait is not over: sleep until a message
+    /// arrives. If our going idle leaves the whole job quiescent (every rank
+    /// idle, nothing in flight), the job's earliest early-queued message is
+    /// the next event on the target: its holder handles it now, inside the
+    /// wait it is idle in (an extension of Algorithm 2, whose early queue
+    /// otherwise deadlocks when two waits each hold what the other needs).
+    /// With no such message anywhere, the program is deadlocked.
+    fn idle(&mut self, goal: Goal) {
+        let mine = self.earliest_early_index();
+        let early_min = mine.map(|k| self.msg(self.early[k]).ta);
+        self.link.publish_blocked(early_min, &self.describe(goal));
+        if !self.link.idle_begin() {
+            self.link.wait_incoming();
+            self.link.idle_end();
+            return;
+        }
+        match self.link.earliest_early() {
+            Some((_, r)) if r == self.me => {
+                self.link.idle_end();
+                let i = self
+                    .early
+                    .remove(mine.expect("we published an early message"));
+                self.deal(i);
+            }
+            Some((_, r)) => {
+                self.nudge(r);
+                self.link.wait_incoming();
+                self.link.idle_end();
+            }
+            None => self.report_deadlock(),
+        }
+    }
+
+    /// Position in the early queue of our earliest message (ties: arrival).
+    fn earliest_early_index(&self) -> Option<usize> {
+        (0..self.early.len()).min_by_key(|&k| (self.msg(self.early[k]).ta, k))
+    }
+
+    pub(crate) fn nudge(&mut self, r: u32) {
+        let m = self.header(Kind::Nudge, 0, 0, 0, VTime::ZERO);
+        self.emit(r, &m, Body::None);
+    }
+
+    pub(crate) fn report_deadlock(&mut self) -> ! {
+        let mut out = String::from("deadlock: every rank is blocked and no message is in flight\n");
+        let report = self.link.waiting_report();
+        let blocked: Vec<_> = report
+            .iter()
+            .enumerate()
+            .filter_map(|(r, w)| w.as_ref().map(|w| (r, w)))
+            .collect();
+        for (r, w) in blocked.iter().take(64) {
+            out.push_str(&format!("  rank {r}: {w}\n"));
+        }
+        if blocked.len() > 64 {
+            out.push_str(&format!("  ... and {} more ranks\n", blocked.len() - 64));
+        }
+        self.link.deadlock(&out)
+    }
+
+    /// What a waiting activity waits for, in words (deadlock reports).
+    fn describe(&self, goal: Goal) -> String {
+        let req = |r: ReqId| -> Option<String> {
+            let q = self.reqs.get(r);
+            if q.done.is_some() {
+                return None;
+            }
+            Some(match &q.op {
+                Op::Send { dest, .. } => format!("send to rank {dest} (awaiting the receiver)"),
+                Op::Recv { src, tag, .. } => format!(
+                    "receive from {} with tag {}",
+                    src.map_or("any rank".to_string(), |s| format!("rank {s}")),
+                    tag.map_or("any".to_string(), |t| t.to_string())
+                ),
+                Op::Nothing => return None,
+            })
+        };
+        match goal {
+            Goal::All(rs) | Goal::Any(rs) => {
+                let what: Vec<String> = rs.iter().filter_map(|&r| req(r)).collect();
+                let how = if matches!(goal, Goal::Any(_)) && rs.len() > 1 {
+                    "waiting for any of"
+                } else {
+                    "waiting for"
+                };
+                format!("{how}: {}", what.join("; "))
+            }
+            Goal::Probe(s, t, _) => format!(
+                "probing for a message from {} with tag {}",
+                s.map_or("any rank".to_string(), |s| format!("rank {s}")),
+                t.map_or("any".to_string(), |t| t.to_string())
+            ),
+        }
     }
 
     /// MPI_Wait / Waitall: until every request is complete.

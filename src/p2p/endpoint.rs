@@ -50,6 +50,40 @@ impl Link for PortLink {
     fn yield_core(&mut self) {
         self.port.yield_token()
     }
+    fn publish_blocked(&self, early_min: Option<VTime>, waiting_on: &str) {
+        let slot = self.port.segment().slot(self.port.rank());
+        slot.set_early_min(early_min.map(|t| t.ps()));
+        slot.set_waiting_on(waiting_on);
+    }
+    fn idle_begin(&mut self) -> bool {
+        self.port.idle_begin().quiescent()
+    }
+    fn idle_end(&mut self) {
+        self.port.idle_end()
+    }
+    fn earliest_early(&self) -> Option<(VTime, u32)> {
+        let seg = self.port.segment();
+        (0..seg.nranks())
+            .filter_map(|r| seg.slot(r).early_min().map(|t| (VTime::from_ps(t), r)))
+            .min()
+    }
+    fn waiting_report(&self) -> Vec<Option<String>> {
+        let seg = self.port.segment();
+        (0..seg.nranks())
+            .map(|r| {
+                let s = seg.slot(r);
+                (s.state() != RankState::Finalized).then(|| s.waiting_on())
+            })
+            .collect()
+    }
+    fn deadlock(&mut self, report: &str) -> ! {
+        eprint!("vaced: {report}");
+        let rank = self.port.rank();
+        let slot = self.port.segment().slot(rank);
+        slot.set_abort_message("deadlock: every rank is blocked and no message is in flight");
+        slot.set_abort(1);
+        std::process::exit(1)
+    }
 }
 
 /// One rank's point-to-point engine on the host transport.
@@ -127,10 +161,25 @@ impl Core<PortLink> {
         };
         let rank = self.rank();
         let port = &mut self.link.port;
-        port.segment().slot(rank).publish_vtime(r.vtime_ps);
-        port.segment().slot(rank).store_result(&r);
-        port.segment().slot(rank).set_state(RankState::Finalized);
+        let slot = port.segment().slot(rank);
+        slot.publish_vtime(r.vtime_ps);
+        slot.set_early_min(None);
+        slot.store_result(&r);
+        slot.set_state(RankState::Finalized);
         port.release_token();
+        // A finalized rank is idle for good. If that leaves the job
+        // quiescent, someone holds the next event, or nobody can go on.
+        if port.idle_begin().quiescent() {
+            match self.link.earliest_early() {
+                Some((_, r)) => self.nudge(r),
+                None => {
+                    let report = self.link.waiting_report();
+                    if report.iter().any(|w| w.is_some()) {
+                        self.report_deadlock();
+                    }
+                }
+            }
+        }
     }
 
     /// End the whole job: record why in our slot (the launcher reports it and

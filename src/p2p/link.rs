@@ -24,4 +24,21 @@ pub trait Link {
     fn publish_vtime(&self, t: VTime);
     /// Let another rank run application code (a poll found nothing).
     fn yield_core(&mut self);
+
+    // ---- quiescence: the whole job idle, nothing in flight --------------
+
+    /// Publish, before going idle, the arrival time of the earliest message
+    /// in our early queue and what we wait for.
+    fn publish_blocked(&self, early_min: Option<VTime>, waiting_on: &str);
+    /// Count ourselves idle; true if the whole job is now quiescent (every
+    /// rank idle or finalized, no record in flight).
+    fn idle_begin(&mut self) -> bool;
+    fn idle_end(&mut self);
+    /// The earliest early-queued message of the job: (arrival, rank), ties to
+    /// the lower rank. Read only while the job is quiescent.
+    fn earliest_early(&self) -> Option<(VTime, u32)>;
+    /// Every rank's published waiting-on text, `None` for finalized ranks.
+    fn waiting_report(&self) -> Vec<Option<String>>;
+    /// End the job: it can make no progress.
+    fn deadlock(&mut self, report: &str) -> !;
 }

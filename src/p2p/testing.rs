@@ -4,16 +4,25 @@ use super::link::Link;
 use super::Core;
 use crate::model::{Model, VTime};
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 struct Inbox {
     q: Mutex<VecDeque<Vec<u8>>>,
     cv: Condvar,
+    early_min: AtomicU64,
+    waiting_on: Mutex<String>,
+}
+
+/// (idle ranks << 32) | records in flight, as in the shared segment.
+struct Shared {
+    boxes: Vec<Inbox>,
+    activity: AtomicU64,
 }
 
 pub struct MemLink {
     rank: u32,
-    boxes: Arc<Vec<Inbox>>,
+    shared: Arc<Shared>,
     max_record: usize,
 }
 
@@ -22,27 +31,34 @@ impl Link for MemLink {
         self.rank
     }
     fn size(&self) -> u32 {
-        self.boxes.len() as u32
+        self.shared.boxes.len() as u32
     }
     fn max_record(&self) -> usize {
         self.max_record
     }
     fn send(&mut self, dest: u32, parts: &[&[u8]]) {
-        let b = &self.boxes[dest as usize];
+        let b = &self.shared.boxes[dest as usize];
+        self.shared.activity.fetch_add(1, Ordering::SeqCst);
         b.q.lock().unwrap().push_back(parts.concat());
         b.cv.notify_all();
     }
     fn try_recv(&mut self, out: &mut Vec<u8>) -> bool {
-        match self.boxes[self.rank as usize].q.lock().unwrap().pop_front() {
+        match self.shared.boxes[self.rank as usize]
+            .q
+            .lock()
+            .unwrap()
+            .pop_front()
+        {
             Some(r) => {
                 *out = r;
+                self.shared.activity.fetch_sub(1, Ordering::SeqCst);
                 true
             }
             None => false,
         }
     }
     fn wait_incoming(&mut self) {
-        let b = &self.boxes[self.rank as usize];
+        let b = &self.shared.boxes[self.rank as usize];
         let mut q = b.q.lock().unwrap();
         while q.is_empty() {
             q = b.cv.wait(q).unwrap();
@@ -59,6 +75,72 @@ impl Link for MemLink {
     }
     fn publish_vtime(&self, _t: VTime) {}
     fn yield_core(&mut self) {}
+    fn publish_blocked(&self, early_min: Option<VTime>, waiting_on: &str) {
+        let b = &self.shared.boxes[self.rank as usize];
+        b.early_min
+            .store(early_min.map_or(0, |t| t.ps() + 1), Ordering::SeqCst);
+        *b.waiting_on.lock().unwrap() = waiting_on.to_string();
+    }
+    fn idle_begin(&mut self) -> bool {
+        let v = self.shared.activity.fetch_add(1 << 32, Ordering::SeqCst) + (1 << 32);
+        (v >> 32) as usize == self.shared.boxes.len() && v as u32 == 0
+    }
+    fn idle_end(&mut self) {
+        self.shared.activity.fetch_sub(1 << 32, Ordering::SeqCst);
+    }
+    fn earliest_early(&self) -> Option<(VTime, u32)> {
+        (0..self.shared.boxes.len())
+            .filter_map(|r| {
+                let t = self.shared.boxes[r].early_min.load(Ordering::SeqCst);
+                t.checked_sub(1).map(|t| (VTime::from_ps(t), r as u32))
+            })
+            .min()
+    }
+    fn waiting_report(&self) -> Vec<Option<String>> {
+        self.shared
+            .boxes
+            .iter()
+            .map(|b| Some(b.waiting_on.lock().unwrap().clone()))
+            .collect()
+    }
+    fn deadlock(&mut self, report: &str) -> ! {
+        panic!("{report}")
+    }
+}
+
+impl Drop for MemLink {
+    /// A rank thread that is done counts as idle for good (as a finalized rank
+    /// does); if that leaves the job quiescent, wake the holder of the next
+    /// event.
+    fn drop(&mut self) {
+        self.shared.boxes[self.rank as usize]
+            .early_min
+            .store(0, Ordering::SeqCst);
+        if self.idle_begin() {
+            if let Some((_, r)) = self.earliest_early() {
+                let b = &self.shared.boxes[r as usize];
+                self.shared.activity.fetch_add(1, Ordering::SeqCst);
+                // An empty record is not a message: encode a nudge.
+                let m = crate::engine::Msg {
+                    kind: crate::engine::Kind::Nudge,
+                    src: self.rank,
+                    ctx: 0,
+                    tag: 0,
+                    size: 0,
+                    ta: VTime::ZERO,
+                    sreq: 0,
+                    rreq: 0,
+                    payload: crate::engine::Payload::None,
+                };
+                let mut rec = Vec::new();
+                crate::engine::wire::encode(&m, crate::engine::Body::None, 1 << 16, |p| {
+                    rec = p.concat()
+                });
+                b.q.lock().unwrap().push_back(rec);
+                b.cv.notify_all();
+            }
+        }
+    }
 }
 
 /// tianhe1a with `cpu.scale = 0`.
@@ -73,20 +155,23 @@ pub fn run<F>(n: u32, max_record: usize, f: F) -> Vec<u64>
 where
     F: Fn(&mut Core<MemLink>) + Send + Sync + 'static,
 {
-    let boxes: Arc<Vec<Inbox>> = Arc::new(
-        (0..n)
+    let shared = Arc::new(Shared {
+        boxes: (0..n)
             .map(|_| Inbox {
                 q: Mutex::new(VecDeque::new()),
                 cv: Condvar::new(),
+                early_min: AtomicU64::new(0),
+                waiting_on: Mutex::new(String::new()),
             })
             .collect(),
-    );
+        activity: AtomicU64::new(0),
+    });
     let f = Arc::new(f);
     let hs: Vec<_> = (0..n)
         .map(|rank| {
             let link = MemLink {
                 rank,
-                boxes: boxes.clone(),
+                shared: shared.clone(),
                 max_record,
             };
             let f = f.clone();

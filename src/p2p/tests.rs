@@ -264,3 +264,91 @@ fn buffered_send_completes_at_once_and_delivers_later() {
     // Sender: the copy into the buffer, then the REQ's tr.
     assert_eq!(t[0], m(200_000) + m(64));
 }
+
+#[test]
+fn symmetric_rendezvous_waiting_on_the_send_first_does_not_deadlock() {
+    // Both ranks: Irecv, Isend (rendezvous), Wait(send), Wait(recv). Each
+    // REQ reaches a rank that is waiting on its own send, so it is early;
+    // the job goes quiescent and the earliest event (both REQs arrive at
+    // 2M(H); tie -> rank 0) is handled inside the wait, as on the target.
+    let size = 300_000usize;
+    for delay in [0u64, 25] {
+        let t = run(2, 1 << 16, move |c| {
+            let me = c.rank();
+            let peer = 1 - me;
+            let data = vec![me as u8 + 1; size];
+            let mut buf = vec![0u8; size];
+            if me == 1 {
+                std::thread::sleep(Duration::from_millis(delay));
+            }
+            let rr = c.irecv(rbuf(&mut buf), Some(peer), None, 0);
+            let rs = c.isend(sbuf(&data), peer, 0, 0, SendMode::Standard);
+            c.wait_all(&[rs]);
+            c.free(rs);
+            c.wait_all(&[rr]);
+            c.free(rr);
+            assert!(buf.iter().all(|&b| b == peer as u8 + 1));
+        });
+        // REQ: ts 0, tr M(H), ta 2M(H) (same node: L = M). ACK at 2M(H)
+        // arrives 4M(H); DATA leaves at 4M(H) (send done 4M(H) + M(b)),
+        // arrives 4M(H) + 2M(b), received at 4M(H) + 3M(b).
+        let expect = 4 * m(64) + 3 * m(size as u64);
+        assert_eq!(t, vec![expect, expect], "delay {delay}");
+    }
+}
+
+#[test]
+fn synchronous_send_to_self_then_receive() {
+    let t = run(1, 1 << 16, |c| {
+        let a = [42u8; 8];
+        let mut b = [0u8; 8];
+        let rs = c.isend(sbuf(&a), 0, 12, 0, SendMode::Synchronous);
+        recv(c, &mut b, 0);
+        c.wait_all(&[rs]);
+        c.free(rs);
+        assert_eq!(b, a);
+    });
+    // REQ ta = 2M(H); the wait (from M(H)) answers it at once: ACK ta 4M(H),
+    // early (our send is not waited for) until the job is quiescent; then
+    // DATA at 4M(H), arriving 4M(H) + 2M(8), received 4M(H) + 3M(8).
+    assert_eq!(t[0], 4 * m(64) + 3 * m(8));
+}
+
+#[test]
+fn unexpected_message_gives_the_same_times_whenever_the_host_delivers_it() {
+    // Rank 1 waits for rank 0 (a long wait in virtual time); rank 2's message
+    // arrives (virtually) during that wait; then rank 1 posts the receive for
+    // it, sends, and waits for both. Whether the host delivered rank 2's
+    // message during the first wait or only later must not matter.
+    let mut outcomes = Vec::new();
+    for (d0, d2) in [(40u64, 0u64), (0, 40)] {
+        let t = run(3, 1 << 16, move |c| {
+            let x = [5u8; 1000];
+            let mut y = [0u8; 1000];
+            match c.rank() {
+                0 => {
+                    std::thread::sleep(Duration::from_millis(d0));
+                    c.compute(VTime::from_ps(1_000_000));
+                    send(c, &x, 1, SendMode::Standard);
+                }
+                2 => {
+                    std::thread::sleep(Duration::from_millis(d2));
+                    send(c, &x, 1, SendMode::Standard);
+                }
+                _ => {
+                    recv(c, &mut y, 0);
+                    let r = c.irecv(rbuf(&mut y), Some(2), None, 0);
+                    let s = c.isend(sbuf(&x), 0, 1, 0, SendMode::Standard);
+                    c.wait_all(&[r, s]);
+                    c.free(r);
+                    c.free(s);
+                }
+            }
+        });
+        outcomes.push(t[1]);
+    }
+    // First wait ends at 1 us + 3M(1000); the receive from rank 2 completes
+    // at its posting + M(1000); the send (eager) completes at its tr.
+    let t1 = 1_000_000 + 3 * m(1000);
+    assert_eq!(outcomes, vec![t1 + m(1000), t1 + m(1000)]);
+}

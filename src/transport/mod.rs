@@ -100,6 +100,8 @@ impl Port {
             "transport record of {len} bytes exceeds max_record {}",
             self.max_record()
         );
+        // Counted in flight before it can be seen (and received).
+        self.seg.activity().fetch_add(1, Ordering::SeqCst);
         let need = rec_size(len);
         let mut gave_token = false;
         loop {
@@ -150,18 +152,34 @@ impl Port {
     pub fn try_recv(&mut self, out: &mut Vec<u8>) -> bool {
         if let Some(rec) = self.overflow.pop_front() {
             *out = rec;
-            return true;
+        } else {
+            let own = self.seg.inbox(self.rank);
+            if !own.pop(out) {
+                return false;
+            }
+            space_freed(&self.seg, &own, &mut self.wake);
         }
-        let own = self.seg.inbox(self.rank);
-        if !own.pop(out) {
-            return false;
-        }
-        space_freed(&self.seg, &own, &mut self.wake);
+        self.seg.activity().fetch_sub(1, Ordering::SeqCst);
         true
     }
     /// Whether a record can be received now.
     pub fn has_incoming(&self) -> bool {
         !self.overflow.is_empty() || !self.seg.inbox(self.rank).is_empty()
+    }
+    /// Count this rank idle (asleep in a wait, nothing to do until a record
+    /// arrives). Returns the job's activity as it is now that we are idle:
+    /// [`Activity::quiescent`] means every rank is idle and nothing is in
+    /// flight, which only the last rank to go idle can see.
+    pub fn idle_begin(&mut self) -> Activity {
+        let v = self.seg.activity().fetch_add(1 << 32, Ordering::SeqCst) + (1 << 32);
+        Activity {
+            word: v,
+            nranks: self.seg.nranks(),
+        }
+    }
+    /// No longer idle.
+    pub fn idle_end(&mut self) {
+        self.seg.activity().fetch_sub(1 << 32, Ordering::SeqCst);
     }
     /// Sleep until a record can be received (token released while asleep).
     pub fn wait_incoming(&mut self) {
@@ -199,6 +217,27 @@ impl Port {
         } else {
             self.acquire_token();
         }
+    }
+}
+
+/// A snapshot of the job's activity word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Activity {
+    word: u64,
+    nranks: u32,
+}
+
+impl Activity {
+    pub fn idle(&self) -> u32 {
+        (self.word >> 32) as u32
+    }
+    pub fn in_flight(&self) -> u32 {
+        self.word as u32
+    }
+    /// Every rank idle and no record in flight: nothing can happen any more
+    /// unless an idle rank acts on what it holds.
+    pub fn quiescent(&self) -> bool {
+        self.idle() == self.nranks && self.in_flight() == 0
     }
 }
 

@@ -63,6 +63,35 @@ pub struct RankResult {
 /// Bytes of a rank's abort message buffer.
 pub const ABORT_MESSAGE_BYTES: usize = 256;
 
+/// A short text in shared memory (bytes as atomics, length published last).
+#[repr(C)]
+pub struct SlotText {
+    len: AtomicU32,
+    bytes: [AtomicU8; ABORT_MESSAGE_BYTES],
+}
+
+impl SlotText {
+    /// Store `msg`, cut to [`ABORT_MESSAGE_BYTES`] at a character boundary.
+    pub fn set(&self, msg: &str) {
+        let mut n = msg.len().min(ABORT_MESSAGE_BYTES);
+        while !msg.is_char_boundary(n) {
+            n -= 1;
+        }
+        for (cell, b) in self.bytes.iter().zip(&msg.as_bytes()[..n]) {
+            cell.store(*b, Ordering::Relaxed);
+        }
+        self.len.store(n as u32, Ordering::Release);
+    }
+    pub fn get(&self) -> String {
+        let n = (self.len.load(Ordering::Acquire) as usize).min(ABORT_MESSAGE_BYTES);
+        let bytes: Vec<u8> = self.bytes[..n]
+            .iter()
+            .map(|c| c.load(Ordering::Relaxed))
+            .collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}
+
 /// A rank's published slot in the segment (atomics only).
 #[repr(C, align(64))]
 pub struct RankSlot {
@@ -71,9 +100,13 @@ pub struct RankSlot {
     vtime: AtomicU64,
     aborted: AtomicU32,
     abort_code: AtomicI32,
-    abort_msg_len: AtomicU32,
     result: [AtomicU64; 7],
-    abort_msg: [AtomicU8; ABORT_MESSAGE_BYTES],
+    abort_msg: SlotText,
+    /// Arrival time + 1 of the earliest message in the rank's early queue
+    /// (0: none), published before it goes idle.
+    early_min: AtomicU64,
+    /// What the rank is blocked on, published before it goes idle.
+    waiting_on: SlotText,
     /// The rank's doorbell (its own cache line).
     pub(super) bell: Doorbell,
     /// Next rank + 1 in the core-token queue (0 = end).
@@ -123,22 +156,25 @@ impl RankSlot {
     /// Say which call failed (kept to [`ABORT_MESSAGE_BYTES`] bytes, cut at a
     /// character boundary). Call before `set_abort`.
     pub fn set_abort_message(&self, msg: &str) {
-        let mut n = msg.len().min(ABORT_MESSAGE_BYTES);
-        while !msg.is_char_boundary(n) {
-            n -= 1;
-        }
-        for (cell, b) in self.abort_msg.iter().zip(&msg.as_bytes()[..n]) {
-            cell.store(*b, Ordering::Relaxed);
-        }
-        self.abort_msg_len.store(n as u32, Ordering::Release);
+        self.abort_msg.set(msg)
     }
     pub fn abort_message(&self) -> String {
-        let n = (self.abort_msg_len.load(Ordering::Acquire) as usize).min(ABORT_MESSAGE_BYTES);
-        let bytes: Vec<u8> = self.abort_msg[..n]
-            .iter()
-            .map(|c| c.load(Ordering::Relaxed))
-            .collect();
-        String::from_utf8_lossy(&bytes).into_owned()
+        self.abort_msg.get()
+    }
+    /// Publish the arrival time (ps) of the earliest early-queued message.
+    pub fn set_early_min(&self, ta_ps: Option<u64>) {
+        self.early_min
+            .store(ta_ps.map_or(0, |t| t.saturating_add(1)), Ordering::Release);
+    }
+    pub fn early_min(&self) -> Option<u64> {
+        self.early_min.load(Ordering::Acquire).checked_sub(1)
+    }
+    /// Publish what the rank waits for (for deadlock reports).
+    pub fn set_waiting_on(&self, what: &str) {
+        self.waiting_on.set(what)
+    }
+    pub fn waiting_on(&self) -> String {
+        self.waiting_on.get()
     }
     /// Store the final figures; publish them with `set_state(Finalized)`.
     pub fn store_result(&self, r: &RankResult) {
@@ -188,6 +224,10 @@ struct Header {
     inbox_bytes: AtomicU32,
     total_bytes: AtomicU64,
     tokens: TokenState,
+    /// (ranks idle << 32) | records in flight: idle ranks sleep in a wait (or
+    /// have finalized); records are sent but not yet received. One word, so
+    /// a single atomic operation sees a consistent snapshot of both.
+    activity: AtomicU64,
 }
 
 /// Byte offsets of the parts of a segment.
@@ -400,6 +440,11 @@ impl Segment {
     /// Ranks queued for a core token.
     pub fn token_waiters(&self) -> u32 {
         self.header().tokens.queued()
+    }
+
+    /// The job's activity word (see [`Activity`]).
+    pub(super) fn activity(&self) -> &AtomicU64 {
+        &self.header().activity
     }
 
     pub(super) fn tokens(&self) -> &TokenState {
