@@ -9,6 +9,7 @@
 //! `report` making up the `mpirun` side.
 
 pub mod abi;
+pub mod coll;
 pub mod engine;
 pub mod launch;
 pub mod model;

@@ -7,10 +7,11 @@
 use super::presets;
 use super::units::{self, Quantity};
 use super::{ConfigError, Level, Model, VTime};
+use std::collections::BTreeMap;
 use std::path::Path;
 use toml::{Table, Value};
 
-const TOP_KEYS: &[&str] = &["name", "cpu", "network", "topology"];
+const TOP_KEYS: &[&str] = &["name", "cpu", "network", "topology", "collectives"];
 const CPU_KEYS: &[&str] = &["scale"];
 const NETWORK_KEYS: &[&str] = &[
     "mem_bandwidth",
@@ -162,6 +163,18 @@ fn describe(v: &Value) -> String {
     }
 }
 
+/// `k` as a TOML key: bare when it can be, quoted otherwise.
+fn toml_key(k: &str) -> String {
+    let bare = !k.is_empty()
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if bare {
+        k.to_string()
+    } else {
+        Value::String(k.to_string()).to_string()
+    }
+}
+
 /// Levenshtein distance between two short strings.
 fn distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
@@ -297,6 +310,27 @@ impl Model {
             cx.required(topo, "topology", "default_hops")?,
         )?;
 
+        // [collectives]: algorithm names by collective; the names are
+        // checked by coll::select::validate (the model does not know them).
+        let coll = cx.table(&root, "collectives", false, &empty)?;
+        let mut collectives = BTreeMap::new();
+        for (k, v) in coll {
+            match v {
+                Value::String(s) => {
+                    collectives.insert(k.clone(), s.clone());
+                }
+                v => {
+                    return Err(cx.err(
+                        &join("collectives", k),
+                        format!(
+                            "expected a quoted algorithm name such as \"binomial\", found {}",
+                            describe(v)
+                        ),
+                    ))
+                }
+            }
+        }
+
         Ok(Model {
             name,
             cpu_scale,
@@ -310,6 +344,7 @@ impl Model {
             o_recv,
             levels: out_levels,
             default_hops,
+            collectives,
         })
     }
 
@@ -348,7 +383,7 @@ impl Model {
             .iter()
             .map(|l| format!("{{ ranks = {}, hops = {} }}", l.ranks, l.hops))
             .collect();
-        format!(
+        let mut text = format!(
             "name = {name}\n\
              \n\
              [cpu]\n\
@@ -379,7 +414,14 @@ impl Model {
             or = units::format_time(self.o_recv),
             levels = levels.join(", "),
             dh = self.default_hops,
-        )
+        );
+        if !self.collectives.is_empty() {
+            text.push_str("\n[collectives]\n");
+            for (k, v) in &self.collectives {
+                text.push_str(&format!("{} = {}\n", toml_key(k), Value::String(v.clone())));
+            }
+        }
+        text
     }
 }
 
@@ -434,6 +476,7 @@ default_hops = 4
                 o_recv: VTime::ZERO,
                 levels: vec![Level { ranks: 4, hops: 0 }, Level { ranks: 16, hops: 2 }],
                 default_hops: 4,
+                collectives: BTreeMap::new(),
             }
         );
     }
@@ -508,7 +551,7 @@ default_hops = 4
         );
         assert_eq!(
             err(&format!("{GOOD}[disk]\nspeed = \"1 GB/s\"\n")),
-            "t.toml: key `disk`: unknown key (expected one of: name, cpu, network, topology)"
+            "t.toml: key `disk`: unknown key (expected one of: name, cpu, network, topology, collectives)"
         );
         assert_eq!(
             err(&edit("hops = 2 }", "hop = 2 }")),
@@ -579,6 +622,28 @@ default_hops = 4
     }
 
     #[test]
+    fn collectives_table() {
+        let text = format!("{GOOD}[collectives]\nbcast = \"binomial\"\nalltoall = \"bruck\"\n");
+        let m = Model::from_toml_str(&text, "t.toml").unwrap();
+        assert_eq!(m.collectives.len(), 2);
+        assert_eq!(m.collectives["bcast"], "binomial");
+        assert_eq!(m.collectives["alltoall"], "bruck");
+        assert_eq!(Model::from_toml_str(&m.to_toml(), "again").unwrap(), m);
+        assert!(Model::from_toml_str(GOOD, "t.toml")
+            .unwrap()
+            .collectives
+            .is_empty());
+        assert_eq!(
+            err(&format!("{GOOD}[collectives]\nbcast = 3\n")),
+            "t.toml: key `collectives.bcast`: expected a quoted algorithm name such as \"binomial\", found the integer 3"
+        );
+        assert_eq!(
+            err(&format!("collectives = \"bcast\"\n{GOOD}")),
+            "t.toml: key `collectives`: expected a section [collectives], found the string \"bcast\""
+        );
+    }
+
+    #[test]
     fn to_toml_round_trips() {
         let m = Model::from_toml_str(GOOD, "t.toml").unwrap();
         let text = m.to_toml();
@@ -596,6 +661,12 @@ default_hops = 4
             o_recv: VTime::from_ps(999_999_999_999_999),
             levels: vec![],
             default_hops: 0,
+            collectives: [
+                ("bcast".to_string(), "binomial".to_string()),
+                ("odd key".to_string(), "x\"y".to_string()),
+            ]
+            .into_iter()
+            .collect(),
         };
         assert_eq!(Model::from_toml_str(&odd.to_toml(), "odd").unwrap(), odd);
     }

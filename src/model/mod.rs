@@ -16,6 +16,7 @@ pub mod units;
 pub use presets::{preset_names, preset_toml};
 pub use time::{transfer_time, VTime};
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// A configuration error: which key, and what is wrong with it.
@@ -68,6 +69,9 @@ pub struct Model {
     pub o_recv: VTime,
     pub levels: Vec<Level>,
     pub default_hops: u32,
+    /// `[collectives]`: an algorithm forced by name per collective
+    /// (`bcast = "binomial"`); names are checked by `coll::select::validate`.
+    pub collectives: BTreeMap<String, String>,
 }
 
 impl Model {

@@ -79,6 +79,7 @@ mod tests {
                     }
                 ],
                 default_hops: 5,
+                collectives: Default::default(),
             }
         );
         // 8 B / 6.38 GB/s = 1.2539 ns

@@ -1,0 +1,188 @@
+//! MPI_Allgatherv (MPICH 3.2 allgatherv.c, MPIR_Allgatherv_intra):
+//! recursive doubling, Bruck's algorithm, and a ring that moves blocks in
+//! chunks (pipelined).
+use super::select::{self, AllgathervAlgo, Coll, ALLGATHERV_PIPELINE_MSG_SIZE};
+use super::{put, seg, tag, Comm, Layout};
+use crate::p2p::Link;
+
+/// In-place allgatherv: rank i's block is `buf[layout.range(i)]`, mine
+/// already in place; `elem` bytes per element.
+pub fn allgatherv<L: Link>(c: &mut Comm<L>, buf: &mut [u8], layout: Layout, elem: usize) {
+    let algo = select::forced(c.core.model(), Coll::Allgatherv)
+        .unwrap_or_else(|| select::allgatherv(c.size(), layout.total()));
+    allgatherv_with(c, buf, layout, elem, algo);
+}
+
+pub fn allgatherv_with<L: Link>(
+    c: &mut Comm<L>,
+    buf: &mut [u8],
+    layout: Layout,
+    elem: usize,
+    algo: AllgathervAlgo,
+) {
+    if layout.total() == 0 || c.size() == 1 {
+        return;
+    }
+    match algo {
+        AllgathervAlgo::RecursiveDoubling => recursive_doubling(c, buf, layout),
+        AllgathervAlgo::Bruck => bruck(c, buf, layout),
+        AllgathervAlgo::Ring => ring(c, buf, layout, elem),
+    }
+}
+
+/// Recursive doubling over a contiguous copy of the blocks in rank order
+/// (as MPICH does, since displacements may make `buf` non-contiguous); see
+/// `allgather::recursive_doubling` for the non-power-of-two branch.
+pub fn recursive_doubling<L: Link>(c: &mut Comm<L>, buf: &mut [u8], layout: Layout) {
+    let (n, me) = (c.size(), c.me);
+    let total = layout.total();
+    let pos: Vec<usize> = (0..=n).map(|i| layout.counts[..i].iter().sum()).collect();
+    let mut tmp = vec![0u8; total];
+    put(&mut tmp, pos[me], &buf[layout.range(me)]);
+    let mut curr = layout.counts[me];
+    let mut last_recv = 0;
+    let mut mask = 1;
+    let mut i = 0;
+    while mask < n {
+        let dst = me ^ mask;
+        let dst_tree_root = (dst >> i) << i;
+        let my_tree_root = (me >> i) << i;
+        if dst < n {
+            let send_off = pos[my_tree_root];
+            let recv_off = pos[dst_tree_root];
+            let v = c.sendrecv(
+                seg(&tmp, send_off, curr),
+                dst,
+                total - recv_off,
+                dst,
+                tag::ALLGATHERV,
+            );
+            put(&mut tmp, recv_off, &v);
+            last_recv = v.len();
+            curr += last_recv;
+        }
+        if dst_tree_root + mask > n && n > my_tree_root + mask {
+            let completed = n - my_tree_root - mask;
+            let offset = pos[my_tree_root + mask];
+            let mut tmp_mask = mask >> 1;
+            while tmp_mask > 0 {
+                let dst = me ^ tmp_mask;
+                let tree_root = me & !(2 * tmp_mask - 1);
+                if dst > me && me < tree_root + completed && dst >= tree_root + completed {
+                    c.send(seg(&tmp, offset, last_recv), dst, tag::ALLGATHERV);
+                } else if dst < me && dst < tree_root + completed && me >= tree_root + completed {
+                    let v = c.recv(total - offset, dst, tag::ALLGATHERV);
+                    put(&mut tmp, offset, &v);
+                    last_recv = v.len();
+                    curr += last_recv;
+                }
+                tmp_mask >>= 1;
+            }
+        }
+        mask <<= 1;
+        i += 1;
+    }
+    for j in 0..n {
+        if j != me {
+            buf[layout.range(j)].copy_from_slice(&tmp[pos[j]..pos[j + 1]]);
+        }
+    }
+}
+
+/// Bruck: blocks gathered in the order me, me+1, ...; the receive is posted
+/// for everything still missing.
+pub fn bruck<L: Link>(c: &mut Comm<L>, buf: &mut [u8], layout: Layout) {
+    let (n, me) = (c.size(), c.me);
+    let total = layout.total();
+    let mut tmp = vec![0u8; total];
+    put(&mut tmp, 0, &buf[layout.range(me)]);
+    let mut curr = layout.counts[me];
+    let mut pof2 = 1;
+    while pof2 <= n / 2 {
+        let src = (me + pof2) % n;
+        let dst = (me + n - pof2) % n;
+        let v = c.sendrecv(&tmp[..curr], dst, total - curr, src, tag::ALLGATHERV);
+        put(&mut tmp, curr, &v);
+        curr += v.len();
+        pof2 *= 2;
+    }
+    let rem = n - pof2;
+    if rem > 0 {
+        let src = (me + pof2) % n;
+        let dst = (me + n - pof2) % n;
+        let send_cnt: usize = (0..rem).map(|i| layout.counts[(me + i) % n]).sum();
+        let v = c.sendrecv(&tmp[..send_cnt], dst, total - curr, src, tag::ALLGATHERV);
+        put(&mut tmp, curr, &v);
+    }
+    let mut off = 0;
+    for i in 0..n {
+        let j = (me + i) % n;
+        let cnt = layout.counts[j];
+        buf[layout.range(j)].copy_from_slice(&tmp[off..off + cnt]);
+        off += cnt;
+    }
+}
+
+/// The pipelined ring: each block moves right one chunk at a time, a chunk
+/// being the smallest block but at least ALLGATHERV_PIPELINE_MSG_SIZE bytes
+/// (counted in whole elements; MPICH counts the pipeline size in extents,
+/// taken here as the packed element size).
+pub fn ring<L: Link>(c: &mut Comm<L>, buf: &mut [u8], layout: Layout, elem: usize) {
+    let (n, me) = (c.size(), c.me);
+    let counts = layout.counts;
+    let left = (n + me - 1) % n;
+    let right = (me + 1) % n;
+    let total = layout.total();
+    let mut torecv = total - counts[me];
+    let mut tosend = total - counts[right];
+    let mut min = counts.iter().copied().min().unwrap_or(0) / elem;
+    if min * elem < ALLGATHERV_PIPELINE_MSG_SIZE {
+        min = ALLGATHERV_PIPELINE_MSG_SIZE / elem;
+    }
+    let chunk = min.max(1) * elem;
+    let (mut sidx, mut ridx) = (me, left);
+    let (mut soff, mut roff) = (0, 0);
+    while tosend > 0 || torecv > 0 {
+        let mut sendnow = (counts[sidx] - soff).min(chunk);
+        let mut recvnow = (counts[ridx] - roff).min(chunk);
+        if tosend == 0 {
+            sendnow = 0;
+        }
+        if torecv == 0 {
+            recvnow = 0;
+        }
+        let sb = layout.displs[sidx] + soff;
+        let rb = layout.displs[ridx] + roff;
+        if sendnow == 0 && recvnow == 0 {
+            // Two consecutive empty blocks: nothing to do.
+        } else if sendnow == 0 {
+            let v = c.recv(recvnow, left, tag::ALLGATHERV);
+            put(buf, rb, &v);
+            torecv -= recvnow;
+        } else if recvnow == 0 {
+            c.send(&buf[sb..sb + sendnow], right, tag::ALLGATHERV);
+            tosend -= sendnow;
+        } else {
+            let v = c.sendrecv(
+                &buf[sb..sb + sendnow],
+                right,
+                recvnow,
+                left,
+                tag::ALLGATHERV,
+            );
+            put(buf, rb, &v);
+            tosend -= sendnow;
+            torecv -= recvnow;
+        }
+        soff += sendnow;
+        roff += recvnow;
+        if soff == counts[sidx] {
+            soff = 0;
+            sidx = (sidx + n - 1) % n;
+        }
+        if roff == counts[ridx] {
+            roff = 0;
+            ridx = (ridx + n - 1) % n;
+        }
+    }
+}

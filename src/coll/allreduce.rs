@@ -1,0 +1,163 @@
+//! MPI_Allreduce (MPICH 3.2 allreduce.c): recursive doubling, and
+//! Rabenseifner's reduce-scatter (recursive halving) + allgather (recursive
+//! doubling) ("redscat_allgather"). Both reduce a non-power-of-two size to
+//! the nearest lower power of two first: even ranks below 2*rem send their
+//! data to rank+1, and get the result back from it at the end.
+use super::reduce::pieces;
+use super::select::{self, AllreduceAlgo, Coll};
+use super::{pof2_floor, tag, Comm, Op};
+use crate::p2p::Link;
+
+/// Reduce `buf` (my contribution, `elem` bytes per element) on all ranks;
+/// `buf` receives the result.
+pub fn allreduce<L: Link>(c: &mut Comm<L>, buf: &mut [u8], elem: usize, op: &mut Op) {
+    let count = buf.len() / elem;
+    let algo = select::forced(c.core.model(), Coll::Allreduce)
+        .unwrap_or_else(|| select::allreduce(c.size(), count, buf.len(), op.builtin));
+    allreduce_with(c, buf, elem, op, algo);
+}
+
+pub fn allreduce_with<L: Link>(
+    c: &mut Comm<L>,
+    buf: &mut [u8],
+    elem: usize,
+    op: &mut Op,
+    algo: AllreduceAlgo,
+) {
+    if buf.is_empty() {
+        return;
+    }
+    let (n, me) = (c.size(), c.me);
+    let pof2 = pof2_floor(n);
+    let rem = n - pof2;
+    let len = buf.len();
+    // Fold the first 2*rem ranks pairwise.
+    let newrank = if me < 2 * rem {
+        if me.is_multiple_of(2) {
+            c.send(buf, me + 1, tag::ALLREDUCE);
+            None
+        } else {
+            let mut tmp = c.recv(len, me - 1, tag::ALLREDUCE);
+            // The sender is below me: the order is right for any op.
+            c.combine(op, &mut tmp, buf, true);
+            Some(me / 2)
+        }
+    } else {
+        Some(me - rem)
+    };
+    if let Some(nr) = newrank {
+        match algo {
+            AllreduceAlgo::RecursiveDoubling => recursive_doubling(c, buf, op, nr, rem, pof2),
+            AllreduceAlgo::RedscatAllgather => redscat_allgather(c, buf, elem, op, nr, rem, pof2),
+        }
+    }
+    if me < 2 * rem {
+        if !me.is_multiple_of(2) {
+            c.send(buf, me - 1, tag::ALLREDUCE);
+        } else {
+            let v = c.recv(len, me + 1, tag::ALLREDUCE);
+            buf.copy_from_slice(&v);
+        }
+    }
+}
+
+/// Real rank of new rank `nr` after the fold.
+fn real(nr: usize, rem: usize) -> usize {
+    if nr < rem {
+        nr * 2 + 1
+    } else {
+        nr + rem
+    }
+}
+
+/// The recursive-doubling core among the pof2 remaining ranks: exchange the
+/// whole buffer with `newrank ^ mask` for mask = 1, 2, 4, ...
+pub fn recursive_doubling<L: Link>(
+    c: &mut Comm<L>,
+    buf: &mut [u8],
+    op: &mut Op,
+    nr: usize,
+    rem: usize,
+    pof2: usize,
+) {
+    let len = buf.len();
+    let me = c.me;
+    let mut mask = 1;
+    while mask < pof2 {
+        let dst = real(nr ^ mask, rem);
+        let mut tmp = c.sendrecv(buf, dst, len, dst, tag::ALLREDUCE);
+        c.combine(op, &mut tmp, buf, dst < me);
+        mask <<= 1;
+    }
+}
+
+/// The reduce-scatter + allgather core among the pof2 remaining ranks. MPICH
+/// runs it only for predefined (commutative) ops and always combines as
+/// `received (op) mine`; forced with a non-commutative op, the same messages
+/// are combined in rank order.
+pub fn redscat_allgather<L: Link>(
+    c: &mut Comm<L>,
+    buf: &mut [u8],
+    elem: usize,
+    op: &mut Op,
+    nr: usize,
+    rem: usize,
+    pof2: usize,
+) {
+    let count = buf.len() / elem;
+    let (cnts, disps) = pieces(count, pof2);
+    let bytes = |a: usize, b: usize| cnts[a..b].iter().sum::<usize>() * elem;
+    let at = |i: usize| disps[i] * elem;
+    let (mut send_idx, mut recv_idx, mut last_idx) = (0, 0, pof2);
+    let mut mask = 1;
+    while mask < pof2 {
+        let newdst = nr ^ mask;
+        let dst = real(newdst, rem);
+        let (send_len, recv_len);
+        if nr < newdst {
+            send_idx = recv_idx + pof2 / (mask * 2);
+            send_len = bytes(send_idx, last_idx);
+            recv_len = bytes(recv_idx, send_idx);
+        } else {
+            recv_idx = send_idx + pof2 / (mask * 2);
+            send_len = bytes(send_idx, recv_idx);
+            recv_len = bytes(recv_idx, last_idx);
+        }
+        let so = at(send_idx);
+        let mut tmp = c.sendrecv(&buf[so..so + send_len], dst, recv_len, dst, tag::ALLREDUCE);
+        let ro = at(recv_idx);
+        c.combine(op, &mut tmp, &mut buf[ro..ro + recv_len], newdst < nr);
+        send_idx = recv_idx;
+        mask <<= 1;
+        if mask < pof2 {
+            last_idx = recv_idx + pof2 / mask;
+        }
+    }
+    // Allgather by recursive doubling, in the reverse order of the halving.
+    mask >>= 1;
+    while mask > 0 {
+        let newdst = nr ^ mask;
+        let dst = real(newdst, rem);
+        let (send_len, recv_len);
+        if nr < newdst {
+            if mask != pof2 / 2 {
+                last_idx += pof2 / (mask * 2);
+            }
+            recv_idx = send_idx + pof2 / (mask * 2);
+            send_len = bytes(send_idx, recv_idx);
+            recv_len = bytes(recv_idx, last_idx);
+        } else {
+            recv_idx = send_idx - pof2 / (mask * 2);
+            send_len = bytes(send_idx, last_idx);
+            recv_len = bytes(recv_idx, send_idx);
+        }
+        let so = at(send_idx);
+        let v = c.sendrecv(&buf[so..so + send_len], dst, recv_len, dst, tag::ALLREDUCE);
+        let ro = at(recv_idx);
+        buf[ro..ro + v.len()].copy_from_slice(&v);
+        if nr > newdst {
+            send_idx = recv_idx;
+        }
+        mask >>= 1;
+    }
+}

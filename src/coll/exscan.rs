@@ -1,0 +1,54 @@
+//! MPI_Exscan (MPICH 3.2 exscan.c, MPIR_Exscan): recursive doubling as in
+//! MPI_Scan, the result collecting only what comes from lower ranks.
+use super::select::{self, Coll, ExscanAlgo};
+use super::{tag, Comm, Op};
+use crate::p2p::Link;
+
+/// Exclusive prefix reduction: `recv` receives the reduction of `send` over
+/// ranks 0..me (untouched on rank 0).
+pub fn exscan<L: Link>(c: &mut Comm<L>, send: &[u8], recv: &mut [u8], elem: usize, op: &mut Op) {
+    let algo =
+        select::forced(c.core.model(), Coll::Exscan).unwrap_or(ExscanAlgo::RecursiveDoubling);
+    exscan_with(c, send, recv, elem, op, algo);
+}
+
+pub fn exscan_with<L: Link>(
+    c: &mut Comm<L>,
+    send: &[u8],
+    recv: &mut [u8],
+    _elem: usize,
+    op: &mut Op,
+    algo: ExscanAlgo,
+) {
+    if send.is_empty() {
+        return;
+    }
+    match algo {
+        ExscanAlgo::RecursiveDoubling => recursive_doubling(c, send, recv, op),
+    }
+}
+
+pub fn recursive_doubling<L: Link>(c: &mut Comm<L>, send: &[u8], recv: &mut [u8], op: &mut Op) {
+    let (n, me, len) = (c.size(), c.me, send.len());
+    let mut partial = send.to_vec();
+    let mut have = false;
+    let mut mask = 1;
+    while mask < n {
+        let dst = me ^ mask;
+        if dst < n {
+            let mut tmp = c.sendrecv(&partial, dst, len, dst, tag::EXSCAN);
+            if me > dst {
+                c.reduce_local(op, &tmp, &mut partial);
+                if have {
+                    c.reduce_local(op, &tmp, recv);
+                } else {
+                    recv.copy_from_slice(&tmp);
+                    have = true;
+                }
+            } else {
+                c.combine(op, &mut tmp, &mut partial, false);
+            }
+        }
+        mask <<= 1;
+    }
+}
