@@ -194,13 +194,13 @@ impl<L: Link> Comm<'_, L> {
         self.core.free(r);
     }
 
-    /// Blocking synchronous send (MPIC_Ssend).
-    ///
-    /// The p2p engine offers owned-buffer sends in standard mode only, so
-    /// this is a standard-mode send for now: messages up to the eager limit
-    /// go eagerly instead of by rendezvous. (Needs `Core::issend_vec`.)
+    /// Blocking synchronous send (MPIC_Ssend): always the rendezvous.
     pub(crate) fn ssend(&mut self, data: &[u8], dest: usize, tag: i32) {
-        self.send(data, dest, tag);
+        let r = self
+            .core
+            .issend_vec(data.to_vec(), self.world(dest), tag, self.coll_ctx());
+        self.core.wait_all(&[r]);
+        self.core.free(r);
     }
 
     /// Blocking receive of at most `len` bytes (MPIC_Recv).

@@ -162,6 +162,11 @@ impl<L: Link> Core<L> {
         self.isend_op(SendBuf::empty(), Some(data), dest, tag, ctx, false)
     }
 
+    /// A synchronous-mode send (always rendezvous) of bytes the request owns.
+    pub fn issend_vec(&mut self, data: Vec<u8>, dest: u32, tag: i32, ctx: u32) -> ReqId {
+        self.isend_op(SendBuf::empty(), Some(data), dest, tag, ctx, true)
+    }
+
     fn isend_op(
         &mut self,
         buf: SendBuf,
