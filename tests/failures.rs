@@ -144,6 +144,27 @@ fn mpi_abort_ends_the_job_with_its_code() {
 }
 
 #[test]
+fn deadlock_is_detected_and_reported() {
+    // Every rank receives from its right neighbour before anyone sends.
+    let job = run_failing("deadlock", 4, &[]);
+    assert_eq!(exit_code(&job.status), 1, "{}", job.dump());
+    assert_mentions(&job, &["deadlock"]);
+    for r in 0..4 {
+        let line = format!(
+            "rank {r}: waiting for: receive from rank {} with tag 7",
+            (r + 1) % 4
+        );
+        assert!(
+            job.stderr.contains(&line),
+            "missing `{line}`:\n{}",
+            job.dump()
+        );
+    }
+    assert!(job.wall < TEARDOWN, "took {:?}\n{}", job.wall, job.dump());
+    assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+}
+
+#[test]
 fn exit_without_finalize_ends_the_job() {
     let job = run_failing("no_finalize", 4, &[]);
     assert!(!job.status.success(), "{}", job.dump());

@@ -132,7 +132,7 @@ mpi_fn! {
         match g.0.as_mut() {
             Some(w) if !w.finalized => w
                 .ep
-                .abort(errorcode, &format!("MPI_Abort(comm {comm:#x}, {errorcode}) called")),
+                .abort(errorcode, &format!("it called MPI_Abort({}, {errorcode})", comm_name(comm))),
             _ => {
                 eprintln!(
                     "vaced: MPI_Abort(comm {comm:#x}, {errorcode}) called outside \
@@ -297,5 +297,14 @@ mpi_fn! {
             w.ep.compute(VTime::from_secs_f64(seconds));
             Ok(())
         })
+    }
+}
+
+/// A communicator as a program would name it.
+fn comm_name(comm: MPI_Comm) -> String {
+    match comm {
+        sys::MPI_COMM_WORLD => "MPI_COMM_WORLD".to_string(),
+        sys::MPI_COMM_SELF => "MPI_COMM_SELF".to_string(),
+        c => format!("communicator {c:#x}"),
     }
 }

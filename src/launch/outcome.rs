@@ -50,7 +50,7 @@ impl Failure {
                 message,
             } => match message.as_deref().map(str::trim) {
                 Some(m) if !m.is_empty() => format!(
-                    "rank {rank} called MPI_Abort with error code {code}: {m}; the job was aborted"
+                    "rank {rank} ended the job with error code {code}: {m}"
                 ),
                 _ => format!(
                     "rank {rank} called MPI_Abort with error code {code}; the job was aborted"
@@ -157,7 +157,7 @@ mod tests {
         };
         assert_eq!(
             f.message(),
-            "rank 3 called MPI_Abort with error code 7: bad input; the job was aborted"
+            "rank 3 ended the job with error code 7: bad input"
         );
         assert_eq!(f.exit_code(), 7);
         let f = Failure::Aborted {

@@ -1,6 +1,8 @@
-/* Every rank blocks forever in MPI_Recv (a message nobody sends); used to
- * interrupt a running job (Ctrl-C). */
+/* A job that never ends by itself: rank 0 sleeps in application code (so the
+ * job is never quiescent, and no deadlock is detected) while every other rank
+ * waits for it in MPI_Recv; used to interrupt a running job (Ctrl-C). */
 #include <mpi.h>
+#include <unistd.h>
 #include "vtest.h"
 
 int main(int argc, char **argv)
@@ -10,7 +12,10 @@ int main(int argc, char **argv)
     int rank, nranks, x = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    MPI_Recv(&x, 1, MPI_INT, (rank + 1) % nranks, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (rank == 0)
+        for (;;)
+            sleep(1000);
+    MPI_Recv(&x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     printf("FAIL rank=%d received a message nobody sent\n", rank);
     MPI_Finalize();
     return 0;
