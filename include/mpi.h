@@ -251,8 +251,8 @@ typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state,
 typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
 
 /* The predefined copy function that copies the attribute value (MPICH's name). */
-int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
-                void *attribute_val_out, int *flag);
+extern int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+                       void *attribute_val_out, int *flag);
 #define MPI_COMM_NULL_COPY_FN ((MPI_Comm_copy_attr_function *)0)
 #define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0)
 #define MPI_COMM_DUP_FN ((MPI_Comm_copy_attr_function *)MPIR_Dup_fn)

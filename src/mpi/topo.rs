@@ -157,10 +157,11 @@ impl Cart {
     /// MPI_Cart_sub: (color, key, sub-grid dims, sub-grid periods) of this
     /// process, as MPICH computes them (the split keeps row-major order).
     pub fn sub(&self, remain: &[bool]) -> (c_int, c_int, Vec<c_int>, Vec<bool>) {
+        debug_assert_eq!(remain.len(), self.ndims());
         let (mut color, mut key) = (0, 0);
         let (mut dims, mut periods) = (Vec::new(), Vec::new());
-        for i in 0..self.ndims() {
-            if remain[i] {
+        for (i, &keep) in remain.iter().enumerate().take(self.ndims()) {
+            if keep {
                 key = key * self.dims[i] + self.coords[i];
                 dims.push(self.dims[i]);
                 periods.push(self.periods[i]);
@@ -246,7 +247,7 @@ fn factor(mut n: u64) -> Vec<(u64, u32)> {
     let mut p = 2;
     while p * p <= n {
         let mut cnt = 0;
-        while n % p == 0 {
+        while n.is_multiple_of(p) {
             n /= p;
             cnt += 1;
         }
@@ -307,7 +308,9 @@ fn balanced(mut n: u64, nd: usize) -> Vec<u64> {
         return chosen;
     }
     // Every multiplicity divisible by the dimensions left: all equal.
-    if f.iter().all(|&(_, cnt)| cnt as usize % left == 0) {
+    if f.iter()
+        .all(|&(_, cnt)| (cnt as usize).is_multiple_of(left))
+    {
         let v: u64 = f.iter().map(|&(p, cnt)| p.pow(cnt / left as u32)).product();
         chosen.resize(nd, v);
         return chosen;
@@ -432,7 +435,7 @@ impl Search {
             }
             let q = n / f;
             let mut next: Vec<u64> = Vec::new();
-            let sf = if q % f == 0 {
+            let sf = if q.is_multiple_of(f) {
                 next.push(f);
                 f
             } else if k + 1 < divs.len() {
@@ -458,7 +461,7 @@ impl Search {
                 if g as u128 * g as u128 > q as u128 {
                     break;
                 }
-                if q % g == 0 {
+                if q.is_multiple_of(g) {
                     next.push(g);
                 }
             }
@@ -535,14 +538,14 @@ mod tests {
                     return;
                 }
                 for d in (1..=max.min(n)).rev() {
-                    if n % d == 0 {
+                    if n.is_multiple_of(d) {
                         go(n / d, k - 1, d, first, acc);
                     }
                 }
             }
             let mut acc = None;
             for d in (1..=max.min(n)).rev() {
-                if n % d == 0 {
+                if n.is_multiple_of(d) {
                     go(n / d, k - 1, d, d, &mut acc);
                 }
             }
