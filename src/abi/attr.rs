@@ -71,15 +71,24 @@ fn free_keyval(name: &str, keyval: *mut c_int) -> c_int {
 /// MPI_Comm_set_attr: a value already set is deleted first (its delete
 /// callback runs; if it fails, the old value stays).
 fn set_attr(name: &str, comm: MPI_Comm, kv: c_int, value: *mut c_void) -> c_int {
-    let old = match call_with(name, comm, |w| w.comms.set_attr_begin(comm, kv)) {
-        Ok(o) => o,
+    let old = match call_with(name, comm, |w| {
+        let old = w
+            .comms
+            .set_attr_begin(comm, kv)?
+            .filter(|d| d.delete.is_some());
+        if old.is_none() {
+            // no callback to run: done in one step
+            w.comms.set_attr_end(comm, kv, value as usize)?;
+        }
+        Ok(old)
+    }) {
+        Ok(Some(d)) => d,
+        Ok(None) => return sys::MPI_SUCCESS,
         Err(rc) => return rc,
     };
-    if let Some(d) = old {
-        // SAFETY: a callback the program registered for this keyval.
-        if let Err(code) = unsafe { run_delete(comm, &d) } {
-            return raise(name, comm, callback_error("delete", kv, code));
-        }
+    // SAFETY: a callback the program registered for this keyval.
+    if let Err(code) = unsafe { run_delete(comm, &old) } {
+        return raise(name, comm, callback_error("delete", kv, code));
     }
     call(name, comm, |w| {
         w.comms.set_attr_end(comm, kv, value as usize)
@@ -119,7 +128,15 @@ fn get_attr(
 
 /// MPI_Comm_delete_attr: runs the delete callback; not set is not an error.
 fn delete_attr(name: &str, comm: MPI_Comm, kv: c_int) -> c_int {
-    let d = match call_with(name, comm, |w| w.comms.delete_attr_begin(comm, kv)) {
+    let d = match call_with(name, comm, |w| {
+        let d = w.comms.delete_attr_begin(comm, kv)?;
+        if d.is_some_and(|d| d.delete.is_none()) {
+            // no callback to run: done in one step
+            w.comms.drop_attrs(comm, &[kv])?;
+            return Ok(None);
+        }
+        Ok(d)
+    }) {
         Ok(Some(d)) => d,
         Ok(None) => return sys::MPI_SUCCESS,
         Err(rc) => return rc,

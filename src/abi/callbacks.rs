@@ -3,7 +3,7 @@
 //! MPI), and the MPI calls that run in steps around them: check and collect
 //! the callbacks under the lock, run them, then finish under the lock again.
 //! Time spent in a callback is the program's own computation.
-use crate::abi::state::call;
+use crate::abi::state::{call, lock};
 use crate::mpi::attr::{CopyCall, DeleteCall};
 use crate::mpi::error::{MpiError, MpiResult};
 use crate::mpi::World;
@@ -121,6 +121,18 @@ pub(crate) unsafe fn run_deletes(
 /// order of setting), so that libraries that hang clean-up on them run it.
 pub(crate) fn finalize_attributes() -> c_int {
     let name = "MPI_Finalize";
+    let any = {
+        let g = lock();
+        g.0.as_ref().is_some_and(|w| {
+            [sys::MPI_COMM_SELF, sys::MPI_COMM_WORLD]
+                .iter()
+                .any(|&c| w.comms.get(c).is_ok_and(|c| !c.attrs.is_empty()))
+        })
+    };
+    if !any {
+        // nothing to delete: no MPI activity (the virtual clock is untouched)
+        return sys::MPI_SUCCESS;
+    }
     for comm in [sys::MPI_COMM_SELF, sys::MPI_COMM_WORLD] {
         let calls = match call_with(name, comm, |w| w.comms.delete_calls(comm)) {
             Ok(c) => c,
