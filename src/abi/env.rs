@@ -103,9 +103,13 @@ mpi_fn! {
 }
 
 mpi_fn! {
-    /// The end event (`enter`), then p2p settles and publishes the results.
-    /// No `leave`: the endpoint is closed.
+    /// The attributes of MPI_COMM_SELF and MPI_COMM_WORLD are deleted (their
+    /// delete callbacks run), then the end event (`enter`), then p2p settles
+    /// and publishes the results. No `leave`: the endpoint is closed.
     fn MPI_Finalize / PMPI_Finalize() -> c_int {
+        if state::phase() == RUNNING {
+            crate::abi::callbacks::finalize_attributes();
+        }
         let mut g = lock();
         let w = match g.0.as_mut() {
             Some(w) if !w.finalized => w,

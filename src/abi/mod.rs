@@ -12,13 +12,18 @@
 #[macro_use]
 mod macros;
 
+pub mod attr;
 mod buffers;
+mod callbacks;
 pub mod comm;
+pub mod comm_mgmt;
 pub mod datatype;
 pub mod env;
 pub mod errors;
+pub mod group;
 pub mod p2p;
 mod state;
+pub mod topo;
 pub mod wait;
 
 use crate::sys::MPI_Status;

@@ -1,7 +1,13 @@
 //! Communicators: context id, group (comm rank -> world rank), the calling
-//! rank's place in it, its error handler; and the handle table holding
-//! MPI_COMM_WORLD and MPI_COMM_SELF (and, later, derived communicators).
+//! rank's place in it, its error handler, name, attributes and Cartesian
+//! topology; and the handle table holding MPI_COMM_WORLD, MPI_COMM_SELF and
+//! the derived communicators, with what hangs off them: the context ids in
+//! use ([`ContextMask`]), group handles and attribute keyvals.
+use crate::mpi::attr::{Attr, KeyvalTable};
+use crate::mpi::context::ContextMask;
 use crate::mpi::error::{fail, MpiResult};
+use crate::mpi::group::GroupTable;
+use crate::mpi::topo::Cart;
 use crate::sys;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -23,6 +29,10 @@ impl Group {
     }
     pub fn size(&self) -> u32 {
         self.ranks.len() as u32
+    }
+    /// The world rank of each member, in group order.
+    pub fn ranks(&self) -> &[u32] {
+        &self.ranks
     }
     /// World rank of group rank `r`.
     pub fn world_rank(&self, r: u32) -> Option<u32> {
@@ -46,9 +56,28 @@ pub struct Comm {
     /// The calling process's rank in `group`.
     pub my_rank: u32,
     pub errhandler: sys::MPI_Errhandler,
+    /// MPI_Comm_set_name / MPI_Comm_get_name.
+    pub name: String,
+    /// Attributes, in the order they were set.
+    pub attrs: Vec<Attr>,
+    /// Cartesian topology, if any.
+    pub topo: Option<Arc<Cart>>,
 }
 
 impl Comm {
+    /// A communicator with no name, attribute or topology.
+    pub fn new(ctx: u32, group: Arc<Group>, my_rank: u32, errhandler: sys::MPI_Errhandler) -> Comm {
+        Comm {
+            ctx,
+            group,
+            my_rank,
+            errhandler,
+            name: String::new(),
+            attrs: Vec::new(),
+            topo: None,
+        }
+    }
+
     pub fn size(&self) -> u32 {
         self.group.size()
     }
@@ -70,6 +99,10 @@ pub enum Source {
 pub struct CommTable {
     map: HashMap<sys::MPI_Comm, Comm>,
     next_handle: sys::MPI_Comm,
+    /// Context ids this process has free.
+    pub ctx_mask: ContextMask,
+    pub groups: GroupTable,
+    pub keyvals: KeyvalTable,
 }
 
 /// Derived communicators get handles from this base up (MPICH's pattern for
@@ -81,27 +114,20 @@ impl CommTable {
     /// rank `me`; both start with MPI_ERRORS_ARE_FATAL.
     pub fn new(me: u32, size: u32) -> CommTable {
         let mut map = HashMap::new();
-        map.insert(
-            sys::MPI_COMM_WORLD,
-            Comm {
-                ctx: WORLD_CTX,
-                group: Arc::new(Group::new((0..size).collect())),
-                my_rank: me,
-                errhandler: sys::MPI_ERRORS_ARE_FATAL,
-            },
-        );
-        map.insert(
-            sys::MPI_COMM_SELF,
-            Comm {
-                ctx: SELF_CTX,
-                group: Arc::new(Group::new(vec![me])),
-                my_rank: 0,
-                errhandler: sys::MPI_ERRORS_ARE_FATAL,
-            },
-        );
+        let world = Arc::new(Group::new((0..size).collect()));
+        let mut w = Comm::new(WORLD_CTX, world, me, sys::MPI_ERRORS_ARE_FATAL);
+        w.name = "MPI_COMM_WORLD".to_string();
+        map.insert(sys::MPI_COMM_WORLD, w);
+        let me_only = Arc::new(Group::new(vec![me]));
+        let mut s = Comm::new(SELF_CTX, me_only, 0, sys::MPI_ERRORS_ARE_FATAL);
+        s.name = "MPI_COMM_SELF".to_string();
+        map.insert(sys::MPI_COMM_SELF, s);
         CommTable {
             map,
             next_handle: FIRST_DERIVED_HANDLE,
+            ctx_mask: ContextMask::new(),
+            groups: GroupTable::default(),
+            keyvals: KeyvalTable::default(),
         }
     }
 
@@ -128,18 +154,41 @@ impl CommTable {
         h
     }
 
-    /// Remove a derived communicator (the predefined ones cannot be freed).
-    pub fn remove(&mut self, handle: sys::MPI_Comm) -> MpiResult<Comm> {
+    /// Check that `handle` is a communicator the program may free.
+    pub fn freeable(&self, handle: sys::MPI_Comm) -> MpiResult<&Comm> {
         if handle == sys::MPI_COMM_WORLD || handle == sys::MPI_COMM_SELF {
             return fail(
                 sys::MPI_ERR_COMM,
                 "predefined communicators cannot be freed",
             );
         }
-        match self.map.remove(&handle) {
-            Some(c) => Ok(c),
-            None => fail(sys::MPI_ERR_COMM, bad_comm(handle)),
-        }
+        self.get(handle)
+    }
+
+    /// Remove a derived communicator (the predefined ones cannot be freed).
+    pub fn remove(&mut self, handle: sys::MPI_Comm) -> MpiResult<Comm> {
+        self.freeable(handle)?;
+        Ok(self.map.remove(&handle).expect("checked"))
+    }
+
+    /// MPI_Comm_free, once the delete callbacks have run: the handle becomes
+    /// invalid, the attributes go, the context id is free again.
+    pub fn free(&mut self, handle: sys::MPI_Comm) -> MpiResult<()> {
+        let kvs: Vec<i32> = self
+            .freeable(handle)?
+            .attrs
+            .iter()
+            .map(|a| a.keyval)
+            .collect();
+        self.drop_attrs(handle, &kvs)?;
+        let c = self.remove(handle)?;
+        self.ctx_mask.release(c.ctx);
+        Ok(())
+    }
+
+    /// Live derived communicators (tests).
+    pub fn derived(&self) -> usize {
+        self.map.len() - 2
     }
 
     /// Check a destination rank: None for MPI_PROC_NULL, else the world rank.
@@ -308,6 +357,7 @@ mod tests {
         let mut t = CommTable::new(0, 2);
         let c = t.get(sys::MPI_COMM_WORLD).unwrap().clone();
         let h = t.insert(Comm { ctx: 7, ..c });
+        assert_eq!(t.derived(), 1);
         assert_eq!(h, FIRST_DERIVED_HANDLE);
         assert_eq!(t.get(h).unwrap().ctx, 7);
         assert_eq!(t.remove(h).unwrap().ctx, 7);

@@ -3,16 +3,22 @@
 //! endpoint. Safe code only: user memory is handled by `crate::abi`.
 #![forbid(unsafe_code)]
 
+pub mod agree;
+pub mod attr;
 pub mod backend;
 pub mod bsend;
 pub mod comm;
+pub mod comm_create;
+pub mod context;
 pub mod datatype;
 pub mod error;
 #[cfg(test)]
 mod fake;
+pub mod group;
 pub mod request;
 pub mod state;
 pub mod status;
+pub mod topo;
 
 pub use error::{MpiError, MpiResult};
 pub use state::World;

@@ -1,0 +1,219 @@
+//! Attribute caching: MPI_Comm_create_keyval / free_keyval, MPI_Comm_set_attr
+//! / get_attr / delete_attr, their deprecated MPI-1 names (MPI_Keyval_create,
+//! MPI_Keyval_free, MPI_Attr_put, MPI_Attr_get, MPI_Attr_delete), and the
+//! predefined copy function MPI_COMM_DUP_FN (MPIR_Dup_fn).
+use crate::abi::buffers::out;
+use crate::abi::callbacks::{call_with, callback_error, raise, run_delete};
+use crate::abi::state::call;
+use crate::mpi::attr::{CopyFn, DeleteFn, Found, PREDEFINED};
+use crate::mpi::error::fail;
+use crate::sys::{self, MPI_Comm};
+use std::os::raw::{c_int, c_void};
+
+/// The ints the predefined attributes point to.
+static PREDEFINED_VALUES: [c_int; 4] = [
+    PREDEFINED[0].1,
+    PREDEFINED[1].1,
+    PREDEFINED[2].1,
+    PREDEFINED[3].1,
+];
+
+/// MPI_COMM_DUP_FN / MPI_DUP_FN: the new attribute is the old value.
+///
+/// # Safety
+/// `attribute_val_out` points to a `void *` and `flag` to an int (as when
+/// MPI_Comm_dup calls it).
+#[no_mangle]
+pub unsafe extern "C" fn MPIR_Dup_fn(
+    _oldcomm: MPI_Comm,
+    _keyval: c_int,
+    _extra_state: *mut c_void,
+    attribute_val_in: *mut c_void,
+    attribute_val_out: *mut c_void,
+    flag: *mut c_int,
+) -> c_int {
+    // SAFETY: by the contract above.
+    unsafe {
+        (attribute_val_out as *mut *mut c_void).write(attribute_val_in);
+        flag.write(1);
+    }
+    sys::MPI_SUCCESS
+}
+
+// MPIR_Dup_fn has the type of a copy callback.
+const _: CopyFn = Some(MPIR_Dup_fn);
+
+fn create_keyval(
+    name: &str,
+    copy: CopyFn,
+    delete: DeleteFn,
+    keyval: *mut c_int,
+    extra_state: *mut c_void,
+) -> c_int {
+    call(name, sys::MPI_COMM_WORLD, |w| {
+        // SAFETY: null or a valid int pointer (caller).
+        let o = unsafe { out(keyval, "keyval") }?;
+        *o = w.comms.keyvals.create(copy, delete, extra_state as usize);
+        Ok(())
+    })
+}
+
+fn free_keyval(name: &str, keyval: *mut c_int) -> c_int {
+    call(name, sys::MPI_COMM_WORLD, |w| {
+        // SAFETY: null or a valid int pointer (caller).
+        let kv = unsafe { out(keyval, "keyval") }?;
+        w.comms.keyvals.free(*kv)?;
+        *kv = sys::MPI_KEYVAL_INVALID;
+        Ok(())
+    })
+}
+
+/// MPI_Comm_set_attr: a value already set is deleted first (its delete
+/// callback runs; if it fails, the old value stays).
+fn set_attr(name: &str, comm: MPI_Comm, kv: c_int, value: *mut c_void) -> c_int {
+    let old = match call_with(name, comm, |w| {
+        let old = w
+            .comms
+            .set_attr_begin(comm, kv)?
+            .filter(|d| d.delete.is_some());
+        if old.is_none() {
+            // no callback to run: done in one step
+            w.comms.set_attr_end(comm, kv, value as usize)?;
+        }
+        Ok(old)
+    }) {
+        Ok(Some(d)) => d,
+        Ok(None) => return sys::MPI_SUCCESS,
+        Err(rc) => return rc,
+    };
+    // SAFETY: a callback the program registered for this keyval.
+    if let Err(code) = unsafe { run_delete(comm, &old) } {
+        return raise(name, comm, callback_error("delete", kv, code));
+    }
+    call(name, comm, |w| {
+        w.comms.set_attr_end(comm, kv, value as usize)
+    })
+}
+
+/// MPI_Comm_get_attr: `attribute_val` receives the value (a pointer to an
+/// int for the predefined attributes).
+fn get_attr(
+    name: &str,
+    comm: MPI_Comm,
+    kv: c_int,
+    attribute_val: *mut c_void,
+    flag: *mut c_int,
+) -> c_int {
+    call(name, comm, |w| {
+        let found = w.comms.get_attr(comm, kv)?;
+        // SAFETY: null or a valid int pointer (caller).
+        let f = unsafe { out(flag, "flag") }?;
+        let value: *mut c_void = match found {
+            Found::Absent => {
+                *f = 0;
+                return Ok(());
+            }
+            Found::Predefined(i) => &PREDEFINED_VALUES[i] as *const c_int as *mut c_void,
+            Found::User(v) => v as *mut c_void,
+        };
+        if attribute_val.is_null() {
+            return fail(sys::MPI_ERR_ARG, "null pointer passed as attribute_val");
+        }
+        // SAFETY: MPI's contract: attribute_val points to a void * to fill.
+        unsafe { (attribute_val as *mut *mut c_void).write(value) };
+        *f = 1;
+        Ok(())
+    })
+}
+
+/// MPI_Comm_delete_attr: runs the delete callback; not set is not an error.
+fn delete_attr(name: &str, comm: MPI_Comm, kv: c_int) -> c_int {
+    let d = match call_with(name, comm, |w| {
+        let d = w.comms.delete_attr_begin(comm, kv)?;
+        if d.is_some_and(|d| d.delete.is_none()) {
+            // no callback to run: done in one step
+            w.comms.drop_attrs(comm, &[kv])?;
+            return Ok(None);
+        }
+        Ok(d)
+    }) {
+        Ok(Some(d)) => d,
+        Ok(None) => return sys::MPI_SUCCESS,
+        Err(rc) => return rc,
+    };
+    // SAFETY: a callback the program registered for this keyval.
+    if let Err(code) = unsafe { run_delete(comm, &d) } {
+        return raise(name, comm, callback_error("delete", kv, code));
+    }
+    call(name, comm, |w| w.comms.drop_attrs(comm, &[kv]))
+}
+
+mpi_fn! {
+    fn MPI_Comm_create_keyval / PMPI_Comm_create_keyval(
+        comm_copy_attr_fn: sys::MPI_Comm_copy_attr_function,
+        comm_delete_attr_fn: sys::MPI_Comm_delete_attr_function,
+        comm_keyval: *mut c_int,
+        extra_state: *mut c_void,
+    ) -> c_int {
+        create_keyval("MPI_Comm_create_keyval", comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state)
+    }
+}
+
+mpi_fn! {
+    fn MPI_Keyval_create / PMPI_Keyval_create(
+        copy_fn: sys::MPI_Copy_function,
+        delete_fn: sys::MPI_Delete_function,
+        keyval: *mut c_int,
+        extra_state: *mut c_void,
+    ) -> c_int {
+        create_keyval("MPI_Keyval_create", copy_fn, delete_fn, keyval, extra_state)
+    }
+}
+
+mpi_fn! {
+    fn MPI_Comm_free_keyval / PMPI_Comm_free_keyval(comm_keyval: *mut c_int) -> c_int {
+        free_keyval("MPI_Comm_free_keyval", comm_keyval)
+    }
+}
+
+mpi_fn! {
+    fn MPI_Keyval_free / PMPI_Keyval_free(keyval: *mut c_int) -> c_int {
+        free_keyval("MPI_Keyval_free", keyval)
+    }
+}
+
+mpi_fn! {
+    fn MPI_Comm_set_attr / PMPI_Comm_set_attr(comm: MPI_Comm, comm_keyval: c_int, attribute_val: *mut c_void) -> c_int {
+        set_attr("MPI_Comm_set_attr", comm, comm_keyval, attribute_val)
+    }
+}
+
+mpi_fn! {
+    fn MPI_Attr_put / PMPI_Attr_put(comm: MPI_Comm, keyval: c_int, attribute_val: *mut c_void) -> c_int {
+        set_attr("MPI_Attr_put", comm, keyval, attribute_val)
+    }
+}
+
+mpi_fn! {
+    fn MPI_Comm_get_attr / PMPI_Comm_get_attr(comm: MPI_Comm, comm_keyval: c_int, attribute_val: *mut c_void, flag: *mut c_int) -> c_int {
+        get_attr("MPI_Comm_get_attr", comm, comm_keyval, attribute_val, flag)
+    }
+}
+
+mpi_fn! {
+    fn MPI_Attr_get / PMPI_Attr_get(comm: MPI_Comm, keyval: c_int, attribute_val: *mut c_void, flag: *mut c_int) -> c_int {
+        get_attr("MPI_Attr_get", comm, keyval, attribute_val, flag)
+    }
+}
+
+mpi_fn! {
+    fn MPI_Comm_delete_attr / PMPI_Comm_delete_attr(comm: MPI_Comm, comm_keyval: c_int) -> c_int {
+        delete_attr("MPI_Comm_delete_attr", comm, comm_keyval)
+    }
+}
+
+mpi_fn! {
+    fn MPI_Attr_delete / PMPI_Attr_delete(comm: MPI_Comm, keyval: c_int) -> c_int {
+        delete_attr("MPI_Attr_delete", comm, keyval)
+    }
+}

@@ -1,0 +1,412 @@
+//! Attribute caching on communicators: keyvals (with their copy and delete
+//! callbacks and extra state), the attributes set on each communicator, and
+//! the predefined attributes (MPI_TAG_UB, MPI_HOST, MPI_IO,
+//! MPI_WTIME_IS_GLOBAL).
+//!
+//! The callbacks are C function pointers. This module only records them and
+//! says which to call, with what ([`CopyCall`], [`DeleteCall`]); the ABI
+//! layer calls them, without the state lock held (a callback may call MPI),
+//! and then reports back what happened.
+use crate::mpi::comm::CommTable;
+use crate::mpi::error::{fail, MpiResult};
+use crate::sys::{self, MPI_Comm};
+use std::collections::HashMap;
+use std::os::raw::c_int;
+
+/// `MPI_Comm_copy_attr_function *` (None: MPI_COMM_NULL_COPY_FN).
+pub type CopyFn = sys::MPI_Comm_copy_attr_function;
+/// `MPI_Comm_delete_attr_function *` (None: MPI_COMM_NULL_DELETE_FN).
+pub type DeleteFn = sys::MPI_Comm_delete_attr_function;
+
+/// The predefined attribute keys and their values (the value of the
+/// attribute is a pointer to an int holding these).
+pub const PREDEFINED: [(c_int, c_int); 4] = [
+    (sys::MPI_TAG_UB, sys::MPI_TAG_UB_VALUE),
+    (sys::MPI_HOST, sys::MPI_PROC_NULL),
+    (sys::MPI_IO, sys::MPI_ANY_SOURCE),
+    // every rank's virtual clock starts at the same origin
+    (sys::MPI_WTIME_IS_GLOBAL, 1),
+];
+
+/// User keyvals get handles from this base up.
+const FIRST_KEYVAL: c_int = 0x24400001;
+
+/// An attribute set on a communicator: the keyval and the value (a `void *`
+/// of the program, kept as an address).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Attr {
+    pub keyval: c_int,
+    pub value: usize,
+}
+
+/// A keyval created by the program.
+#[derive(Debug, Clone)]
+pub struct Keyval {
+    pub copy: CopyFn,
+    pub delete: DeleteFn,
+    pub extra_state: usize,
+    /// Freed by the program: its handle is invalid, but the attributes that
+    /// use it keep it alive (their delete callbacks still run).
+    freed: bool,
+    /// Attributes that use it.
+    refs: usize,
+}
+
+/// A copy callback to run for MPI_Comm_dup.
+#[derive(Debug, Clone, Copy)]
+pub struct CopyCall {
+    pub keyval: c_int,
+    pub copy: CopyFn,
+    pub extra_state: usize,
+    pub value: usize,
+}
+
+/// A delete callback to run (`delete` None: nothing to call).
+#[derive(Debug, Clone, Copy)]
+pub struct DeleteCall {
+    pub keyval: c_int,
+    pub delete: DeleteFn,
+    pub extra_state: usize,
+    pub value: usize,
+}
+
+/// What MPI_Comm_get_attr finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    /// A predefined attribute: index into [`PREDEFINED`].
+    Predefined(usize),
+    User(usize),
+    Absent,
+}
+
+/// Keyval handles -> keyvals.
+#[derive(Debug, Clone)]
+pub struct KeyvalTable {
+    map: HashMap<c_int, Keyval>,
+    next: c_int,
+}
+
+impl Default for KeyvalTable {
+    fn default() -> Self {
+        KeyvalTable {
+            map: HashMap::new(),
+            next: FIRST_KEYVAL,
+        }
+    }
+}
+
+fn predefined_index(kv: c_int) -> Option<usize> {
+    PREDEFINED.iter().position(|p| p.0 == kv)
+}
+
+fn bad_keyval(kv: c_int) -> String {
+    if kv == sys::MPI_KEYVAL_INVALID {
+        "MPI_KEYVAL_INVALID is not a valid keyval".to_string()
+    } else {
+        format!("invalid keyval {kv:#x}")
+    }
+}
+
+impl KeyvalTable {
+    /// MPI_Comm_create_keyval.
+    pub fn create(&mut self, copy: CopyFn, delete: DeleteFn, extra_state: usize) -> c_int {
+        let h = self.next;
+        self.next += 1;
+        self.map.insert(
+            h,
+            Keyval {
+                copy,
+                delete,
+                extra_state,
+                freed: false,
+                refs: 0,
+            },
+        );
+        h
+    }
+
+    /// A keyval the program may use (not freed).
+    pub fn get(&self, kv: c_int) -> MpiResult<&Keyval> {
+        match self.map.get(&kv) {
+            Some(k) if !k.freed => Ok(k),
+            _ => fail(sys::MPI_ERR_KEYVAL, bad_keyval(kv)),
+        }
+    }
+
+    /// A user keyval for set / delete (predefined ones are read-only).
+    fn settable(&self, kv: c_int, what: &str) -> MpiResult<&Keyval> {
+        if predefined_index(kv).is_some() {
+            return fail(
+                sys::MPI_ERR_KEYVAL,
+                format!("the predefined attribute {kv:#x} cannot be {what}"),
+            );
+        }
+        self.get(kv)
+    }
+
+    /// MPI_Comm_free_keyval.
+    pub fn free(&mut self, kv: c_int) -> MpiResult<()> {
+        if predefined_index(kv).is_some() {
+            return fail(
+                sys::MPI_ERR_KEYVAL,
+                format!("the predefined keyval {kv:#x} cannot be freed"),
+            );
+        }
+        self.get(kv)?;
+        let k = self.map.get_mut(&kv).expect("checked");
+        k.freed = true;
+        if k.refs == 0 {
+            self.map.remove(&kv);
+        }
+        Ok(())
+    }
+
+    fn attach(&mut self, kv: c_int) {
+        self.map.get_mut(&kv).expect("live keyval").refs += 1;
+    }
+
+    fn detach(&mut self, kv: c_int) {
+        let k = self.map.get_mut(&kv).expect("live keyval");
+        k.refs -= 1;
+        if k.refs == 0 && k.freed {
+            self.map.remove(&kv);
+        }
+    }
+
+    /// Keyvals still held (tests).
+    pub fn held(&self) -> usize {
+        self.map.len()
+    }
+
+    fn delete_call(&self, a: &Attr) -> DeleteCall {
+        let k = &self.map[&a.keyval];
+        DeleteCall {
+            keyval: a.keyval,
+            delete: k.delete,
+            extra_state: k.extra_state,
+            value: a.value,
+        }
+    }
+}
+
+impl CommTable {
+    /// MPI_Comm_get_attr.
+    pub fn get_attr(&self, comm: MPI_Comm, kv: c_int) -> MpiResult<Found> {
+        let c = self.get(comm)?;
+        if let Some(i) = predefined_index(kv) {
+            return Ok(Found::Predefined(i));
+        }
+        self.keyvals.get(kv)?;
+        Ok(c.attrs
+            .iter()
+            .find(|a| a.keyval == kv)
+            .map_or(Found::Absent, |a| Found::User(a.value)))
+    }
+
+    /// First step of MPI_Comm_set_attr: check, and the delete callback to
+    /// run on the value being replaced, if any.
+    pub fn set_attr_begin(&self, comm: MPI_Comm, kv: c_int) -> MpiResult<Option<DeleteCall>> {
+        let c = self.get(comm)?;
+        self.keyvals.settable(kv, "set")?;
+        Ok(c.attrs
+            .iter()
+            .find(|a| a.keyval == kv)
+            .map(|a| self.keyvals.delete_call(a)))
+    }
+
+    /// Last step of MPI_Comm_set_attr: store the value (in place of the old
+    /// one, which keeps its position in the order of setting).
+    pub fn set_attr_end(&mut self, comm: MPI_Comm, kv: c_int, value: usize) -> MpiResult<()> {
+        self.keyvals.settable(kv, "set")?;
+        let c = self.get_mut(comm)?;
+        let added = match c.attrs.iter_mut().find(|a| a.keyval == kv) {
+            Some(a) => {
+                a.value = value;
+                false
+            }
+            None => {
+                c.attrs.push(Attr { keyval: kv, value });
+                true
+            }
+        };
+        if added {
+            self.keyvals.attach(kv);
+        }
+        Ok(())
+    }
+
+    /// First step of MPI_Comm_delete_attr: the delete callback to run (None
+    /// when the attribute is not set: nothing to do).
+    pub fn delete_attr_begin(&self, comm: MPI_Comm, kv: c_int) -> MpiResult<Option<DeleteCall>> {
+        let c = self.get(comm)?;
+        self.keyvals.settable(kv, "deleted")?;
+        Ok(c.attrs
+            .iter()
+            .find(|a| a.keyval == kv)
+            .map(|a| self.keyvals.delete_call(a)))
+    }
+
+    /// Remove the attributes of `comm` with these keyvals (their delete
+    /// callbacks have run).
+    pub fn drop_attrs(&mut self, comm: MPI_Comm, kvs: &[c_int]) -> MpiResult<()> {
+        let c = self.get_mut(comm)?;
+        let mut gone = Vec::new();
+        c.attrs.retain(|a| {
+            let drop = kvs.contains(&a.keyval);
+            if drop {
+                gone.push(a.keyval);
+            }
+            !drop
+        });
+        for kv in gone {
+            self.keyvals.detach(kv);
+        }
+        Ok(())
+    }
+
+    /// The copy callbacks MPI_Comm_dup runs, in the order the attributes
+    /// were set (attributes whose keyval has MPI_COMM_NULL_COPY_FN are not
+    /// copied).
+    pub fn copy_calls(&self, comm: MPI_Comm) -> MpiResult<Vec<CopyCall>> {
+        let c = self.get(comm)?;
+        Ok(c.attrs
+            .iter()
+            .filter_map(|a| {
+                let k = &self.keyvals.map[&a.keyval];
+                k.copy.map(|_| CopyCall {
+                    keyval: a.keyval,
+                    copy: k.copy,
+                    extra_state: k.extra_state,
+                    value: a.value,
+                })
+            })
+            .collect())
+    }
+
+    /// The delete callbacks of every attribute of `comm`, in the reverse
+    /// order of setting (as MPI requires for MPI_COMM_SELF at MPI_Finalize).
+    pub fn delete_calls(&self, comm: MPI_Comm) -> MpiResult<Vec<DeleteCall>> {
+        let c = self.get(comm)?;
+        Ok(c.attrs
+            .iter()
+            .rev()
+            .map(|a| self.keyvals.delete_call(a))
+            .collect())
+    }
+
+    /// Attach copied attributes to a new communicator's keyvals.
+    pub(crate) fn hold_keyvals(&mut self, attrs: &[Attr]) {
+        for a in attrs {
+            self.keyvals.attach(a.keyval);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mpi::comm::Comm;
+
+    extern "C" fn copy_stub(
+        _: MPI_Comm,
+        _: c_int,
+        _: *mut std::os::raw::c_void,
+        _: *mut std::os::raw::c_void,
+        _: *mut std::os::raw::c_void,
+        _: *mut c_int,
+    ) -> c_int {
+        0
+    }
+
+    extern "C" fn delete_stub(
+        _: MPI_Comm,
+        _: c_int,
+        _: *mut std::os::raw::c_void,
+        _: *mut std::os::raw::c_void,
+    ) -> c_int {
+        0
+    }
+
+    fn table() -> (CommTable, MPI_Comm) {
+        let mut t = CommTable::new(0, 2);
+        let w = t.get(sys::MPI_COMM_WORLD).unwrap().clone();
+        let h = t.insert(Comm {
+            ctx: 5,
+            attrs: Vec::new(),
+            name: String::new(),
+            ..w
+        });
+        (t, h)
+    }
+
+    #[test]
+    fn predefined_attributes() {
+        let (t, h) = table();
+        assert_eq!(
+            t.get_attr(sys::MPI_COMM_WORLD, sys::MPI_TAG_UB).unwrap(),
+            Found::Predefined(0)
+        );
+        assert_eq!(PREDEFINED[0].1, 0x7fffffff);
+        assert_eq!(
+            t.get_attr(h, sys::MPI_WTIME_IS_GLOBAL).unwrap(),
+            Found::Predefined(3)
+        );
+        let e = t.set_attr_begin(h, sys::MPI_TAG_UB).unwrap_err();
+        assert_eq!(e.class, sys::MPI_ERR_KEYVAL);
+        assert_eq!(
+            t.get_attr(sys::MPI_COMM_NULL, sys::MPI_TAG_UB)
+                .unwrap_err()
+                .class,
+            sys::MPI_ERR_COMM
+        );
+        assert_eq!(
+            t.get_attr(h, sys::MPI_KEYVAL_INVALID).unwrap_err().msg,
+            "MPI_KEYVAL_INVALID is not a valid keyval"
+        );
+    }
+
+    #[test]
+    fn set_replace_delete_and_keyval_lifetime() {
+        let (mut t, h) = table();
+        let kv = t.keyvals.create(Some(copy_stub), Some(delete_stub), 77);
+        let kv2 = t.keyvals.create(None, None, 0);
+        assert_eq!(t.get_attr(h, kv).unwrap(), Found::Absent);
+        assert!(t.set_attr_begin(h, kv).unwrap().is_none());
+        t.set_attr_end(h, kv, 1000).unwrap();
+        t.set_attr_end(h, kv2, 2000).unwrap();
+        assert_eq!(t.get_attr(h, kv).unwrap(), Found::User(1000));
+        // replacing: the old value's delete callback first
+        let d = t.set_attr_begin(h, kv).unwrap().unwrap();
+        assert_eq!((d.keyval, d.value, d.extra_state), (kv, 1000, 77));
+        t.set_attr_end(h, kv, 1001).unwrap();
+        // dup copies only attributes with a copy function
+        let calls = t.copy_calls(h).unwrap();
+        assert_eq!(calls.len(), 1);
+        assert_eq!((calls[0].keyval, calls[0].value), (kv, 1001));
+        // free order: reverse of setting
+        let order: Vec<c_int> = t
+            .delete_calls(h)
+            .unwrap()
+            .iter()
+            .map(|d| d.keyval)
+            .collect();
+        assert_eq!(order, [kv2, kv]);
+        // a freed keyval is invalid for the program, alive for its attributes
+        t.keyvals.free(kv).unwrap();
+        assert_eq!(t.get_attr(h, kv).unwrap_err().class, sys::MPI_ERR_KEYVAL);
+        assert_eq!(t.keyvals.free(kv).unwrap_err().class, sys::MPI_ERR_KEYVAL);
+        assert_eq!(t.keyvals.held(), 2);
+        assert_eq!(t.delete_calls(h).unwrap().len(), 2);
+        t.drop_attrs(h, &[kv]).unwrap();
+        assert_eq!(t.keyvals.held(), 1);
+        assert!(t.delete_attr_begin(h, kv2).unwrap().is_some());
+        t.drop_attrs(h, &[kv2]).unwrap();
+        assert!(t.delete_attr_begin(h, kv2).unwrap().is_none());
+        t.keyvals.free(kv2).unwrap();
+        assert_eq!(t.keyvals.held(), 0);
+        assert_eq!(
+            t.keyvals.free(sys::MPI_TAG_UB).unwrap_err().class,
+            sys::MPI_ERR_KEYVAL
+        );
+    }
+}
