@@ -50,7 +50,7 @@ pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// only; `cargo build` also puts it next to the `vaced` binary, where `mpicc`
 /// links it from. Make sure the copy next to the binary is the fresh one
 /// (else the programs would silently use a stale library, or none).
-fn ensure_fresh_library() {
+pub fn ensure_fresh_library() {
     static DONE: OnceLock<()> = OnceLock::new();
     DONE.get_or_init(|| {
         let bin = vaced();
