@@ -15,10 +15,13 @@ mod macros;
 mod buffers;
 pub mod comm;
 pub mod datatype;
+pub mod dtype_ctor;
 pub mod env;
 pub mod errors;
 pub mod p2p;
+pub mod pack;
 mod state;
+mod typed_mem;
 pub mod wait;
 
 use crate::sys::MPI_Status;

@@ -7,12 +7,16 @@ pub mod backend;
 pub mod bsend;
 pub mod comm;
 pub mod datatype;
+pub mod dtype_table;
 pub mod error;
 #[cfg(test)]
 mod fake;
+pub mod pack;
 pub mod request;
 pub mod state;
 pub mod status;
+pub mod type_contents;
+pub mod typemap;
 
 pub use error::{MpiError, MpiResult};
 pub use state::World;
