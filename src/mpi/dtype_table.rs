@@ -86,7 +86,7 @@ impl TypeTable {
             return fail(
                 sys::MPI_ERR_TYPE,
                 format!(
-                    "datatype {} is not committed (call MPI_Type_commit before \
+                    "{} is not committed (call MPI_Type_commit before \
                      communicating with it)",
                     e.ty.name()
                 ),
@@ -195,7 +195,7 @@ mod tests {
         assert_eq!(e.class, sys::MPI_ERR_TYPE);
         assert_eq!(
             e.msg,
-            "datatype vector datatype 0x8c000000 is not committed (call MPI_Type_commit \
+            "vector datatype 0x8c000000 is not committed (call MPI_Type_commit \
              before communicating with it)"
         );
         assert!(!t.is_committed(h));
