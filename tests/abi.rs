@@ -83,7 +83,10 @@ fn every_declared_function_is_exported() {
     let names = declared_functions();
     // Every call is declared as MPI_ and PMPI_ (checked below), and the list
     // is not empty: a parser that found nothing would prove nothing.
-    assert!(names.len() >= 2 && names.len().is_multiple_of(2), "{names:?}");
+    assert!(
+        names.len() >= 2 && names.len().is_multiple_of(2),
+        "{names:?}"
+    );
     for n in names.iter().filter(|n| n.starts_with("MPI")) {
         assert!(
             names.contains(&format!("P{n}")),

@@ -2,6 +2,7 @@
 //! buffers (directly when the datatype is contiguous, through a packed copy
 //! or a staging buffer otherwise), out-arguments, request and status arrays,
 //! C strings.
+use crate::abi::typed_mem::{data_start, elems};
 use crate::abi::{MPI_STATUSES_IGNORE, MPI_STATUS_IGNORE};
 use crate::mpi::error::{fail, MpiResult};
 use crate::mpi::request::Staging;
@@ -53,8 +54,8 @@ pub(crate) unsafe fn send_payload(buf: *const c_void, a: &SendArgs) -> SendPaylo
         let b = unsafe { SendBuf::from_raw(or_dangling(buf as *const u8, a.bytes), a.bytes) };
         return SendPayload { buf: b, keep: None };
     }
-    // SAFETY: the elements span a.ty.span(a.count) bytes from buf.
-    let src = unsafe { user_bytes(buf, a.ty.span(a.count)) };
+    // SAFETY: buf holds a.count elements of a.ty (caller).
+    let src = unsafe { elems(buf, &a.ty, a.count) };
     packed_payload(a.ty.pack(src, a.count))
 }
 
@@ -80,7 +81,8 @@ pub(crate) unsafe fn recv_target(buf: *mut c_void, a: &RecvArgs) -> RecvTarget<R
     // SAFETY: the staging Vec moves into the request entry without moving
     // its heap buffer, and stays there until the receive completes.
     let b = unsafe { RecvBuf::from_raw(p, a.bytes) };
-    let (dst, span, ty, count) = (buf as usize, a.ty.span(a.count), a.ty.clone(), a.count);
+    let dst = data_start(buf, &a.ty) as usize;
+    let (span, ty, count) = (a.ty.span(a.count), a.ty.clone(), a.count);
     let deliver = Box::new(move |bytes: &[u8]| {
         if span == 0 {
             return;

@@ -18,12 +18,15 @@ mod callbacks;
 pub mod comm;
 pub mod comm_mgmt;
 pub mod datatype;
+pub mod dtype_ctor;
 pub mod env;
 pub mod errors;
 pub mod group;
 pub mod p2p;
+pub mod pack;
 mod state;
 pub mod topo;
+mod typed_mem;
 pub mod wait;
 
 use crate::sys::MPI_Status;

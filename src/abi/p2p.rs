@@ -1,8 +1,9 @@
 //! Point-to-point calls: the blocking and non-blocking sends in every mode,
 //! receives, MPI_Sendrecv / MPI_Sendrecv_replace, probes, and the
 //! buffered-send buffer (MPI_Buffer_attach / MPI_Buffer_detach).
-use crate::abi::buffers::{out, packed_payload, put_status, recv_target, send_payload, user_bytes};
+use crate::abi::buffers::{out, packed_payload, put_status, recv_target, send_payload};
 use crate::abi::state::call;
+use crate::abi::typed_mem::elems;
 use crate::p2p::SendMode;
 use crate::sys::{self, MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status};
 use std::os::raw::{c_int, c_void};
@@ -181,7 +182,7 @@ mpi_fn! {
             let ra = w.recv_args(comm, count, datatype, source, recvtag, buf.is_null())?;
             // SAFETY: buf holds count elements of datatype (checked non-null
             // unless empty); they are copied out before anything is received.
-            let src = unsafe { user_bytes(buf, sa.ty.span(sa.count)) };
+            let src = unsafe { elems(buf, &sa.ty, sa.count) };
             let sp = packed_payload(sa.ty.pack(src, sa.count));
             // SAFETY: buf has room for the elements and is not touched by the
             // program until this blocking call returns.

@@ -1,27 +1,62 @@
-//! Datatypes: the layout of every predefined datatype of mpi.h (a list of
-//! byte blocks plus an extent, so derived types fit the same shape), the
-//! handle table, and pack / unpack between user memory and the packed bytes
-//! that travel on the wire.
-use crate::mpi::error::{fail, MpiResult};
+//! Datatypes: the layout of one element (byte blocks in type-map order,
+//! bounds, extent, the basic elements it is made of), the layouts of the
+//! predefined datatypes of mpi.h, and pack / unpack between user memory and
+//! the packed bytes that travel on the wire. Derived layouts are built in
+//! `crate::mpi::typemap`; handles live in the [`TypeTable`].
+use crate::mpi::type_contents::Contents;
 use crate::sys;
-use std::collections::HashMap;
-use std::sync::Arc;
 
-/// The memory layout of one element: bytes `[off, off + len)` for each block
-/// hold data, the rest of `[0, extent)` is padding. Blocks are sorted,
-/// non-overlapping and merged when adjacent.
+pub use crate::mpi::dtype_table::TypeTable;
+
+/// The memory layout of one element. Bytes `[off, off + len)` of each block,
+/// counted from [`Datatype::origin`] (the true lower bound: 0 for every
+/// predefined type), hold data, in type-map order (the order in which they
+/// are packed); adjacent blocks in that order are merged. Element `i` of a
+/// buffer starts `i * extent` bytes after the buffer pointer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Datatype {
     name: String,
     blocks: Vec<(usize, usize)>,
+    /// Offset of the first data byte from the buffer pointer (true lb).
+    origin: isize,
+    /// End of the furthest block, from `origin` (the true extent).
+    reach: usize,
     extent: usize,
     size: usize,
+    lb: isize,
+    /// Explicit lower / upper bound markers (MPI_Type_create_resized): they
+    /// decide the bounds of the types built from this one.
+    sticky_lb: bool,
+    sticky_ub: bool,
+    /// Alignment used to pad structures (the epsilon of the standard).
+    align: usize,
+    /// The basic elements of one element in packed order, as
+    /// (element size, number of consecutive elements of that size).
+    runs: Vec<(usize, u64)>,
+    /// MPI_Get_elements returns MPI_UNDEFINED for a byte count that is not
+    /// a whole number of elements (predefined types but the C pair structs).
+    whole_only: bool,
+    contents: Option<Box<Contents>>,
+}
+
+/// Everything a derived layout is made of (see `crate::mpi::typemap`).
+#[derive(Debug, Clone)]
+pub struct Layout {
+    /// (displacement from the buffer pointer, length), type-map order.
+    pub blocks: Vec<(isize, usize)>,
+    pub lb: isize,
+    pub extent: usize,
+    pub sticky_lb: bool,
+    pub sticky_ub: bool,
+    pub align: usize,
+    pub runs: Vec<(usize, u64)>,
 }
 
 impl Datatype {
     /// A type made of `blocks` (offset, length) within an element of `extent`
-    /// bytes. Panics on overlapping or out-of-extent blocks (a programming
-    /// error in whoever builds the type).
+    /// bytes, in any order (they are sorted); its basic elements are bytes.
+    /// Panics on overlapping or out-of-extent blocks (a programming error in
+    /// whoever builds the type).
     pub fn new(name: &str, blocks: &[(usize, usize)], extent: usize) -> Datatype {
         let mut sorted: Vec<(usize, usize)> = blocks.iter().copied().filter(|b| b.1 > 0).collect();
         sorted.sort_unstable();
@@ -37,12 +72,28 @@ impl Datatype {
                 None => merged.push((off, len)),
             }
         }
-        let size = merged.iter().map(|b| b.1).sum();
+        let size: usize = merged.iter().map(|b| b.1).sum();
+        let origin = merged.first().map_or(0, |b| b.0);
+        let blocks: Vec<(usize, usize)> = merged.iter().map(|&(o, l)| (o - origin, l)).collect();
+        let reach = blocks.last().map_or(0, |b| b.0 + b.1);
         Datatype {
             name: name.to_string(),
-            blocks: merged,
+            blocks,
+            origin: origin as isize,
+            reach,
             extent,
             size,
+            lb: 0,
+            sticky_lb: false,
+            sticky_ub: false,
+            align: 1,
+            runs: if size > 0 {
+                vec![(1, size as u64)]
+            } else {
+                vec![]
+            },
+            whole_only: true,
+            contents: None,
         }
     }
 
@@ -51,59 +102,197 @@ impl Datatype {
         Datatype::new(name, &[(0, size)], size)
     }
 
+    /// A predefined type: `blocks` as in [`Datatype::new`], its basic
+    /// elements and its alignment.
+    fn predefined(
+        name: &str,
+        blocks: &[(usize, usize)],
+        extent: usize,
+        runs: &[(usize, u64)],
+        align: usize,
+        whole_only: bool,
+    ) -> Datatype {
+        let mut t = Datatype::new(name, blocks, extent);
+        t.runs = merge_runs(runs);
+        t.align = align;
+        t.whole_only = whole_only;
+        debug_assert_eq!(
+            t.size as u64,
+            t.runs.iter().map(|r| r.0 as u64 * r.1).sum::<u64>()
+        );
+        t
+    }
+
+    /// A derived type from its layout (blocks are merged here: a block that
+    /// starts where the previous one ends joins it).
+    pub fn from_layout(name: &str, l: Layout, contents: Contents) -> Datatype {
+        let mut merged: Vec<(isize, usize)> = Vec::with_capacity(l.blocks.len());
+        for (off, len) in l.blocks.into_iter().filter(|b| b.1 > 0) {
+            match merged.last_mut() {
+                Some(last) if last.0 + last.1 as isize == off => last.1 += len,
+                _ => merged.push((off, len)),
+            }
+        }
+        let origin = merged.iter().map(|b| b.0).min().unwrap_or(0);
+        let end = merged.iter().map(|b| b.0 + b.1 as isize).max().unwrap_or(0);
+        let blocks = merged
+            .iter()
+            .map(|&(o, len)| ((o - origin) as usize, len))
+            .collect();
+        Datatype {
+            name: name.to_string(),
+            blocks,
+            origin,
+            reach: (end - origin) as usize,
+            extent: l.extent,
+            size: merged.iter().map(|b| b.1).sum(),
+            lb: l.lb,
+            sticky_lb: l.sticky_lb,
+            sticky_ub: l.sticky_ub,
+            align: l.align,
+            runs: merge_runs(&l.runs),
+            whole_only: false,
+            contents: Some(Box::new(contents)),
+        }
+    }
+
+    /// The same type map as a derived type made by `contents` (MPI_Type_dup).
+    pub fn duplicate(&self, contents: Contents) -> Datatype {
+        let mut t = self.clone();
+        t.whole_only = false;
+        t.contents = Some(Box::new(contents));
+        t
+    }
+
     pub fn name(&self) -> &str {
         &self.name
+    }
+    /// Gives the type its final name (the handle table names derived types).
+    pub fn set_name(&mut self, name: String) {
+        self.name = name;
     }
     /// Bytes of data in one element (MPI_Type_size).
     pub fn size(&self) -> usize {
         self.size
     }
-    /// Distance between consecutive elements in memory.
+    /// Distance between consecutive elements in memory (ub - lb).
     pub fn extent(&self) -> usize {
         self.extent
     }
+    /// Data blocks (offset from [`Datatype::origin`], length) in type-map order.
     pub fn blocks(&self) -> &[(usize, usize)] {
         &self.blocks
     }
-    /// `count` elements occupy `count * extent` bytes with no padding, so the
-    /// user's buffer can be sent or received as it is.
+    /// Offset from the buffer pointer of the first data byte of element 0
+    /// (the true lower bound, 0 for an empty type). [`Datatype::pack`] and
+    /// [`Datatype::unpack`] take user memory starting there.
+    pub fn origin(&self) -> isize {
+        self.origin
+    }
+    /// Lower bound (MPI_Type_get_extent).
+    pub fn lb(&self) -> isize {
+        self.lb
+    }
+    /// Upper bound: lb + extent.
+    pub fn ub(&self) -> isize {
+        self.lb + self.extent as isize
+    }
+    /// True lower bound: the first data byte (0 for an empty type).
+    pub fn true_lb(&self) -> isize {
+        self.origin
+    }
+    /// True upper bound: one past the last data byte.
+    pub fn true_ub(&self) -> isize {
+        self.origin + self.reach as isize
+    }
+    /// True extent: true_ub - true_lb.
+    pub fn true_extent(&self) -> usize {
+        self.reach
+    }
+    pub fn sticky_lb(&self) -> bool {
+        self.sticky_lb
+    }
+    pub fn sticky_ub(&self) -> bool {
+        self.sticky_ub
+    }
+    pub fn align(&self) -> usize {
+        self.align
+    }
+    /// Basic elements in packed order: (element size, count).
+    pub fn runs(&self) -> &[(usize, u64)] {
+        &self.runs
+    }
+    /// Number of basic elements in one element.
+    pub fn elements_per_item(&self) -> u64 {
+        self.runs.iter().map(|r| r.1).sum()
+    }
+    /// The constructor call (None for a predefined type).
+    pub fn contents(&self) -> Option<&Contents> {
+        self.contents.as_deref()
+    }
+    /// No data and no explicit bounds: contributes nothing to a type built
+    /// from it.
+    pub fn is_empty_map(&self) -> bool {
+        self.size == 0 && !self.sticky_lb && !self.sticky_ub
+    }
+    /// One block that fills the whole extent: `n` consecutive elements are
+    /// one block.
+    pub fn is_dense(&self) -> bool {
+        self.blocks.len() == 1 && self.size == self.extent
+    }
+    /// `count` elements are the `count * extent` bytes at the buffer pointer
+    /// with no padding and in memory order, so the user's buffer can be sent
+    /// or received as it is.
     pub fn is_contiguous(&self) -> bool {
         self.size == self.extent
+            && (self.size == 0 || (self.origin == 0 && self.blocks == [(0, self.size)]))
     }
     /// Bytes of `count` elements on the wire.
     pub fn packed_size(&self, count: usize) -> usize {
         self.size * count
     }
-    /// Bytes of user memory that `count` elements touch, from the buffer
-    /// start to the end of the last block of the last element.
+    /// Bytes of user memory that `count` elements touch, from
+    /// [`Datatype::origin`] to the end of the furthest block of the last
+    /// element.
     pub fn span(&self, count: usize) -> usize {
-        match (count, self.blocks.last()) {
-            (0, _) | (_, None) => 0,
-            (n, Some(&(off, len))) => (n - 1) * self.extent + off + len,
+        if count == 0 || self.size == 0 {
+            return 0;
         }
+        (count - 1) * self.extent + self.reach
     }
 
-    /// Gather `count` elements from `src` (at least `span(count)` bytes).
+    /// Gather `count` elements from `src` (user memory from the origin, at
+    /// least `span(count)` bytes).
     pub fn pack(&self, src: &[u8], count: usize) -> Vec<u8> {
-        assert!(src.len() >= self.span(count), "pack: source too short");
-        let mut out = Vec::with_capacity(self.packed_size(count));
-        if self.is_contiguous() {
-            out.extend_from_slice(&src[..self.packed_size(count)]);
-            return out;
-        }
-        for i in 0..count {
-            let base = i * self.extent;
-            for &(off, len) in &self.blocks {
-                out.extend_from_slice(&src[base + off..base + off + len]);
-            }
-        }
+        let mut out = vec![0u8; self.packed_size(count)];
+        self.pack_into(src, count, &mut out);
         out
     }
 
-    /// Scatter packed `bytes` into `count` elements at `dst` (at least
-    /// `span(count)` bytes). A short `bytes` (a truncated or shorter message)
-    /// fills the elements in order and stops where the data ends; bytes
-    /// beyond `packed_size(count)` are ignored.
+    /// Like [`Datatype::pack`], into the first `packed_size(count)` bytes of
+    /// `dst`.
+    pub fn pack_into(&self, src: &[u8], count: usize, dst: &mut [u8]) {
+        assert!(src.len() >= self.span(count), "pack: source too short");
+        let total = self.packed_size(count);
+        assert!(dst.len() >= total, "pack: destination too short");
+        if self.is_contiguous() {
+            dst[..total].copy_from_slice(&src[..total]);
+            return;
+        }
+        let mut at = 0;
+        for i in 0..count {
+            let base = i * self.extent;
+            for &(off, len) in &self.blocks {
+                dst[at..at + len].copy_from_slice(&src[base + off..base + off + len]);
+                at += len;
+            }
+        }
+    }
+
+    /// Scatter packed `bytes` into `count` elements at `dst` (user memory
+    /// from the origin, at least `span(count)` bytes). A short `bytes` (a
+    /// truncated or shorter message) fills the elements in order and stops
+    /// where the data ends; bytes beyond `packed_size(count)` are ignored.
     pub fn unpack(&self, bytes: &[u8], dst: &mut [u8], count: usize) {
         assert!(
             dst.len() >= self.span(count),
@@ -126,16 +315,59 @@ impl Datatype {
             }
         }
     }
+
+    /// MPI_Get_elements for a message of `bytes` packed bytes: the basic
+    /// elements it holds, counting those of a partial last element; None
+    /// (MPI_UNDEFINED) when the type has no data but the message has, or
+    /// when a predefined type does not divide the byte count.
+    pub fn elements(&self, bytes: u64) -> Option<u64> {
+        let size = self.size as u64;
+        if size == 0 {
+            return (bytes == 0).then_some(0);
+        }
+        if self.whole_only && !bytes.is_multiple_of(size) {
+            return None;
+        }
+        let mut n = bytes / size * self.elements_per_item();
+        let mut rest = bytes % size;
+        for &(s, k) in &self.runs {
+            let whole = (rest / s as u64).min(k);
+            n += whole;
+            rest -= whole * s as u64;
+            if whole < k {
+                break;
+            }
+        }
+        Some(n)
+    }
 }
 
-/// Layout of a predefined type: a scalar of `size` bytes, or a pair
-/// `{a; int}` laid out as the C struct.
+/// Joins consecutive runs of elements of the same size.
+pub fn merge_runs(runs: &[(usize, u64)]) -> Vec<(usize, u64)> {
+    let mut out: Vec<(usize, u64)> = Vec::with_capacity(runs.len());
+    for &(s, k) in runs.iter().filter(|r| r.1 > 0) {
+        match out.last_mut() {
+            Some(last) if last.0 == s => last.1 += k,
+            _ => out.push((s, k)),
+        }
+    }
+    out
+}
+
+/// Layout of a predefined type.
 enum Predef {
+    /// One basic element of this size, aligned to its size.
     Scalar(usize),
-    /// (first member size, offset of the int, C struct size)
+    /// A complex number of this size: one basic element aligned as its parts.
+    Complex(usize),
+    /// Two consecutive values of this size (MPI_2INT, MPI_2INTEGER, ...): two
+    /// basic elements.
+    Twin(usize),
+    /// A pair `{a; int}` laid out as the C struct: (first member size,
+    /// offset of the int, C struct size); two basic elements.
     PairInt(usize, usize, usize),
 }
-use Predef::{PairInt, Scalar};
+use Predef::{Complex, PairInt, Scalar, Twin};
 
 /// Every predefined datatype of mpi.h with its layout on LP64 Linux.
 const PREDEFINED: &[(sys::MPI_Datatype, &str, Predef)] = &[
@@ -170,17 +402,17 @@ const PREDEFINED: &[(sys::MPI_Datatype, &str, Predef)] = &[
     (sys::MPI_UINT16_T, "MPI_UINT16_T", Scalar(2)),
     (sys::MPI_UINT32_T, "MPI_UINT32_T", Scalar(4)),
     (sys::MPI_UINT64_T, "MPI_UINT64_T", Scalar(8)),
-    (sys::MPI_C_COMPLEX, "MPI_C_COMPLEX", Scalar(8)),
-    (sys::MPI_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX", Scalar(8)),
+    (sys::MPI_C_COMPLEX, "MPI_C_COMPLEX", Complex(8)),
+    (sys::MPI_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX", Complex(8)),
     (
         sys::MPI_C_DOUBLE_COMPLEX,
         "MPI_C_DOUBLE_COMPLEX",
-        Scalar(16),
+        Complex(16),
     ),
     (
         sys::MPI_C_LONG_DOUBLE_COMPLEX,
         "MPI_C_LONG_DOUBLE_COMPLEX",
-        Scalar(32),
+        Complex(32),
     ),
     (sys::MPI_AINT, "MPI_AINT", Scalar(8)),
     (sys::MPI_OFFSET, "MPI_OFFSET", Scalar(8)),
@@ -191,7 +423,7 @@ const PREDEFINED: &[(sys::MPI_Datatype, &str, Predef)] = &[
     (sys::MPI_DOUBLE_INT, "MPI_DOUBLE_INT", PairInt(8, 8, 16)),
     // struct { long a; int i; }: int at 8, padded to 16
     (sys::MPI_LONG_INT, "MPI_LONG_INT", PairInt(8, 8, 16)),
-    (sys::MPI_2INT, "MPI_2INT", PairInt(4, 4, 8)),
+    (sys::MPI_2INT, "MPI_2INT", Twin(4)),
     // struct { short a; int i; }: int aligned to 4
     (sys::MPI_SHORT_INT, "MPI_SHORT_INT", PairInt(2, 4, 8)),
     // struct { long double a; int i; }: int at 16, padded to 32
@@ -205,8 +437,8 @@ const PREDEFINED: &[(sys::MPI_Datatype, &str, Predef)] = &[
     (sys::MPI_INTEGER, "MPI_INTEGER", Scalar(4)),
     (sys::MPI_REAL, "MPI_REAL", Scalar(4)),
     (sys::MPI_DOUBLE_PRECISION, "MPI_DOUBLE_PRECISION", Scalar(8)),
-    (sys::MPI_COMPLEX, "MPI_COMPLEX", Scalar(8)),
-    (sys::MPI_DOUBLE_COMPLEX, "MPI_DOUBLE_COMPLEX", Scalar(16)),
+    (sys::MPI_COMPLEX, "MPI_COMPLEX", Complex(8)),
+    (sys::MPI_DOUBLE_COMPLEX, "MPI_DOUBLE_COMPLEX", Complex(16)),
     (sys::MPI_INTEGER1, "MPI_INTEGER1", Scalar(1)),
     (sys::MPI_INTEGER2, "MPI_INTEGER2", Scalar(2)),
     (sys::MPI_INTEGER4, "MPI_INTEGER4", Scalar(4)),
@@ -214,63 +446,33 @@ const PREDEFINED: &[(sys::MPI_Datatype, &str, Predef)] = &[
     (sys::MPI_REAL4, "MPI_REAL4", Scalar(4)),
     (sys::MPI_REAL8, "MPI_REAL8", Scalar(8)),
     // Fortran pairs are two contiguous values of the same type
-    (sys::MPI_2INTEGER, "MPI_2INTEGER", Scalar(8)),
-    (sys::MPI_2REAL, "MPI_2REAL", Scalar(8)),
-    (
-        sys::MPI_2DOUBLE_PRECISION,
-        "MPI_2DOUBLE_PRECISION",
-        Scalar(16),
-    ),
+    (sys::MPI_2INTEGER, "MPI_2INTEGER", Twin(4)),
+    (sys::MPI_2REAL, "MPI_2REAL", Twin(4)),
+    (sys::MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", Twin(8)),
 ];
 
-/// Datatype handles -> layouts.
-#[derive(Debug, Clone)]
-pub struct TypeTable {
-    map: HashMap<sys::MPI_Datatype, Arc<Datatype>>,
-}
-
-impl Default for TypeTable {
-    fn default() -> Self {
-        TypeTable::new()
-    }
-}
-
-impl TypeTable {
-    /// A table holding every predefined datatype.
-    pub fn new() -> TypeTable {
-        let mut map = HashMap::new();
-        for (handle, name, layout) in PREDEFINED {
+/// (handle, layout) of every predefined datatype; aliases
+/// (MPI_LONG_LONG = MPI_LONG_LONG_INT) come after the name they alias.
+pub(crate) fn predefined_types() -> Vec<(sys::MPI_Datatype, Datatype)> {
+    PREDEFINED
+        .iter()
+        .map(|(handle, name, layout)| {
             let t = match *layout {
-                Scalar(n) => Datatype::contiguous_bytes(name, n),
-                PairInt(a, int_off, extent) => Datatype::new(name, &[(0, a), (int_off, 4)], extent),
+                Scalar(n) => Datatype::predefined(name, &[(0, n)], n, &[(n, 1)], n, true),
+                Complex(n) => Datatype::predefined(name, &[(0, n)], n, &[(n, 1)], n / 2, true),
+                Twin(n) => Datatype::predefined(name, &[(0, 2 * n)], 2 * n, &[(n, 2)], n, true),
+                PairInt(a, int_off, extent) => Datatype::predefined(
+                    name,
+                    &[(0, a), (int_off, 4)],
+                    extent,
+                    &[(a, 1), (4, 1)],
+                    a.max(4),
+                    false,
+                ),
             };
-            // aliases (MPI_LONG_LONG = MPI_LONG_LONG_INT) keep the first name
-            map.entry(*handle).or_insert_with(|| Arc::new(t));
-        }
-        TypeTable { map }
-    }
-
-    /// The datatype behind `handle`; MPI_ERR_TYPE for a null or unknown one.
-    pub fn get(&self, handle: sys::MPI_Datatype) -> MpiResult<Arc<Datatype>> {
-        if handle == sys::MPI_DATATYPE_NULL {
-            return fail(
-                sys::MPI_ERR_TYPE,
-                "MPI_DATATYPE_NULL is not a valid datatype",
-            );
-        }
-        match self.map.get(&handle) {
-            Some(t) => Ok(t.clone()),
-            None => fail(
-                sys::MPI_ERR_TYPE,
-                format!("invalid datatype handle {handle:#x}"),
-            ),
-        }
-    }
-
-    /// Every handle in the table.
-    pub fn handles(&self) -> impl Iterator<Item = sys::MPI_Datatype> + '_ {
-        self.map.keys().copied()
-    }
+            (*handle, t)
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -11,14 +11,18 @@ pub mod comm;
 pub mod comm_create;
 pub mod context;
 pub mod datatype;
+pub mod dtype_table;
 pub mod error;
 #[cfg(test)]
 mod fake;
 pub mod group;
+pub mod pack;
 pub mod request;
 pub mod state;
 pub mod status;
 pub mod topo;
+pub mod type_contents;
+pub mod typemap;
 
 pub use error::{MpiError, MpiResult};
 pub use state::World;

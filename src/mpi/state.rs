@@ -639,8 +639,10 @@ impl<E: Backend> World<E> {
     }
 }
 
+/// A null buffer is MPI_BOTTOM, valid for a type whose data is not at
+/// displacement 0 (absolute addresses), as MPICH decides.
 fn check_buffer(buf_is_null: bool, count: usize, ty: &Datatype) -> MpiResult<()> {
-    if buf_is_null && count > 0 && ty.size() > 0 {
+    if buf_is_null && count > 0 && ty.size() > 0 && ty.true_lb() == 0 {
         return fail(
             sys::MPI_ERR_BUFFER,
             format!("null buffer for {} elements of {}", count, ty.name()),

@@ -1,0 +1,374 @@
+//! Derived datatype constructors and lifetime: MPI_Type_contiguous,
+//! vector, (create_)hvector, indexed, (create_)hindexed,
+//! create_indexed_block, create_hindexed_block, (create_)struct,
+//! create_subarray, create_resized, dup, commit, free, and the decoder
+//! MPI_Type_get_envelope / MPI_Type_get_contents. User arrays become slices
+//! here; the type maps are built by `crate::mpi::typemap`.
+use crate::abi::buffers::out;
+use crate::abi::state::call;
+use crate::mpi::datatype::Datatype;
+use crate::mpi::error::{fail, MpiResult};
+use crate::mpi::type_contents::{contents_for, envelope, TypeRef};
+use crate::mpi::typemap::{self, count_arg, ndims_arg};
+use crate::mpi::World;
+use crate::sys::{self, MPI_Aint, MPI_Datatype};
+use std::os::raw::c_int;
+
+const WORLD: sys::MPI_Comm = sys::MPI_COMM_WORLD;
+
+/// An input array of `n` entries: MPI_ERR_ARG if null (and not empty).
+///
+/// # Safety
+/// `p` is null or points to `n` readable entries that live for `'a`.
+unsafe fn array<'a, T>(p: *const T, n: usize, what: &str) -> MpiResult<&'a [T]> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return fail(sys::MPI_ERR_ARG, format!("null pointer passed as {what}"));
+    }
+    // SAFETY: non-null and, by the contract, n readable entries.
+    Ok(unsafe { std::slice::from_raw_parts(p, n) })
+}
+
+/// An output array of `n` entries: MPI_ERR_ARG if null (and not empty).
+///
+/// # Safety
+/// `p` is null or points to `n` writable entries that live for `'a`.
+unsafe fn array_mut<'a, T>(p: *mut T, n: usize, what: &str) -> MpiResult<&'a mut [T]> {
+    if n == 0 {
+        return Ok(&mut []);
+    }
+    if p.is_null() {
+        return fail(sys::MPI_ERR_ARG, format!("null pointer passed as {what}"));
+    }
+    // SAFETY: non-null and, by the contract, n writable entries.
+    Ok(unsafe { std::slice::from_raw_parts_mut(p, n) })
+}
+
+/// Addresses as displacements.
+fn aints(a: &[MPI_Aint]) -> Vec<isize> {
+    a.iter().map(|&d| d as isize).collect()
+}
+
+/// Run constructor `name`: `make` builds the type, which gets a new
+/// (uncommitted) handle stored in `newtype`.
+///
+/// # Safety
+/// `newtype` is null or valid for a write; `make` is sound to run.
+unsafe fn build(
+    name: &str,
+    newtype: *mut MPI_Datatype,
+    make: impl FnOnce(&World) -> MpiResult<Datatype>,
+) -> c_int {
+    call(name, WORLD, |w| {
+        let t = make(w)?;
+        // SAFETY: null or a valid handle pointer (contract).
+        let o = unsafe { out(newtype, "newtype") }?;
+        *o = w.types.insert(t, false)?;
+        Ok(())
+    })
+}
+
+fn old(w: &World, oldtype: MPI_Datatype) -> MpiResult<TypeRef> {
+    w.types.get_ref(oldtype)
+}
+
+mpi_fn! {
+    fn MPI_Type_contiguous / PMPI_Type_contiguous(count: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
+        // SAFETY: the caller's newtype pointer.
+        unsafe {
+            build("MPI_Type_contiguous", newtype, |w| typemap::contiguous(count, &old(w, oldtype)?))
+        }
+    }
+}
+
+mpi_fn! {
+    fn MPI_Type_vector / PMPI_Type_vector(count: c_int, blocklength: c_int, stride: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
+        // SAFETY: the caller's newtype pointer.
+        unsafe {
+            build("MPI_Type_vector", newtype, |w| {
+                typemap::vector(count, blocklength, stride, &old(w, oldtype)?)
+            })
+        }
+    }
+}
+
+mpi_fn! {
+    fn MPI_Type_create_hvector / PMPI_Type_create_hvector(count: c_int, blocklength: c_int, stride: MPI_Aint, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
+        // SAFETY: the caller's newtype pointer.
+        unsafe {
+            build("MPI_Type_create_hvector", newtype, |w| {
+                typemap::hvector(count, blocklength, stride as isize, &old(w, oldtype)?)
+            })
+        }
+    }
+}
+
+mpi_fn! {
+    /// MPI-1 name of MPI_Type_create_hvector.
+    fn MPI_Type_hvector / PMPI_Type_hvector(count: c_int, blocklength: c_int, stride: MPI_Aint, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
+        // SAFETY: the caller's newtype pointer.
+        unsafe {
+            build("MPI_Type_hvector", newtype, |w| {
+                typemap::hvector(count, blocklength, stride as isize, &old(w, oldtype)?)
+            })
+        }
+    }
+}
+
+mpi_fn! {
+    fn MPI_Type_indexed / PMPI_Type_indexed(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
+        // SAFETY: the caller's pointers: arrays of count entries, newtype.
+        unsafe {
+            build("MPI_Type_indexed", newtype, |w| {
+                let n = count_arg(count, "count")?;
+                let bl = array(array_of_blocklengths, n, "array_of_blocklengths")?;
+                let d = array(array_of_displacements, n, "array_of_displacements")?;
+                typemap::indexed(bl, d, &old(w, oldtype)?)
+            })
+        }
+    }
+}
+
+/// MPI_Type_create_hindexed and its MPI-1 name.
+///
+/// # Safety
+/// The caller's pointers: arrays of `count` entries, `newtype`.
+unsafe fn hindexed(
+    name: &str,
+    count: c_int,
+    bls: *const c_int,
+    disps: *const MPI_Aint,
+    oldtype: MPI_Datatype,
+    newtype: *mut MPI_Datatype,
+) -> c_int {
+    // SAFETY: by the contract.
+    unsafe {
+        build(name, newtype, |w| {
+            let n = count_arg(count, "count")?;
+            let bl = array(bls, n, "array_of_blocklengths")?;
+            let d = array(disps, n, "array_of_displacements")?;
+            typemap::hindexed(bl, &aints(d), &old(w, oldtype)?)
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Type_create_hindexed / PMPI_Type_create_hindexed(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const MPI_Aint, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
+        // SAFETY: the caller's contract, passed on.
+        unsafe {
+            hindexed("MPI_Type_create_hindexed", count, array_of_blocklengths,
+                     array_of_displacements, oldtype, newtype)
+        }
+    }
+}
+
+mpi_fn! {
+    /// MPI-1 name of MPI_Type_create_hindexed.
+    fn MPI_Type_hindexed / PMPI_Type_hindexed(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const MPI_Aint, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
+        // SAFETY: the caller's contract, passed on.
+        unsafe {
+            hindexed("MPI_Type_hindexed", count, array_of_blocklengths,
+                     array_of_displacements, oldtype, newtype)
+        }
+    }
+}
+
+mpi_fn! {
+    fn MPI_Type_create_indexed_block / PMPI_Type_create_indexed_block(count: c_int, blocklength: c_int, array_of_displacements: *const c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
+        // SAFETY: the caller's pointers: an array of count entries, newtype.
+        unsafe {
+            build("MPI_Type_create_indexed_block", newtype, |w| {
+                let n = count_arg(count, "count")?;
+                let d = array(array_of_displacements, n, "array_of_displacements")?;
+                typemap::indexed_block(blocklength, d, &old(w, oldtype)?)
+            })
+        }
+    }
+}
+
+mpi_fn! {
+    fn MPI_Type_create_hindexed_block / PMPI_Type_create_hindexed_block(count: c_int, blocklength: c_int, array_of_displacements: *const MPI_Aint, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
+        // SAFETY: the caller's pointers: an array of count entries, newtype.
+        unsafe {
+            build("MPI_Type_create_hindexed_block", newtype, |w| {
+                let n = count_arg(count, "count")?;
+                let d = array(array_of_displacements, n, "array_of_displacements")?;
+                typemap::hindexed_block(blocklength, &aints(d), &old(w, oldtype)?)
+            })
+        }
+    }
+}
+
+/// MPI_Type_create_struct and its MPI-1 name.
+///
+/// # Safety
+/// The caller's pointers: arrays of `count` entries, `newtype`.
+unsafe fn create_struct(
+    name: &str,
+    count: c_int,
+    bls: *const c_int,
+    disps: *const MPI_Aint,
+    types: *const MPI_Datatype,
+    newtype: *mut MPI_Datatype,
+) -> c_int {
+    // SAFETY: by the contract.
+    unsafe {
+        build(name, newtype, |w| {
+            let n = count_arg(count, "count")?;
+            let bl = array(bls, n, "array_of_blocklengths")?;
+            let d = array(disps, n, "array_of_displacements")?;
+            let ts = array(types, n, "array_of_types")?;
+            let refs = ts
+                .iter()
+                .enumerate()
+                .map(|(i, &h)| {
+                    w.types.get_ref(h).map_err(|mut e| {
+                        e.msg = format!("array_of_types[{i}]: {}", e.msg);
+                        e
+                    })
+                })
+                .collect::<MpiResult<Vec<_>>>()?;
+            typemap::create_struct(bl, &aints(d), &refs)
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Type_create_struct / PMPI_Type_create_struct(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const MPI_Aint, array_of_types: *const MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
+        // SAFETY: the caller's contract, passed on.
+        unsafe {
+            create_struct("MPI_Type_create_struct", count, array_of_blocklengths,
+                          array_of_displacements, array_of_types, newtype)
+        }
+    }
+}
+
+mpi_fn! {
+    /// MPI-1 name of MPI_Type_create_struct.
+    fn MPI_Type_struct / PMPI_Type_struct(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const MPI_Aint, array_of_types: *const MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
+        // SAFETY: the caller's contract, passed on.
+        unsafe {
+            create_struct("MPI_Type_struct", count, array_of_blocklengths,
+                          array_of_displacements, array_of_types, newtype)
+        }
+    }
+}
+
+mpi_fn! {
+    fn MPI_Type_create_subarray / PMPI_Type_create_subarray(ndims: c_int, array_of_sizes: *const c_int, array_of_subsizes: *const c_int, array_of_starts: *const c_int, order: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
+        // SAFETY: the caller's pointers: arrays of ndims entries, newtype.
+        unsafe {
+            build("MPI_Type_create_subarray", newtype, |w| {
+                let n = ndims_arg(ndims)?;
+                let sizes = array(array_of_sizes, n, "array_of_sizes")?;
+                let subsizes = array(array_of_subsizes, n, "array_of_subsizes")?;
+                let starts = array(array_of_starts, n, "array_of_starts")?;
+                typemap::subarray(sizes, subsizes, starts, order, &old(w, oldtype)?)
+            })
+        }
+    }
+}
+
+mpi_fn! {
+    fn MPI_Type_create_resized / PMPI_Type_create_resized(oldtype: MPI_Datatype, lb: MPI_Aint, extent: MPI_Aint, newtype: *mut MPI_Datatype) -> c_int {
+        // SAFETY: the caller's newtype pointer.
+        unsafe {
+            build("MPI_Type_create_resized", newtype, |w| {
+                typemap::resized(&old(w, oldtype)?, lb as isize, extent as isize)
+            })
+        }
+    }
+}
+
+mpi_fn! {
+    /// The new type has the old one's commit state.
+    fn MPI_Type_dup / PMPI_Type_dup(oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
+        call("MPI_Type_dup", WORLD, |w| {
+            let t = typemap::dup(&old(w, oldtype)?);
+            // SAFETY: null or a valid handle pointer (caller).
+            let o = unsafe { out(newtype, "newtype") }?;
+            let committed = w.types.is_committed(oldtype);
+            *o = w.types.insert(t, committed)?;
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Type_commit / PMPI_Type_commit(datatype: *mut MPI_Datatype) -> c_int {
+        call("MPI_Type_commit", WORLD, |w| {
+            // SAFETY: null or a valid handle pointer (caller).
+            let h = unsafe { out(datatype, "datatype") }?;
+            w.types.commit(*h)
+        })
+    }
+}
+
+mpi_fn! {
+    /// Types built from the freed one, and operations in progress with it,
+    /// are not affected.
+    fn MPI_Type_free / PMPI_Type_free(datatype: *mut MPI_Datatype) -> c_int {
+        call("MPI_Type_free", WORLD, |w| {
+            // SAFETY: null or a valid handle pointer (caller).
+            let h = unsafe { out(datatype, "datatype") }?;
+            w.types.free(*h)?;
+            *h = sys::MPI_DATATYPE_NULL;
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Type_get_envelope / PMPI_Type_get_envelope(datatype: MPI_Datatype, num_integers: *mut c_int, num_addresses: *mut c_int, num_datatypes: *mut c_int, combiner: *mut c_int) -> c_int {
+        call("MPI_Type_get_envelope", WORLD, |w| {
+            let t = w.types.get_any(datatype)?;
+            let (ni, na, nd, comb) = envelope(t.contents());
+            // SAFETY: null or valid int pointers (caller).
+            unsafe {
+                let outs = [
+                    (out(num_integers, "num_integers")?, ni),
+                    (out(num_addresses, "num_addresses")?, na),
+                    (out(num_datatypes, "num_datatypes")?, nd),
+                    (out(combiner, "combiner")?, comb),
+                ];
+                for (o, v) in outs {
+                    *o = v;
+                }
+            }
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    /// Derived component types come back as new handles (to be freed by the
+    /// caller, as the standard says), predefined ones as themselves.
+    fn MPI_Type_get_contents / PMPI_Type_get_contents(datatype: MPI_Datatype, max_integers: c_int, max_addresses: c_int, max_datatypes: c_int, array_of_integers: *mut c_int, array_of_addresses: *mut MPI_Aint, array_of_datatypes: *mut MPI_Datatype) -> c_int {
+        call("MPI_Type_get_contents", WORLD, |w| {
+            let t = w.types.get_any(datatype)?;
+            let c = contents_for(&t, max_integers, max_addresses, max_datatypes)?;
+            // SAFETY: the caller's arrays hold at least max_* >= len entries.
+            let (ints, addrs, types) = unsafe {
+                (
+                    array_mut(array_of_integers, c.ints.len(), "array_of_integers")?,
+                    array_mut(array_of_addresses, c.aints.len(), "array_of_addresses")?,
+                    array_mut(array_of_datatypes, c.types.len(), "array_of_datatypes")?,
+                )
+            };
+            ints.copy_from_slice(&c.ints);
+            for (o, &a) in addrs.iter_mut().zip(&c.aints) {
+                *o = a as MPI_Aint;
+            }
+            for (o, r) in types.iter_mut().zip(&c.types) {
+                *o = if r.predefined {
+                    r.handle
+                } else {
+                    w.types.insert((*r.ty).clone(), false)?
+                };
+            }
+            Ok(())
+        })
+    }
+}

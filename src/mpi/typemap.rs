@@ -1,0 +1,550 @@
+//! The derived datatype constructors (MPI_Type_contiguous, vector, hvector,
+//! indexed, hindexed, indexed_block, hindexed_block, create_struct,
+//! create_subarray, create_resized, dup): their argument checks and the
+//! type map each builds out of copies of its old types, as the standard
+//! defines it (MPI 3.1 section 4.1): bounds from the copies, explicit bounds
+//! (resized types) taking precedence, structures padded to the largest
+//! alignment of their members when no explicit bound is present (the
+//! epsilon rule, as MPICH applies it), and blocks merged where they touch.
+use crate::mpi::datatype::{merge_runs, Datatype, Layout};
+use crate::mpi::error::{fail, MpiResult};
+use crate::mpi::type_contents::{Contents, TypeRef};
+use crate::sys;
+use std::os::raw::c_int;
+
+/// Largest number of blocks (or runs of basic elements) one datatype may
+/// hold (16 bytes each).
+pub const MAX_BLOCKS: usize = 1 << 26;
+
+/// A count argument: MPI_ERR_COUNT if negative.
+pub fn count_arg(count: c_int, what: &str) -> MpiResult<usize> {
+    usize::try_from(count).or_else(|_| {
+        fail(
+            sys::MPI_ERR_COUNT,
+            format!("invalid {what} {count} (negative)"),
+        )
+    })
+}
+
+/// A block length: MPI_ERR_ARG if negative (as MPICH).
+fn blocklen_arg(bl: c_int, what: &str) -> MpiResult<usize> {
+    usize::try_from(bl)
+        .or_else(|_| fail(sys::MPI_ERR_ARG, format!("invalid {what} {bl} (negative)")))
+}
+
+/// The number of dimensions of a subarray: MPI_ERR_ARG unless positive.
+pub fn ndims_arg(ndims: c_int) -> MpiResult<usize> {
+    match usize::try_from(ndims) {
+        Ok(n) if n > 0 => Ok(n),
+        _ => fail(
+            sys::MPI_ERR_ARG,
+            format!("invalid ndims {ndims} (must be positive)"),
+        ),
+    }
+}
+
+fn overflow<T>() -> MpiResult<T> {
+    fail(
+        sys::MPI_ERR_ARG,
+        "datatype displacements overflow the address space",
+    )
+}
+
+/// `disp + j * step`, checked.
+fn at(disp: isize, j: usize, step: isize) -> MpiResult<isize> {
+    isize::try_from(j)
+        .ok()
+        .and_then(|j| j.checked_mul(step))
+        .and_then(|o| o.checked_add(disp))
+        .map_or_else(overflow, Ok)
+}
+
+fn too_big<T>() -> MpiResult<T> {
+    fail(
+        sys::MPI_ERR_NO_MEM,
+        format!("datatype too large: its type map would have more than {MAX_BLOCKS} blocks"),
+    )
+}
+
+/// How the bounds of a new type are set.
+enum Bounds {
+    /// From its copies; `pad`: round the extent up to the alignment
+    /// (structures without explicit bounds).
+    Natural { pad: bool },
+    /// Explicit markers at lb and lb + extent.
+    Explicit { lb: isize, extent: isize },
+}
+
+/// A type map under construction: copies of old types appended in order.
+#[derive(Default)]
+struct Builder {
+    blocks: Vec<(isize, usize)>,
+    runs: Vec<(usize, u64)>,
+    /// Bounds of copies without explicit markers.
+    lb: Option<isize>,
+    ub: Option<isize>,
+    /// Explicit bounds of copies that have them.
+    slb: Option<isize>,
+    sub: Option<isize>,
+}
+
+fn min_in(slot: &mut Option<isize>, v: isize) {
+    *slot = Some(slot.map_or(v, |s| s.min(v)));
+}
+
+fn max_in(slot: &mut Option<isize>, v: isize) {
+    *slot = Some(slot.map_or(v, |s| s.max(v)));
+}
+
+impl Builder {
+    fn push_block(&mut self, off: isize, len: usize) {
+        match self.blocks.last_mut() {
+            Some(last) if last.0 + last.1 as isize == off => last.1 += len,
+            _ => self.blocks.push((off, len)),
+        }
+    }
+
+    fn push_run(&mut self, size: usize, n: u64) {
+        match self.runs.last_mut() {
+            Some(last) if last.0 == size => last.1 += n,
+            _ => self.runs.push((size, n)),
+        }
+    }
+
+    /// `n` consecutive copies of `old`, the first at displacement `disp`
+    /// bytes (a block of `n` elements).
+    fn copies(&mut self, old: &Datatype, disp: isize, n: usize) -> MpiResult<()> {
+        if n == 0 || old.is_empty_map() {
+            return Ok(());
+        }
+        let ext = isize::try_from(old.extent()).map_or_else(|_| overflow(), Ok)?;
+        let last = at(disp, n - 1, ext)?;
+        let lb = disp.checked_add(old.lb()).map_or_else(overflow, Ok)?;
+        let ub = last.checked_add(old.ub()).map_or_else(overflow, Ok)?;
+        if old.sticky_lb() {
+            min_in(&mut self.slb, lb);
+        } else {
+            min_in(&mut self.lb, lb);
+        }
+        if old.sticky_ub() {
+            max_in(&mut self.sub, ub);
+        } else {
+            max_in(&mut self.ub, ub);
+        }
+        if old.size() == 0 {
+            return Ok(());
+        }
+        if old.is_dense() {
+            let len = n.checked_mul(old.size()).map_or_else(overflow, Ok)?;
+            self.push_block(disp + old.origin(), len);
+        } else {
+            let k = old.blocks().len();
+            if n.saturating_mul(k).saturating_add(self.blocks.len()) > MAX_BLOCKS {
+                return too_big();
+            }
+            for j in 0..n {
+                let base = at(disp, j, ext)? + old.origin();
+                for &(o, len) in old.blocks() {
+                    self.push_block(base + o as isize, len);
+                }
+            }
+        }
+        match old.runs() {
+            &[(s, k)] => self.push_run(s, k * n as u64),
+            runs => {
+                if n.saturating_mul(runs.len()).saturating_add(self.runs.len()) > MAX_BLOCKS {
+                    return too_big();
+                }
+                for _ in 0..n {
+                    for &(s, k) in runs {
+                        self.push_run(s, k);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(self, bounds: Bounds, align: usize, contents: Contents) -> MpiResult<Datatype> {
+        let (lb, ub, sticky_lb, sticky_ub) = match bounds {
+            Bounds::Explicit { lb, extent } => {
+                let ub = lb.checked_add(extent).map_or_else(overflow, Ok)?;
+                (lb, ub, true, true)
+            }
+            Bounds::Natural { pad } => {
+                let lb = self.slb.or(self.lb).unwrap_or(0);
+                let mut ub = self.sub.or(self.ub).unwrap_or(0);
+                let explicit = self.slb.is_some() || self.sub.is_some();
+                if pad && !explicit && align > 1 {
+                    let eps = (ub - lb).rem_euclid(align as isize);
+                    if eps != 0 {
+                        ub += align as isize - eps;
+                    }
+                }
+                (lb, ub, self.slb.is_some(), self.sub.is_some())
+            }
+        };
+        if ub < lb {
+            return fail(
+                sys::MPI_ERR_ARG,
+                format!("the type map has a negative extent (lb {lb}, ub {ub})"),
+            );
+        }
+        let layout = Layout {
+            blocks: self.blocks,
+            lb,
+            extent: (ub - lb) as usize,
+            sticky_lb,
+            sticky_ub,
+            align,
+            runs: merge_runs(&self.runs),
+        };
+        Ok(Datatype::from_layout("", layout, contents))
+    }
+}
+
+fn contents(combiner: c_int, ints: Vec<c_int>, aints: Vec<isize>, types: Vec<TypeRef>) -> Contents {
+    Contents {
+        combiner,
+        ints,
+        aints,
+        types,
+    }
+}
+
+/// Extent of `old` as a displacement unit.
+fn unit(old: &Datatype) -> MpiResult<isize> {
+    isize::try_from(old.extent()).map_or_else(|_| overflow(), Ok)
+}
+
+/// MPI_Type_contiguous.
+pub fn contiguous(count: c_int, old: &TypeRef) -> MpiResult<Datatype> {
+    let n = count_arg(count, "count")?;
+    let mut b = Builder::default();
+    b.copies(&old.ty, 0, n)?;
+    let c = contents(
+        sys::MPI_COMBINER_CONTIGUOUS,
+        vec![count],
+        vec![],
+        vec![old.clone()],
+    );
+    b.finish(Bounds::Natural { pad: false }, old.ty.align(), c)
+}
+
+/// Blocks of `bl` elements at displacements `disps` (bytes), in order.
+fn blocks_at(
+    old: &Datatype,
+    bl: impl Iterator<Item = MpiResult<usize>>,
+    disps: impl Iterator<Item = MpiResult<isize>>,
+) -> MpiResult<Builder> {
+    let mut b = Builder::default();
+    for (n, d) in bl.zip(disps) {
+        b.copies(old, d?, n?)?;
+    }
+    Ok(b)
+}
+
+/// MPI_Type_vector: `stride` in elements of `old`.
+pub fn vector(
+    count: c_int,
+    blocklength: c_int,
+    stride: c_int,
+    old: &TypeRef,
+) -> MpiResult<Datatype> {
+    let n = count_arg(count, "count")?;
+    let bl = blocklen_arg(blocklength, "blocklength")?;
+    let step = (stride as isize)
+        .checked_mul(unit(&old.ty)?)
+        .map_or_else(overflow, Ok)?;
+    let b = blocks_at(
+        &old.ty,
+        (0..n).map(|_| Ok(bl)),
+        (0..n).map(|i| at(0, i, step)),
+    )?;
+    let c = contents(
+        sys::MPI_COMBINER_VECTOR,
+        vec![count, blocklength, stride],
+        vec![],
+        vec![old.clone()],
+    );
+    b.finish(Bounds::Natural { pad: false }, old.ty.align(), c)
+}
+
+/// MPI_Type_create_hvector / MPI_Type_hvector: `stride` in bytes.
+pub fn hvector(
+    count: c_int,
+    blocklength: c_int,
+    stride: isize,
+    old: &TypeRef,
+) -> MpiResult<Datatype> {
+    let n = count_arg(count, "count")?;
+    let bl = blocklen_arg(blocklength, "blocklength")?;
+    let b = blocks_at(
+        &old.ty,
+        (0..n).map(|_| Ok(bl)),
+        (0..n).map(|i| at(0, i, stride)),
+    )?;
+    let c = contents(
+        sys::MPI_COMBINER_HVECTOR,
+        vec![count, blocklength],
+        vec![stride],
+        vec![old.clone()],
+    );
+    b.finish(Bounds::Natural { pad: false }, old.ty.align(), c)
+}
+
+fn blocklens<'a>(bls: &'a [c_int]) -> impl Iterator<Item = MpiResult<usize>> + 'a {
+    bls.iter()
+        .enumerate()
+        .map(|(i, &b)| blocklen_arg(b, &format!("array_of_blocklengths[{i}]")))
+}
+
+/// MPI_Type_indexed: displacements in elements of `old`.
+pub fn indexed(
+    blocklengths: &[c_int],
+    displacements: &[c_int],
+    old: &TypeRef,
+) -> MpiResult<Datatype> {
+    let u = unit(&old.ty)?;
+    let b = blocks_at(
+        &old.ty,
+        blocklens(blocklengths),
+        displacements
+            .iter()
+            .map(|&d| u.checked_mul(d as isize).map_or_else(overflow, Ok)),
+    )?;
+    let mut ints = vec![blocklengths.len() as c_int];
+    ints.extend_from_slice(blocklengths);
+    ints.extend_from_slice(displacements);
+    let c = contents(sys::MPI_COMBINER_INDEXED, ints, vec![], vec![old.clone()]);
+    b.finish(Bounds::Natural { pad: false }, old.ty.align(), c)
+}
+
+/// MPI_Type_create_hindexed / MPI_Type_hindexed: displacements in bytes.
+pub fn hindexed(
+    blocklengths: &[c_int],
+    displacements: &[isize],
+    old: &TypeRef,
+) -> MpiResult<Datatype> {
+    let b = blocks_at(
+        &old.ty,
+        blocklens(blocklengths),
+        displacements.iter().map(|&d| Ok(d)),
+    )?;
+    let mut ints = vec![blocklengths.len() as c_int];
+    ints.extend_from_slice(blocklengths);
+    let c = contents(
+        sys::MPI_COMBINER_HINDEXED,
+        ints,
+        displacements.to_vec(),
+        vec![old.clone()],
+    );
+    b.finish(Bounds::Natural { pad: false }, old.ty.align(), c)
+}
+
+/// MPI_Type_create_indexed_block: displacements in elements of `old`.
+pub fn indexed_block(
+    blocklength: c_int,
+    displacements: &[c_int],
+    old: &TypeRef,
+) -> MpiResult<Datatype> {
+    let bl = blocklen_arg(blocklength, "blocklength")?;
+    let u = unit(&old.ty)?;
+    let b = blocks_at(
+        &old.ty,
+        displacements.iter().map(|_| Ok(bl)),
+        displacements
+            .iter()
+            .map(|&d| u.checked_mul(d as isize).map_or_else(overflow, Ok)),
+    )?;
+    let mut ints = vec![displacements.len() as c_int, blocklength];
+    ints.extend_from_slice(displacements);
+    let c = contents(
+        sys::MPI_COMBINER_INDEXED_BLOCK,
+        ints,
+        vec![],
+        vec![old.clone()],
+    );
+    b.finish(Bounds::Natural { pad: false }, old.ty.align(), c)
+}
+
+/// MPI_Type_create_hindexed_block: displacements in bytes.
+pub fn hindexed_block(
+    blocklength: c_int,
+    displacements: &[isize],
+    old: &TypeRef,
+) -> MpiResult<Datatype> {
+    let bl = blocklen_arg(blocklength, "blocklength")?;
+    let b = blocks_at(
+        &old.ty,
+        displacements.iter().map(|_| Ok(bl)),
+        displacements.iter().map(|&d| Ok(d)),
+    )?;
+    let c = contents(
+        sys::MPI_COMBINER_HINDEXED_BLOCK,
+        vec![displacements.len() as c_int, blocklength],
+        displacements.to_vec(),
+        vec![old.clone()],
+    );
+    b.finish(Bounds::Natural { pad: false }, old.ty.align(), c)
+}
+
+/// MPI_Type_create_struct / MPI_Type_struct: displacements in bytes; the
+/// extent is padded to the largest member alignment unless a member has
+/// explicit bounds.
+pub fn create_struct(
+    blocklengths: &[c_int],
+    displacements: &[isize],
+    types: &[TypeRef],
+) -> MpiResult<Datatype> {
+    let mut b = Builder::default();
+    for (i, ((&bl, &d), t)) in blocklengths
+        .iter()
+        .zip(displacements)
+        .zip(types)
+        .enumerate()
+    {
+        let n = blocklen_arg(bl, &format!("array_of_blocklengths[{i}]"))?;
+        b.copies(&t.ty, d, n)?;
+    }
+    let align = types.iter().map(|t| t.ty.align()).max().unwrap_or(1);
+    let mut ints = vec![blocklengths.len() as c_int];
+    ints.extend_from_slice(blocklengths);
+    let c = contents(
+        sys::MPI_COMBINER_STRUCT,
+        ints,
+        displacements.to_vec(),
+        types.to_vec(),
+    );
+    b.finish(Bounds::Natural { pad: true }, align, c)
+}
+
+/// MPI_Type_create_subarray: the `subsizes` block starting at `starts` of
+/// an array of `sizes` elements of `old` in C (row-major) or Fortran
+/// (column-major) order; its bounds are those of the whole array.
+pub fn subarray(
+    sizes: &[c_int],
+    subsizes: &[c_int],
+    starts: &[c_int],
+    order: c_int,
+    old: &TypeRef,
+) -> MpiResult<Datatype> {
+    let nd = sizes.len();
+    for d in 0..nd {
+        let (size, sub, start) = (sizes[d], subsizes[d], starts[d]);
+        if size <= 0 {
+            return fail(
+                sys::MPI_ERR_ARG,
+                format!("invalid array_of_sizes[{d}] = {size} (must be positive)"),
+            );
+        }
+        if sub < 0 || sub > size {
+            return fail(
+                sys::MPI_ERR_ARG,
+                format!("invalid array_of_subsizes[{d}] = {sub} (must be in 0..={size})"),
+            );
+        }
+        if start < 0 || start > size - sub {
+            return fail(
+                sys::MPI_ERR_ARG,
+                format!(
+                    "invalid array_of_starts[{d}] = {start} (must be in 0..={} for a \
+                     subsize of {sub} in a size of {size})",
+                    size - sub
+                ),
+            );
+        }
+    }
+    // dimensions from the slowest-varying to the fastest
+    let dims: Vec<usize> = match order {
+        sys::MPI_ORDER_C => (0..nd).collect(),
+        sys::MPI_ORDER_FORTRAN => (0..nd).rev().collect(),
+        _ => {
+            return fail(
+                sys::MPI_ERR_ARG,
+                format!("invalid order {order} (MPI_ORDER_C or MPI_ORDER_FORTRAN)"),
+            )
+        }
+    };
+    let u = unit(&old.ty)?;
+    // byte stride of each dimension, in `dims` order
+    let mut stride = vec![0isize; nd];
+    let mut acc = u;
+    for k in (0..nd).rev() {
+        stride[k] = acc;
+        acc = acc
+            .checked_mul(sizes[dims[k]] as isize)
+            .map_or_else(overflow, Ok)?;
+    }
+    let total = acc;
+    let mut b = Builder::default();
+    if subsizes.iter().all(|&s| s > 0) {
+        let inner = dims[nd - 1];
+        let mut idx = vec![0usize; nd - 1];
+        'outer: loop {
+            let mut disp = 0isize;
+            for k in 0..nd - 1 {
+                disp += (starts[dims[k]] as isize + idx[k] as isize) * stride[k];
+            }
+            disp += starts[inner] as isize * stride[nd - 1];
+            b.copies(&old.ty, disp, subsizes[inner] as usize)?;
+            // next index, odometer style (last outer dimension fastest)
+            let mut k = nd - 1;
+            loop {
+                if k == 0 {
+                    break 'outer;
+                }
+                k -= 1;
+                idx[k] += 1;
+                if idx[k] < subsizes[dims[k]] as usize {
+                    break;
+                }
+                idx[k] = 0;
+            }
+        }
+    }
+    let mut ints = vec![nd as c_int];
+    ints.extend_from_slice(sizes);
+    ints.extend_from_slice(subsizes);
+    ints.extend_from_slice(starts);
+    ints.push(order);
+    let c = contents(sys::MPI_COMBINER_SUBARRAY, ints, vec![], vec![old.clone()]);
+    b.finish(
+        Bounds::Explicit {
+            lb: 0,
+            extent: total,
+        },
+        old.ty.align(),
+        c,
+    )
+}
+
+/// MPI_Type_create_resized: the data of `old` with explicit bounds lb and
+/// lb + extent (a negative extent is not supported).
+pub fn resized(old: &TypeRef, lb: isize, extent: isize) -> MpiResult<Datatype> {
+    if extent < 0 {
+        return fail(
+            sys::MPI_ERR_ARG,
+            format!("invalid extent {extent}: negative extents are not supported by vaced"),
+        );
+    }
+    let mut b = Builder::default();
+    b.copies(&old.ty, 0, 1)?;
+    let c = contents(
+        sys::MPI_COMBINER_RESIZED,
+        vec![],
+        vec![lb, extent],
+        vec![old.clone()],
+    );
+    b.finish(Bounds::Explicit { lb, extent }, old.ty.align(), c)
+}
+
+/// MPI_Type_dup: the same type map.
+pub fn dup(old: &TypeRef) -> Datatype {
+    let c = contents(sys::MPI_COMBINER_DUP, vec![], vec![], vec![old.clone()]);
+    old.ty.duplicate(c)
+}
+
+#[cfg(test)]
+#[path = "typemap_tests.rs"]
+mod tests;

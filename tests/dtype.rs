@@ -1,0 +1,247 @@
+//! Derived datatypes end to end: C programs built with our `mpicc` and run
+//! with our `mpirun` send and receive with every constructor and check the
+//! data; MPI_Pack / MPI_Unpack / MPI_Pack_size give MPICH's values;
+//! MPI_Get_count / MPI_Get_elements on received statuses; error classes
+//! under MPI_ERRORS_RETURN and the abort under MPI_ERRORS_ARE_FATAL; the
+//! time of a strided message is that of its packed bytes.
+mod common;
+
+use common::model::{self, blocking_transfer, link, m, Clock};
+use common::{fmt_ps, program, records, times_by_rank_op, Run, CORE_VARIANTS};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// MPI_UNDEFINED of mpi.h.
+const UNDEFINED: i64 = -32766;
+
+#[test]
+fn point_to_point_with_every_constructor() {
+    let job = Run::exact(2, &program("dtype_p2p")).run();
+    job.assert_success();
+    let passed: BTreeSet<(String, i64)> = records(&job.stdout, "case")
+        .iter()
+        .map(|r| (r.get("name").to_string(), r.int("rank")))
+        .collect();
+    let expect: BTreeSet<(String, i64)> = [
+        ("vector", 1),
+        ("struct", 1),
+        ("subarray", 1),
+        ("resized", 1),
+        ("indexed", 1),
+        ("bottom", 1),
+        ("nonblocking", 0),
+        ("nonblocking", 1),
+        ("lifetime", 1),
+        ("decoder", 0),
+        ("elements", 1),
+    ]
+    .iter()
+    .map(|(n, r)| (n.to_string(), *r))
+    .collect();
+    assert_eq!(passed, expect, "{}", job.dump());
+
+    // (get_count, get_elements, get_elements_x) of each received status
+    let got: BTreeMap<String, (i64, i64, i64)> = records(&job.stdout, "count")
+        .iter()
+        .map(|r| {
+            let v = (
+                r.int("get_count"),
+                r.int("get_elements"),
+                r.int("elements_x"),
+            );
+            (r.get("name").to_string(), v)
+        })
+        .collect();
+    let want: BTreeMap<String, (i64, i64, i64)> = [
+        // 2 vectors of 4 x 2 doubles
+        ("vector", (2, 16, 16)),
+        // 5 structs {char; double; int[3]; short}: 6 basic elements each
+        ("struct", (5, 30, 30)),
+        // 55 bytes: 2 records (46 bytes) + a char and a double
+        ("struct_partial", (UNDEFINED, 14, 14)),
+        // 3 x 2 x 2 doubles
+        ("subarray", (1, 12, 12)),
+        // 3 columns of 4 ints
+        ("resized", (3, 12, 12)),
+        // the standard's example: 3 doubles as contiguous(2, MPI_DOUBLE)
+        ("two_doubles_of_three", (UNDEFINED, 3, 3)),
+        // a predefined type counts whole elements only
+        ("six_bytes_as_int", (UNDEFINED, UNDEFINED, UNDEFINED)),
+        ("empty", (0, 0, 0)),
+    ]
+    .iter()
+    .map(|(n, v)| (n.to_string(), *v))
+    .collect();
+    assert_eq!(got, want, "{}", job.dump());
+}
+
+#[test]
+fn pack_unpack_and_pack_size_as_mpich() {
+    let job = Run::exact(2, &program("dtype_pack")).run();
+    job.assert_success();
+    let got: BTreeMap<(i64, String), i64> = records(&job.stdout, "pack")
+        .iter()
+        .map(|r| ((r.int("rank"), r.get("what").to_string()), r.int("value")))
+        .collect();
+    let mut want = BTreeMap::new();
+    for rank in [0, 1] {
+        for (what, v) in [
+            // MPICH: incount * MPI_Type_size, no header
+            ("size_3_int", 12),
+            ("size_2_rec", 46),
+            ("size_1_vec", 64),
+            ("size_5_double_int", 60),
+            ("size_0_rec", 0),
+            // int (4), record (1 + 8 + 12 + 2 = 23), 2 x 3 shorts (12)
+            ("pos_after_int", 4),
+            ("pos_after_rec", 27),
+            ("pos_after_vectors", 39),
+            ("checked", 1),
+        ] {
+            want.insert((rank, what.to_string()), v);
+        }
+    }
+    want.insert((1, "received".to_string()), 39);
+    assert_eq!(got, want, "{}", job.dump());
+}
+
+#[test]
+fn error_classes_under_errors_return() {
+    let job = Run::exact(2, &program("dtype_errors"))
+        .args(&["return"])
+        .run();
+    job.assert_success();
+    const TYPE: i64 = 3;
+    const COUNT: i64 = 2;
+    const ARG: i64 = 12;
+    const COMM: i64 = 5;
+    let got: Vec<(String, i64)> = records(&job.stdout, "err")
+        .iter()
+        .map(|r| (r.get("name").to_string(), r.int("class")))
+        .collect();
+    let want: Vec<(String, i64)> = [
+        ("send_uncommitted", TYPE),
+        ("recv_uncommitted", TYPE),
+        ("isend_freed", TYPE),
+        ("irecv_freed", TYPE),
+        ("send_null_type", TYPE),
+        ("free_predefined", TYPE),
+        ("free_freed", TYPE),
+        ("commit_freed", TYPE),
+        ("commit_null", ARG),
+        ("contiguous_negative_count", COUNT),
+        ("vector_negative_blocklength", ARG),
+        ("indexed_negative_blocklength", ARG),
+        ("indexed_null_array", ARG),
+        ("contiguous_freed_oldtype", TYPE),
+        ("struct_freed_member", TYPE),
+        ("struct_null_newtype", ARG),
+        ("subarray_bad_start", ARG),
+        ("subarray_bad_order", ARG),
+        ("subarray_zero_ndims", ARG),
+        ("resized_negative_extent", ARG),
+        ("size_uncommitted", 0),
+        ("size_freed", TYPE),
+        ("extent_null_out", ARG),
+        ("extent_uncommitted", 0),
+        ("contents_predefined", ARG),
+        ("contents_too_small", ARG),
+        ("get_count_uncommitted", 0),
+        ("get_elements_uncommitted", TYPE),
+        ("get_elements_ignore", ARG),
+        ("pack_uncommitted", TYPE),
+        ("pack_size_uncommitted", TYPE),
+        ("pack_negative_count", COUNT),
+        ("pack_too_small", ARG),
+        ("pack_invalid_comm", COMM),
+        ("unpack_too_short", ARG),
+        ("pack_null_position", ARG),
+        ("pack_committed", 0),
+    ]
+    .iter()
+    .map(|(n, c)| (n.to_string(), *c))
+    .collect();
+    assert_eq!(got, want, "{}", job.dump());
+    let values: BTreeMap<String, i64> = records(&job.stdout, "value")
+        .iter()
+        .map(|r| (r.get("name").to_string(), r.int("v")))
+        .collect();
+    let want_values: BTreeMap<String, i64> = [
+        // vector(4, 1, 2, MPI_DOUBLE): 4 doubles over 7
+        ("size_uncommitted", 32),
+        ("extent_uncommitted", 56),
+        // 16 bytes are not a whole number of 32-byte vectors
+        ("get_count_uncommitted", UNDEFINED),
+        // a failed MPI_Pack leaves the position alone
+        ("pack_too_small_position", 60),
+        ("pack_committed_position", 32),
+    ]
+    .iter()
+    .map(|(n, v)| (n.to_string(), *v))
+    .collect();
+    assert_eq!(values, want_values, "{}", job.dump());
+    assert_eq!(records(&job.stdout, "done").len(), 2, "{}", job.dump());
+}
+
+#[test]
+fn uncommitted_type_is_fatal_under_errors_are_fatal() {
+    let job = Run::exact(2, &program("dtype_errors"))
+        .args(&["fatal"])
+        .run();
+    assert!(!job.status.success(), "{}", job.dump());
+    for what in [
+        "rank 0",
+        "MPI_Send",
+        "vector datatype 0x8c000000 is not committed",
+        "MPI_ERR_TYPE",
+    ] {
+        assert!(
+            job.stderr.contains(what),
+            "no `{what}` in stderr:\n{}",
+            job.dump()
+        );
+    }
+    assert!(
+        !job.stdout.contains("fatal_send_returned"),
+        "the erroneous call returned:\n{}",
+        job.dump()
+    );
+}
+
+/// A vector of 1000 doubles with a stride of 2, sent from rank 0 to rank 1
+/// on one target node: the message is its 8000 packed bytes, so the times
+/// are those of an eager message of 8000 bytes: the send returns at M(b)
+/// (copy in), the receive at E = M(b) + L(b, 0) + M(b) = 3 M(b) (copy in,
+/// the intra-node "wire" at memory bandwidth, copy out). Packing and
+/// unpacking are host work: they add nothing.
+#[test]
+fn strided_vector_costs_its_packed_bytes() {
+    const B: u64 = 8000;
+    assert_eq!(model::hop(0, 1), 0);
+    assert!(model::is_eager(B));
+    let (mut s, mut r) = (Clock::new(), Clock::new());
+    blocking_transfer(&mut s, &mut r, B, 0);
+    let e = m(B) + link(B, 0) + m(B);
+    assert_eq!(link(B, 0), m(B));
+    assert_eq!((s.t, r.t), (m(B), e));
+    assert_eq!(e, 3 * m(B));
+    // M(8000) = 8000 B / 6.38 GB/s = 1253918.495... ps, rounded
+    assert_eq!(m(B), 1_253_918);
+    let mut expected = BTreeMap::new();
+    expected.insert((0, "send".to_string()), s.t);
+    expected.insert((1, "recv".to_string()), r.t);
+    let prog = program("dtype_timing");
+    for cores in CORE_VARIANTS {
+        let job = Run::exact(2, &prog).cores(cores).run();
+        job.assert_success();
+        let got: BTreeMap<(i64, String), u64> =
+            times_by_rank_op(&job.stdout, "t").into_iter().collect();
+        assert_eq!(
+            got,
+            expected,
+            "cores {cores:?}: expected send {} and recv {}\n{}",
+            fmt_ps(s.t),
+            fmt_ps(r.t),
+            job.dump()
+        );
+    }
+}
