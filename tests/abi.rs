@@ -23,16 +23,26 @@ fn lib_dir() -> PathBuf {
     dir
 }
 
-/// Names of the functions declared in mpi.h (`int MPI_X(` / `double PMPI_X(`).
+/// Names of the functions declared in mpi.h: a line `TYPE NAME(...` at the
+/// start of a line, whatever the return type (`int`, `double`, `MPI_Aint`,
+/// `MPI_Fint`, ...), for names starting with MPI or PMPI.
 fn declared_functions() -> Vec<String> {
     let h = std::fs::read_to_string(manifest().join("include/mpi.h")).unwrap();
     h.lines()
+        .filter(|l| !l.starts_with(|c: char| c.is_whitespace() || c == '#' || c == '/'))
         .filter_map(|l| {
-            let rest = l
-                .strip_prefix("int ")
-                .or_else(|| l.strip_prefix("double "))?;
-            let name = rest.split('(').next()?.trim();
-            (name.starts_with("MPI") || name.starts_with("PMPI")).then(|| name.to_string())
+            let head = l.split('(').next()?;
+            let mut words = head.split_whitespace();
+            let (ret, name) = (words.next()?, words.next()?);
+            let name = name.trim_start_matches('*');
+            let is_type = !ret.contains('_') || ret.starts_with("MPI_");
+            (words.next().is_none()
+                && is_type
+                && l.contains('(')
+                && ret != "typedef"
+                && ret != "extern"
+                && (name.starts_with("MPI") || name.starts_with("PMPI")))
+            .then(|| name.to_string())
         })
         .collect()
 }
