@@ -17,6 +17,7 @@ pub mod comm;
 pub mod datatype;
 pub mod env;
 pub mod errors;
+pub mod fortran;
 pub mod p2p;
 mod state;
 pub mod wait;
