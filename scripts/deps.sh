@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing vaced needs, only where it is missing:
 #   - system packages: gcc and the C library headers (mpicc, the C shims),
-#     libclang-dev (bindgen reads include/mpi.h through libclang);
+#     libclang-dev (bindgen reads include/mpi.h through libclang),
+#     gfortran (the Fortran `mpi` module, mpif77 / mpif90, Fortran tests);
 #   - a Rust toolchain with rustfmt and clippy (through rustup).
 # apt-get update runs only when something has to be installed.
 set -euo pipefail
@@ -19,7 +20,7 @@ as_root() {
 
 missing=()
 if command -v dpkg >/dev/null 2>&1; then
-    for pkg in gcc libc6-dev libclang-dev; do
+    for pkg in gcc libc6-dev libclang-dev gfortran; do
         dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
     done
     if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
@@ -32,7 +33,7 @@ if command -v dpkg >/dev/null 2>&1; then
     fi
 else
     command -v gcc >/dev/null 2>&1 ||
-        echo "deps.sh: warning: no dpkg here; install gcc and libclang yourself" >&2
+        echo "deps.sh: warning: no dpkg here; install gcc, libclang and gfortran yourself" >&2
 fi
 
 # Rust: use the one on PATH, else ~/.cargo/bin, else install rustup.

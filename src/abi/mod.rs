@@ -21,6 +21,7 @@ pub mod datatype;
 pub mod dtype_ctor;
 pub mod env;
 pub mod errors;
+pub mod fortran;
 pub mod group;
 pub mod p2p;
 pub mod pack;

@@ -1,6 +1,7 @@
 //! The compiler wrappers `mpicc`, `mpicxx`/`mpic++`, `mpif77`, `mpif90`,
 //! `mpifort`, behaving like MPICH's: the user's compiler plus our include
-//! directory, and our library when linking; `-show`, `-compile-info` and
+//! directory (mpi.h, mpif.h) and, for Fortran, the directory of the `mpi`
+//! module, and our library when linking; `-show`, `-compile-info` and
 //! `-link-info` print the command instead of running it.
 
 use std::ffi::{OsStr, OsString};
@@ -63,6 +64,10 @@ impl Wrapper {
             Wrapper::F77 | Wrapper::F90 | Wrapper::Fort => "-fc=",
         }
     }
+
+    fn is_fortran(self) -> bool {
+        matches!(self, Wrapper::F77 | Wrapper::F90 | Wrapper::Fort)
+    }
 }
 
 /// Where our header and library are.
@@ -70,10 +75,14 @@ impl Wrapper {
 pub struct Paths {
     pub include: PathBuf,
     pub lib: PathBuf,
+    /// The compiled Fortran `mpi` module (`mpi.mod`), if it was built.
+    pub fmod: Option<PathBuf>,
 }
 
-/// `$VACED_HOME/include` (else the source tree's `include/`), and the directory
-/// of the running executable, where cargo puts libvaced.so next to it.
+/// `$VACED_HOME/include` (else the source tree's `include/`), the directory
+/// of the running executable, where cargo puts libvaced.so next to it, and
+/// its `fmod/` subdirectory, where build.rs compiles the `mpi` module (absent
+/// when there was no Fortran compiler).
 pub fn default_paths() -> io::Result<Paths> {
     let include = match std::env::var_os("VACED_HOME") {
         Some(h) if !h.is_empty() => PathBuf::from(h).join("include"),
@@ -84,7 +93,8 @@ pub fn default_paths() -> io::Result<Paths> {
         .parent()
         .ok_or_else(|| io::Error::other("the vaced executable has no parent directory"))?
         .to_path_buf();
-    Ok(Paths { include, lib })
+    let fmod = Some(lib.join("fmod")).filter(|d| d.is_dir());
+    Ok(Paths { include, lib, fmod })
 }
 
 /// Run the compiler, or print its command line.
@@ -106,6 +116,17 @@ pub struct Plan {
     /// Compiler (possibly several words, e.g. `ccache gcc`), user arguments,
     /// then our flags.
     pub argv: Vec<OsString>,
+}
+
+/// Is the compiler command (possibly `ccache gfortran-12`) gfortran? Only
+/// gfortran can read the `mpi.mod` that build.rs compiled with it (module
+/// files are compiler-specific); other compilers get mpif.h only.
+fn is_gfortran(compiler: &str) -> bool {
+    compiler.split_whitespace().any(|w| {
+        Path::new(w)
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("gfortran"))
+    })
 }
 
 /// Does this argument stop the compiler before linking?
@@ -159,6 +180,15 @@ pub fn plan(
     let mut inc = OsString::from("-I");
     inc.push(&paths.include);
     argv.push(inc);
+    if let Some(fmod) = paths
+        .fmod
+        .as_ref()
+        .filter(|_| w.is_fortran() && is_gfortran(&compiler))
+    {
+        let mut m = OsString::from("-I");
+        m.push(fmod);
+        argv.push(m);
+    }
     if link {
         let mut l = OsString::from("-L");
         l.push(&paths.lib);
@@ -227,6 +257,7 @@ mod tests {
         Paths {
             include: "/opt/vaced/include".into(),
             lib: "/opt/vaced/lib".into(),
+            fmod: None,
         }
     }
 
@@ -334,6 +365,39 @@ mod tests {
             shown(Wrapper::Cc, &["-cc=tcc", "-c"], &env).1,
             "tcc -c -I/opt/vaced/include"
         );
+    }
+
+    #[test]
+    fn fortran_wrappers_add_the_module_directory() {
+        let p = Paths {
+            fmod: Some("/opt/vaced/lib/fmod".into()),
+            ..paths()
+        };
+        let shown = |w: Wrapper, args: &[&str]| show(&plan(w, &words(args), &no_env, &p).argv);
+        for w in [Wrapper::F77, Wrapper::F90, Wrapper::Fort] {
+            assert_eq!(
+                shown(w, &["-c", "a.f90"]),
+                "gfortran -c a.f90 -I/opt/vaced/include -I/opt/vaced/lib/fmod"
+            );
+            assert_eq!(
+                shown(w, &["a.f", "-fallow-argument-mismatch", "-o", "a"]),
+                format!(
+                    "gfortran a.f -fallow-argument-mismatch -o a -I/opt/vaced/include \
+                     -I/opt/vaced/lib/fmod -L/opt/vaced/lib -Wl,-rpath,/opt/vaced/lib -lvaced"
+                )
+            );
+        }
+        // Another Fortran compiler cannot read gfortran's mpi.mod.
+        let fc = |c: &'static str| move |v: &str| (v == "MPICH_FC").then(|| c.to_string());
+        let with = |c: &'static str| show(&plan(Wrapper::Fort, &words(&["-c"]), &fc(c), &p).argv);
+        assert_eq!(with("ifx"), "ifx -c -I/opt/vaced/include");
+        assert_eq!(
+            with("ccache /usr/bin/gfortran-12"),
+            "ccache /usr/bin/gfortran-12 -c -I/opt/vaced/include -I/opt/vaced/lib/fmod"
+        );
+        // C and C++ never get it.
+        assert_eq!(shown(Wrapper::Cc, &["-c"]), "cc -c -I/opt/vaced/include");
+        assert_eq!(shown(Wrapper::Cxx, &["-c"]), "c++ -c -I/opt/vaced/include");
     }
 
     #[test]

@@ -1,0 +1,134 @@
+//! The storage of the COMMON blocks that hold Fortran's special addresses
+//! (MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE; see
+//! `generator::SPECIAL` and include/mpif.h), and their recognition: a Fortran
+//! program passes the address of the variable, which the bindings turn
+//! into the C marker.
+//!
+//! A program that names a COMMON block gets its own copy of it in the
+//! executable (gfortran emits COMMON blocks as common symbols, which take
+//! precedence over a shared library's definition), so the address that
+//! Fortran code uses is the one the dynamic linker resolves first, found
+//! with `dlsym(RTLD_DEFAULT, ...)`; our own definition is used when the
+//! program never names the block.
+use crate::sys::{MPI_Fint, MPI_STATUS_SIZE};
+use std::cell::UnsafeCell;
+use std::ffi::CStr;
+use std::os::raw::c_void;
+use std::sync::OnceLock;
+
+/// `N` Fortran INTEGERs of a COMMON block, writable by the program.
+#[repr(C)]
+pub struct CommonBlock<const N: usize>(UnsafeCell<[MPI_Fint; N]>);
+
+// SAFETY: the library never reads or writes the contents, only compares
+// addresses; the program may write them (MPI forbids it, but that is its
+// own memory).
+unsafe impl<const N: usize> Sync for CommonBlock<N> {}
+
+impl<const N: usize> CommonBlock<N> {
+    const fn new() -> Self {
+        CommonBlock(UnsafeCell::new([0; N]))
+    }
+
+    fn addr(&self) -> usize {
+        self.0.get() as usize
+    }
+}
+
+const STATUS: usize = MPI_STATUS_SIZE as usize;
+
+/// `COMMON /MPIFCMB1/ MPI_BOTTOM`
+#[no_mangle]
+pub static mpifcmb1_: CommonBlock<1> = CommonBlock::new();
+/// `COMMON /MPIFCMB2/ MPI_IN_PLACE`
+#[no_mangle]
+pub static mpifcmb2_: CommonBlock<1> = CommonBlock::new();
+/// `COMMON /MPIFCMB3/ MPI_STATUS_IGNORE(MPI_STATUS_SIZE)`
+#[no_mangle]
+pub static mpifcmb3_: CommonBlock<STATUS> = CommonBlock::new();
+/// `COMMON /MPIFCMB4/ MPI_STATUSES_IGNORE(MPI_STATUS_SIZE,1)`
+#[no_mangle]
+pub static mpifcmb4_: CommonBlock<STATUS> = CommonBlock::new();
+
+/// A Fortran special address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Special {
+    Bottom,
+    InPlace,
+    StatusIgnore,
+    StatusesIgnore,
+}
+
+/// (symbol, our definition's address, meaning), in `generator::SPECIAL` order.
+fn ours() -> [(&'static CStr, usize, Special); 4] {
+    [
+        (c"mpifcmb1_", mpifcmb1_.addr(), Special::Bottom),
+        (c"mpifcmb2_", mpifcmb2_.addr(), Special::InPlace),
+        (c"mpifcmb3_", mpifcmb3_.addr(), Special::StatusIgnore),
+        (c"mpifcmb4_", mpifcmb4_.addr(), Special::StatusesIgnore),
+    ]
+}
+
+/// The COMMON block names, lower case, for the consistency test.
+pub fn block_names() -> [String; 4] {
+    ours().map(|(s, _, _)| s.to_string_lossy().trim_end_matches('_').to_string())
+}
+
+/// The addresses Fortran code uses for the blocks (see the module doc).
+fn resolved() -> &'static [(usize, Special); 4] {
+    static ADDRS: OnceLock<[(usize, Special); 4]> = OnceLock::new();
+    ADDRS.get_or_init(|| {
+        ours().map(|(sym, own, what)| {
+            // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only
+            // looks the symbol up.
+            let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, sym.as_ptr()) };
+            (if p.is_null() { own } else { p as usize }, what)
+        })
+    })
+}
+
+/// Which special address `p` is, if any.
+pub fn special(p: *const c_void) -> Option<Special> {
+    let a = p as usize;
+    if a == 0 {
+        return None;
+    }
+    resolved()
+        .iter()
+        .copied()
+        .chain(ours().into_iter().map(|(_, own, w)| (own, w)))
+        .find(|(addr, _)| *addr == a)
+        .map(|(_, w)| w)
+}
+
+/// The address Fortran code uses for `what` (tests).
+pub fn address_of(what: Special) -> *mut c_void {
+    resolved()[what as usize].0 as *mut c_void
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_are_recognised_by_address() {
+        for (i, what) in [
+            Special::Bottom,
+            Special::InPlace,
+            Special::StatusIgnore,
+            Special::StatusesIgnore,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            assert_eq!(special(address_of(what)), Some(what));
+            assert_eq!(special(ours()[i].1 as *const c_void), Some(what));
+        }
+        let x = 0i32;
+        assert_eq!(special(&x as *const i32 as *const c_void), None);
+        assert_eq!(special(std::ptr::null()), None);
+        // Blocks of one INTEGER, and of one status.
+        assert_eq!(std::mem::size_of_val(&mpifcmb1_), 4);
+        assert_eq!(std::mem::size_of_val(&mpifcmb3_), 4 * STATUS);
+    }
+}

@@ -1,0 +1,351 @@
+//! The argument kinds of the binding table: how what gfortran passes (every
+//! argument by reference, hidden CHARACTER lengths after the others)
+//! becomes the argument of the C function, and what is written back to the
+//! Fortran variable after the call.
+//!
+//! | kind       | Fortran                        | C argument                        |
+//! |------------|--------------------------------|-----------------------------------|
+//! | `Int`      | INTEGER (in; handles too)      | its value                         |
+//! | `IntOut`   | INTEGER (out or in-out)        | the same address (MPI_Fint = int) |
+//! | `Ints`     | INTEGER array                  | the same address                  |
+//! | `Index`    | INTEGER index out (Waitany)    | temporary; +1 unless MPI_UNDEFINED|
+//! | `Logical`  | LOGICAL (in)                   | 0 or 1                            |
+//! | `Flag`     | LOGICAL (out)                  | temporary int; .true. is 1        |
+//! | `Logicals` | LOGICAL array                  | the same address (gfortran: 0/1)  |
+//! | `Double`   | DOUBLE PRECISION (in)          | its value                         |
+//! | `Aint`, `AintOut`, `Aints` | INTEGER(MPI_ADDRESS_KIND) | value / address        |
+//! | `Count`, `CountOut` | INTEGER(MPI_COUNT_KIND) | value / address                |
+//! | `Buf`      | choice buffer                  | address; MPI_BOTTOM -> NULL, MPI_IN_PLACE -> C's |
+//! | `Status`   | INTEGER(MPI_STATUS_SIZE)       | the same address (the C struct is those ints); MPI_STATUS_IGNORE -> C's |
+//! | `Statuses` | INTEGER(MPI_STATUS_SIZE, *)    | likewise; MPI_STATUSES_IGNORE -> C's |
+//! | `StrIn`    | CHARACTER*(*) (in)             | NUL-terminated copy, blanks trimmed |
+//! | `StrOut`   | CHARACTER*(*) (out)            | temporary; copied back blank-padded |
+use super::commons::{special, Special};
+use crate::abi::{MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUSES_IGNORE, MPI_STATUS_IGNORE};
+use crate::sys::{self, MPI_Aint, MPI_Count, MPI_Fint, MPI_Status};
+use std::os::raw::{c_char, c_int, c_void};
+
+/// One argument kind.
+pub trait Arg: Sized {
+    /// What gfortran passes.
+    type F;
+    /// What the C function takes.
+    type C;
+    /// Reads the Fortran argument before the call.
+    ///
+    /// # Safety
+    /// `f` is what gfortran passes for a Fortran argument of this kind: a
+    /// valid address (of `len` characters for CHARACTER kinds).
+    unsafe fn new(f: Self::F, len: usize) -> Self;
+    /// The C argument (may point into `self`, which stays in place until
+    /// `finish`).
+    fn c(&mut self) -> Self::C;
+    /// Writes results back to the Fortran variable after the call.
+    ///
+    /// # Safety
+    /// As for `new`; called once, after the C function returned.
+    unsafe fn finish(self) {}
+}
+
+/// An INTEGER read by the routine (also every handle: MPI_Fint = int and
+/// handles are ints, so conversion is the identity).
+pub struct Int(c_int);
+
+impl Arg for Int {
+    type F = *const MPI_Fint;
+    type C = c_int;
+    unsafe fn new(f: Self::F, _: usize) -> Self {
+        // SAFETY: gfortran passes the address of the INTEGER (caller).
+        Int(unsafe { *f })
+    }
+    fn c(&mut self) -> c_int {
+        self.0
+    }
+}
+
+/// Arguments passed to C at the Fortran address itself: the Fortran and C
+/// types are the same (INTEGER = int, INTEGER(MPI_ADDRESS_KIND) = MPI_Aint,
+/// LOGICAL arrays of gfortran = 0/1 ints).
+pub struct Same<T>(*mut T);
+
+impl<T> Arg for Same<T> {
+    type F = *mut T;
+    type C = *mut T;
+    unsafe fn new(f: Self::F, _: usize) -> Self {
+        Same(f)
+    }
+    fn c(&mut self) -> *mut T {
+        self.0
+    }
+}
+
+/// An INTEGER written (or read and written) by the routine.
+pub type IntOut = Same<MPI_Fint>;
+/// An INTEGER array.
+pub type Ints = Same<MPI_Fint>;
+/// A LOGICAL array: gfortran's LOGICAL is a 4-byte 0 (.false.) or 1
+/// (.true.), which C reads and writes as int as it is.
+pub type Logicals = Same<MPI_Fint>;
+/// An INTEGER(KIND=MPI_ADDRESS_KIND) written by the routine.
+pub type AintOut = Same<MPI_Aint>;
+/// An INTEGER(KIND=MPI_ADDRESS_KIND) array.
+pub type Aints = Same<MPI_Aint>;
+/// An INTEGER(KIND=MPI_COUNT_KIND) written by the routine.
+pub type CountOut = Same<MPI_Count>;
+
+/// A value read by the routine, same type on both sides.
+pub struct Value<T>(T);
+
+impl<T: Copy> Arg for Value<T> {
+    type F = *const T;
+    type C = T;
+    unsafe fn new(f: Self::F, _: usize) -> Self {
+        // SAFETY: gfortran passes the address of the variable (caller).
+        Value(unsafe { *f })
+    }
+    fn c(&mut self) -> T {
+        self.0
+    }
+}
+
+/// DOUBLE PRECISION read by the routine.
+pub type Double = Value<f64>;
+/// INTEGER(KIND=MPI_ADDRESS_KIND) read by the routine.
+pub type Aint = Value<MPI_Aint>;
+/// INTEGER(KIND=MPI_COUNT_KIND) read by the routine.
+pub type Count = Value<MPI_Count>;
+
+/// An index written by the routine (MPI_Waitany, MPI_Testany): C counts
+/// from 0, Fortran from 1; MPI_UNDEFINED stays.
+pub struct Index {
+    f: *mut MPI_Fint,
+    tmp: c_int,
+}
+
+impl Arg for Index {
+    type F = *mut MPI_Fint;
+    type C = *mut c_int;
+    unsafe fn new(f: Self::F, _: usize) -> Self {
+        Index {
+            f,
+            tmp: sys::MPI_UNDEFINED,
+        }
+    }
+    fn c(&mut self) -> *mut c_int {
+        &mut self.tmp
+    }
+    unsafe fn finish(self) {
+        // SAFETY: gfortran passes the address of the INTEGER (caller).
+        unsafe { *self.f = to_fortran_index(self.tmp) };
+    }
+}
+
+/// A C index as Fortran sees it.
+pub fn to_fortran_index(i: c_int) -> MPI_Fint {
+    if i == sys::MPI_UNDEFINED || i < 0 {
+        i
+    } else {
+        i + 1
+    }
+}
+
+/// A LOGICAL read by the routine: any non-zero value is .true.
+pub struct Logical(c_int);
+
+impl Arg for Logical {
+    type F = *const MPI_Fint;
+    type C = c_int;
+    unsafe fn new(f: Self::F, _: usize) -> Self {
+        // SAFETY: gfortran passes the address of the LOGICAL (caller).
+        Logical((unsafe { *f } != 0) as c_int)
+    }
+    fn c(&mut self) -> c_int {
+        self.0
+    }
+}
+
+/// A LOGICAL written by the routine: .true. is 1, as gfortran writes it.
+pub struct Flag {
+    f: *mut MPI_Fint,
+    tmp: c_int,
+}
+
+impl Arg for Flag {
+    type F = *mut MPI_Fint;
+    type C = *mut c_int;
+    unsafe fn new(f: Self::F, _: usize) -> Self {
+        Flag { f, tmp: 0 }
+    }
+    fn c(&mut self) -> *mut c_int {
+        &mut self.tmp
+    }
+    unsafe fn finish(self) {
+        // SAFETY: gfortran passes the address of the LOGICAL (caller).
+        unsafe { *self.f = (self.tmp != 0) as MPI_Fint };
+    }
+}
+
+/// A choice buffer: its address, with Fortran's MPI_BOTTOM and MPI_IN_PLACE
+/// turned into C's.
+pub struct Buf(*mut c_void);
+
+impl Arg for Buf {
+    type F = *mut c_void;
+    type C = *mut c_void;
+    unsafe fn new(f: Self::F, _: usize) -> Self {
+        Buf(match special(f) {
+            Some(Special::Bottom) => MPI_BOTTOM,
+            Some(Special::InPlace) => MPI_IN_PLACE,
+            _ => f,
+        })
+    }
+    fn c(&mut self) -> *mut c_void {
+        self.0
+    }
+}
+
+/// INTEGER status(MPI_STATUS_SIZE): the C struct is exactly those ints in
+/// that order (count_lo, count_hi_and_cancelled, MPI_SOURCE, MPI_TAG,
+/// MPI_ERROR), so C writes the Fortran array directly.
+pub struct Status(*mut MPI_Status);
+
+impl Arg for Status {
+    type F = *mut MPI_Fint;
+    type C = *mut MPI_Status;
+    unsafe fn new(f: Self::F, _: usize) -> Self {
+        Status(match special(f as *const c_void) {
+            Some(Special::StatusIgnore | Special::StatusesIgnore) => MPI_STATUS_IGNORE,
+            _ => f as *mut MPI_Status,
+        })
+    }
+    fn c(&mut self) -> *mut MPI_Status {
+        self.0
+    }
+}
+
+/// INTEGER statuses(MPI_STATUS_SIZE, n), like [`Status`].
+pub struct Statuses(*mut MPI_Status);
+
+impl Arg for Statuses {
+    type F = *mut MPI_Fint;
+    type C = *mut MPI_Status;
+    unsafe fn new(f: Self::F, _: usize) -> Self {
+        Statuses(match special(f as *const c_void) {
+            Some(Special::StatusIgnore | Special::StatusesIgnore) => MPI_STATUSES_IGNORE,
+            _ => f as *mut MPI_Status,
+        })
+    }
+    fn c(&mut self) -> *mut MPI_Status {
+        self.0
+    }
+}
+
+/// CHARACTER*(*) read by the routine: a NUL-terminated copy without the
+/// leading and trailing blanks (as MPI specifies for keys and values).
+pub struct StrIn(Vec<u8>);
+
+impl Arg for StrIn {
+    type F = *const c_char;
+    type C = *const c_char;
+    unsafe fn new(f: Self::F, len: usize) -> Self {
+        // SAFETY: gfortran passes `len` characters at f (caller).
+        let s = unsafe { fortran_chars(f, len) };
+        let start = s.iter().position(|&b| b != b' ').unwrap_or(s.len());
+        let end = s.iter().rposition(|&b| b != b' ').map_or(start, |e| e + 1);
+        let mut v = s[start..end].to_vec();
+        v.push(0);
+        StrIn(v)
+    }
+    fn c(&mut self) -> *const c_char {
+        self.0.as_ptr() as *const c_char
+    }
+}
+
+/// The largest string MPI writes (MPI_MAX_* in mpi.h), NUL included.
+pub const STR_CAP: usize = sys::MPI_MAX_LIBRARY_VERSION_STRING as usize + 1;
+
+const _: () = assert!(
+    sys::MPI_MAX_PROCESSOR_NAME as usize <= STR_CAP
+        && sys::MPI_MAX_ERROR_STRING as usize <= STR_CAP
+);
+
+/// CHARACTER*(*) written by the routine: C writes a NUL-terminated string
+/// into a buffer of [`STR_CAP`] bytes, copied back truncated to the Fortran
+/// length and padded with blanks.
+pub struct StrOut {
+    f: *mut c_char,
+    len: usize,
+    tmp: Vec<u8>,
+}
+
+impl Arg for StrOut {
+    type F = *mut c_char;
+    type C = *mut c_char;
+    unsafe fn new(f: Self::F, len: usize) -> Self {
+        StrOut {
+            f,
+            len,
+            tmp: vec![0; STR_CAP],
+        }
+    }
+    fn c(&mut self) -> *mut c_char {
+        self.tmp.as_mut_ptr() as *mut c_char
+    }
+    unsafe fn finish(self) {
+        let n = self.tmp.iter().position(|&b| b == 0).unwrap_or(0);
+        if self.len == 0 {
+            return;
+        }
+        // SAFETY: gfortran passes `len` writable characters at f (caller).
+        let out = unsafe { std::slice::from_raw_parts_mut(self.f as *mut u8, self.len) };
+        blank_padded(out, &self.tmp[..n]);
+    }
+}
+
+/// `s` into `out`, truncated, the rest blanks.
+pub fn blank_padded(out: &mut [u8], s: &[u8]) {
+    let n = s.len().min(out.len());
+    out[..n].copy_from_slice(&s[..n]);
+    out[n..].fill(b' ');
+}
+
+/// The `len` characters gfortran passed.
+///
+/// # Safety
+/// `len == 0` or `f` points to `len` readable bytes.
+unsafe fn fortran_chars<'a>(f: *const c_char, len: usize) -> &'a [u8] {
+    if len == 0 {
+        return &[];
+    }
+    // SAFETY: by the contract.
+    unsafe { std::slice::from_raw_parts(f as *const u8, len) }
+}
+
+/// Stores a return code in the IERROR argument.
+///
+/// # Safety
+/// `ierror` is null or the address of an INTEGER.
+pub unsafe fn put_ierror(ierror: *mut MPI_Fint, rc: c_int) {
+    if !ierror.is_null() {
+        // SAFETY: non-null: the INTEGER gfortran passed (caller).
+        unsafe { *ierror = rc };
+    }
+}
+
+/// After MPI_Waitsome / MPI_Testsome: the first OUTCOUNT indices count
+/// from 1 (nothing when OUTCOUNT is MPI_UNDEFINED).
+///
+/// # Safety
+/// `outcount` is the INTEGER and `indices` the INTEGER array gfortran
+/// passed to the routine, which wrote `*outcount` indices.
+pub unsafe fn indices_to_fortran(outcount: *mut MPI_Fint, indices: *mut MPI_Fint) {
+    // SAFETY: the routine's OUTCOUNT argument (caller).
+    let n = unsafe { *outcount };
+    if n == sys::MPI_UNDEFINED || n <= 0 {
+        return;
+    }
+    for i in 0..n as usize {
+        // SAFETY: the routine wrote n entries of the array (caller).
+        unsafe { *indices.add(i) = to_fortran_index(*indices.add(i)) };
+    }
+}

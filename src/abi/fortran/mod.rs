@@ -1,0 +1,32 @@
+//! The Fortran ABI: the `mpi_*_` / `pmpi_*_` symbols gfortran calls, thin
+//! wrappers over the C entry points (`crate::sys::PMPI_*`, our own exported
+//! symbols), and the C handle conversions (`MPI_Comm_f2c`, ...).
+//!
+//! * `macros`: the `fortran!` binding table macro (one line per routine);
+//! * `kinds`: the argument kinds (by-reference INTEGERs, LOGICALs, status
+//!   arrays, choice buffers, CHARACTER with hidden lengths);
+//! * `commons`: the COMMON blocks of MPI_BOTTOM, MPI_IN_PLACE,
+//!   MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE, recognised by address;
+//! * `env`, `p2p`: the tables; `special`: the bindings written by hand;
+//! * `handles`: MPI_*_f2c / MPI_*_c2f;
+//! * `generator`: generator of include/mpif.h and include/mpi.f90 (run by
+//!   build.rs; here for the tests).
+//!
+//! Adding a C function to mpi.h: add one line to a `fortran!` table (or a
+//! new file with one, declared below); build.rs regenerates the module's
+//! interfaces from it, and the tests fail until every C function has one.
+
+#[macro_use]
+mod macros;
+
+pub mod commons;
+pub mod env;
+pub mod handles;
+pub mod kinds;
+pub mod p2p;
+pub mod special;
+
+#[cfg(test)]
+mod generator;
+#[cfg(test)]
+mod tests;
