@@ -13,12 +13,16 @@
 mod macros;
 
 mod buffers;
+pub mod coll;
 pub mod comm;
 pub mod datatype;
 pub mod env;
 pub mod errors;
+pub mod op;
 pub mod p2p;
+pub mod reduce;
 mod state;
+mod userbuf;
 pub mod wait;
 
 use crate::sys::MPI_Status;

@@ -5,11 +5,14 @@
 
 pub mod backend;
 pub mod bsend;
+pub mod coll_args;
+pub mod coll_calls;
 pub mod comm;
 pub mod datatype;
 pub mod error;
 #[cfg(test)]
 mod fake;
+pub mod op;
 pub mod request;
 pub mod state;
 pub mod status;
