@@ -365,6 +365,7 @@ mpi_fn! {
                 args::buffer(sendbuf.is_null(), sc.iter().sum(), &st, "sendbuf")?;
                 let b = args::displaced(&sc, &sd, &st);
                 args::matching(b[cc.me].bytes(), rblocks[cc.me].bytes(), "MPI_Alltoallv")?;
+                coll_calls::check_alltoallv_forcing(&w.ep, &b, &rblocks)?;
                 Some(b)
             };
             // SAFETY: sendbuf holds every send block, recvbuf has room for
@@ -418,6 +419,7 @@ mpi_fn! {
                     args::buffer(sendbuf.is_null(), blk.count, &blk.ty, &format!("sendbuf (block {i})"))?;
                 }
                 args::matching(b[cc.me].bytes(), rblocks[cc.me].bytes(), "MPI_Alltoallw")?;
+                coll_calls::check_alltoallv_forcing(&w.ep, &b, &rblocks)?;
                 Some(b)
             };
             // SAFETY: sendbuf holds every send block, recvbuf has room for

@@ -7,10 +7,13 @@
 //! Reductions take a ready `coll::Op` (its `apply` may call user code, which
 //! only `crate::abi` can do); `elem` for the algorithms is the packed size of
 //! one element, so a buffer is only split between whole elements.
+use crate::coll::select::{self, AlltoallvAlgo, Coll};
 use crate::coll::{self, Op};
 use crate::mpi::coll_args::{consecutive, whole, Block, CollComm, Packed, UserBuf};
 use crate::mpi::datatype::Datatype;
+use crate::mpi::error::{fail, MpiResult};
 use crate::p2p::{Core, Link};
+use crate::sys;
 use std::sync::Arc;
 
 /// `count` elements of `ty`.
@@ -410,6 +413,37 @@ pub fn alltoallv<L: Link>(
             recv.unpack(rblocks, &all);
         }
     }
+}
+
+/// An Alltoallv / Alltoallw with a send buffer forced (VACED_COLL_ALLTOALLV
+/// or `[collectives]`) to `pairwise_sendrecv_replace` runs MPICH's in-place
+/// algorithm on a copy of the send data, which exchanges each pair's blocks
+/// in place: it needs as many bytes for each rank as from it (MPI_ERR_ARG
+/// otherwise, naming the forcing).
+pub fn check_alltoallv_forcing<L: Link>(
+    core: &Core<L>,
+    sblocks: &[Block],
+    rblocks: &[Block],
+) -> MpiResult<()> {
+    let forced = select::forced::<AlltoallvAlgo>(core.model(), Coll::Alltoallv);
+    if forced != Some(AlltoallvAlgo::PairwiseSendrecvReplace) {
+        return Ok(());
+    }
+    for (j, (s, r)) in sblocks.iter().zip(rblocks).enumerate() {
+        if s.bytes() != r.bytes() {
+            return fail(
+                sys::MPI_ERR_ARG,
+                format!(
+                    "the forced algorithm pairwise_sendrecv_replace ({}) needs equal send and \
+                     receive sizes per rank, but rank {j} gets {} bytes and sends {}",
+                    Coll::Alltoallv.env_var(),
+                    s.bytes(),
+                    r.bytes()
+                ),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// MPI_Reduce_local: `inout = in (op) inout`, as application computation.
