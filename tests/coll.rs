@@ -96,10 +96,11 @@ fn results(n: u32, counts: &[&str]) {
 // (8192 / 8193, pairwise); Reduce_scatter by total bytes at 524288.
 
 #[test]
-fn results_on_1_2_3_5_ranks() {
+fn results_on_1_2_3_4_5_ranks() {
     results(1, &["0", "1", "100", "3000"]);
     results(2, &["0", "1", "513", "3100", "9000"]);
     results(3, &["0", "1", "7", "65", "700"]);
+    results(4, &["1", "65", "700"]);
     results(5, &["1", "64", "600", "2100"]);
 }
 

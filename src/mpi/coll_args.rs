@@ -239,3 +239,77 @@ pub fn matching(sent: usize, room: usize, what: &str) -> MpiResult<()> {
         ),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mpi::datatype::TypeTable;
+
+    #[test]
+    fn block_layouts() {
+        let t = TypeTable::new();
+        let si = t.get(sys::MPI_SHORT_INT).unwrap(); // size 6, extent 8
+        let c = consecutive(3, 2, &si);
+        assert_eq!(c.iter().map(|b| b.off).collect::<Vec<_>>(), vec![0, 16, 32]);
+        let d = displaced(&[1, 0, 3], &[5, -1, 0], &si);
+        assert_eq!(d.iter().map(|b| b.off).collect::<Vec<_>>(), vec![40, -8, 0]);
+        let p = Packed::of(&d);
+        assert_eq!(p.counts, vec![6, 0, 18]);
+        assert_eq!(p.displs, vec![0, 6, 6]);
+        assert_eq!(p.total(), 24);
+        let int = t.get(sys::MPI_INT).unwrap();
+        let w = displaced_bytes(&[2, 1], &[3, 100], &[int.clone(), si.clone()]);
+        assert_eq!(
+            w.iter().map(|b| (b.off, b.bytes())).collect::<Vec<_>>(),
+            vec![(3, 8), (100, 6)]
+        );
+        assert_eq!(whole(4, &int)[0].bytes(), 16);
+    }
+
+    #[test]
+    fn argument_errors() {
+        let e = count(-4, "recvcount").unwrap_err();
+        assert_eq!(
+            (e.class, e.msg.as_str()),
+            (sys::MPI_ERR_COUNT, "invalid recvcount -4 (negative)")
+        );
+        let e = counts(&[1, 0, -2], "sendcounts").unwrap_err();
+        assert_eq!(e.msg, "invalid sendcounts[2] -2 (negative)");
+        assert_eq!(counts(&[3, 0], "x").unwrap(), vec![3, 0]);
+        assert_eq!(root(3, 4).unwrap(), 3);
+        for r in [4, -1, sys::MPI_ROOT] {
+            let e = root(r, 4).unwrap_err();
+            assert_eq!(e.class, sys::MPI_ERR_ROOT);
+        }
+        assert_eq!(
+            root(9, 4).unwrap_err().msg,
+            "invalid root 9 (communicator size 4)"
+        );
+        let t = TypeTable::new();
+        let int = t.get(sys::MPI_INT).unwrap();
+        assert!(buffer(true, 0, &int, "recvbuf").is_ok());
+        assert!(buffer(false, 5, &int, "recvbuf").is_ok());
+        let e = buffer(true, 5, &int, "recvbuf").unwrap_err();
+        assert_eq!(
+            (e.class, e.msg.as_str()),
+            (
+                sys::MPI_ERR_BUFFER,
+                "recvbuf is null but holds 5 elements of MPI_INT"
+            )
+        );
+        assert_eq!(
+            not_aliased(64, 64, 4).unwrap_err().class,
+            sys::MPI_ERR_BUFFER
+        );
+        assert!(not_aliased(64, 64, 0).is_ok());
+        assert!(not_aliased(64, 68, 4).is_ok());
+        assert!(matching(8, 8, "x").is_ok());
+        assert_eq!(
+            matching(9, 8, "x").unwrap_err().class,
+            sys::MPI_ERR_TRUNCATE
+        );
+        assert_eq!(matching(7, 8, "x").unwrap_err().class, sys::MPI_ERR_COUNT);
+        let e = no_in_place("sendbuf", "only the root may pass it").unwrap_err();
+        assert_eq!(e.msg, "MPI_IN_PLACE as sendbuf: only the root may pass it");
+    }
+}
