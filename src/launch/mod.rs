@@ -59,6 +59,10 @@ pub fn mpirun(cmd: &str, argv: &[OsString]) -> i32 {
             return EXIT_USAGE;
         }
     };
+    if let Err(e) = crate::coll::select::validate(&model) {
+        eprintln!("{cmd}: {e}");
+        return EXIT_USAGE;
+    }
 
     let path_var = std::env::var_os("PATH");
     let program = match program::resolve(&a.program, path_var.as_deref()) {
