@@ -8,6 +8,7 @@
 //! | `Int`      | INTEGER (in; handles too)      | its value                         |
 //! | `IntOut`   | INTEGER (out or in-out)        | the same address (MPI_Fint = int) |
 //! | `Ints`     | INTEGER array                  | the same address                  |
+//! | `Ranges`   | INTEGER RANGES(3, *)           | the same address (C `int [][3]`)  |
 //! | `Index`    | INTEGER index out (Waitany)    | temporary; +1 unless MPI_UNDEFINED|
 //! | `Logical`  | LOGICAL (in)                   | 0 or 1                            |
 //! | `Flag`     | LOGICAL (out)                  | temporary int; .true. is 1        |
@@ -83,6 +84,9 @@ impl<T> Arg for Same<T> {
 pub type IntOut = Same<MPI_Fint>;
 /// An INTEGER array.
 pub type Ints = Same<MPI_Fint>;
+/// INTEGER RANGES(3, N) (MPI_Group_range_incl): column-major, so the
+/// same layout as C's `int ranges[N][3]`.
+pub type Ranges = Same<[MPI_Fint; 3]>;
 /// A LOGICAL array: gfortran's LOGICAL is a 4-byte 0 (.false.) or 1
 /// (.true.), which C reads and writes as int as it is.
 pub type Logicals = Same<MPI_Fint>;
@@ -267,6 +271,7 @@ pub const STR_CAP: usize = sys::MPI_MAX_LIBRARY_VERSION_STRING as usize + 1;
 const _: () = assert!(
     sys::MPI_MAX_PROCESSOR_NAME as usize <= STR_CAP
         && sys::MPI_MAX_ERROR_STRING as usize <= STR_CAP
+        && sys::MPI_MAX_OBJECT_NAME as usize <= STR_CAP
 );
 
 /// CHARACTER*(*) written by the routine: C writes a NUL-terminated string
