@@ -236,21 +236,21 @@ unsafe fn create_keyval<V: Value>(
         Some(Predefined::NullCopy) => (None, None),
         Some(Predefined::Dup) => (Some(MPIR_Dup_fn), None),
         _ if copy == 0 => (None, None),
-        // SAFETY: the address of a Fortran procedure with this interface
-        // (contract).
-        _ => (
-            Some(copy_trampoline::<V>),
-            Some(unsafe { std::mem::transmute::<usize, FortranCopy<V>>(copy) }),
-        ),
+        _ => {
+            // SAFETY: the address of a Fortran procedure with this
+            // interface (contract).
+            let f = unsafe { std::mem::transmute::<usize, FortranCopy<V>>(copy) };
+            (Some(copy_trampoline::<V>), Some(f))
+        }
     };
     let (c_delete, f_delete): (DeleteFn, Option<FortranDelete<V>>) = match predefined(delete) {
         Some(Predefined::NullDelete) => (None, None),
         _ if delete == 0 => (None, None),
-        // SAFETY: as above.
-        _ => (
-            Some(delete_trampoline::<V>),
-            Some(unsafe { std::mem::transmute::<usize, FortranDelete<V>>(delete) }),
-        ),
+        _ => {
+            // SAFETY: as above.
+            let f = unsafe { std::mem::transmute::<usize, FortranDelete<V>>(delete) };
+            (Some(delete_trampoline::<V>), Some(f))
+        }
     };
     let record = Box::into_raw(Box::new(Record {
         copy: f_copy,
