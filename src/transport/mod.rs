@@ -94,6 +94,13 @@ impl Port {
     }
     /// Append one record (concatenation of `parts`) to `dest`'s inbox.
     pub fn send(&mut self, dest: u32, parts: &[&[u8]]) {
+        self.send_timed(dest, parts, None)
+    }
+
+    /// [`Port::send`] of a record that carries a message arriving at `ta_ps`
+    /// on the target: the destination's inbox keeps the earliest such time
+    /// until its consumer has taken everything (see [`Segment::unread_min`]).
+    pub fn send_timed(&mut self, dest: u32, parts: &[&[u8]], ta_ps: Option<u64>) {
         let len: usize = parts.iter().map(|p| p.len()).sum();
         assert!(
             len <= self.max_record(),
@@ -110,6 +117,9 @@ impl Port {
                 let _g = futex::lock(&inbox.hdr().lock);
                 if inbox.free_space() >= need {
                     waiters::remove(&self.seg, &inbox, self.rank);
+                    if let Some(ta) = ta_ps {
+                        inbox.note_arrival(ta);
+                    }
                     inbox.write(parts, len);
                     break;
                 }
@@ -155,6 +165,15 @@ impl Port {
         } else {
             let own = self.seg.inbox(self.rank);
             if !own.pop(out) {
+                // Everything read has been accounted for by our caller (it
+                // handles each record before asking for the next): forget
+                // the arrivals, unless a producer is writing right now.
+                if own.unread_min().is_some() {
+                    let _g = futex::lock(&own.hdr().lock);
+                    if own.is_empty() {
+                        own.clear_unread();
+                    }
+                }
                 return false;
             }
             space_freed(&self.seg, &own, &mut self.wake);

@@ -107,6 +107,8 @@ pub struct RankSlot {
     early_min: AtomicU64,
     /// What the rank is blocked on, published before it goes idle.
     waiting_on: SlotText,
+    /// Virtual time + 1 of the decision the rank waits to take (0: none).
+    deciding_at: AtomicU64,
     /// The rank's doorbell (its own cache line).
     pub(super) bell: Doorbell,
     /// Next rank + 1 in the core-token queue (0 = end).
@@ -168,6 +170,14 @@ impl RankSlot {
     }
     pub fn early_min(&self) -> Option<u64> {
         self.early_min.load(Ordering::Acquire).checked_sub(1)
+    }
+    /// Publish the virtual time of a decision we wait to take (None: none).
+    pub fn set_deciding_at(&self, t_ps: Option<u64>) {
+        self.deciding_at
+            .store(t_ps.map_or(0, |t| t.saturating_add(1)), Ordering::SeqCst);
+    }
+    pub fn deciding_at(&self) -> Option<u64> {
+        self.deciding_at.load(Ordering::SeqCst).checked_sub(1)
     }
     /// Publish what the rank waits for (for deadlock reports).
     pub fn set_waiting_on(&self, what: &str) {
@@ -432,6 +442,12 @@ impl Segment {
     /// is not visible here; it is empty while the rank is Blocked).
     pub fn inbox_pending(&self, rank: u32) -> bool {
         !self.inbox(rank).is_empty()
+    }
+    /// Earliest target arrival time among the records sent to `rank` that
+    /// it has not yet read and handled (a lower bound for what it may still
+    /// do because of them).
+    pub fn unread_min(&self, rank: u32) -> Option<u64> {
+        self.inbox(rank).unread_min()
     }
     /// Core tokens not held by any rank.
     pub fn tokens_free(&self) -> u32 {
