@@ -109,6 +109,13 @@ pub struct RankSlot {
     waiting_on: SlotText,
     /// Virtual time + 1 of the decision the rank waits to take (0: none).
     deciding_at: AtomicU64,
+    /// The rank's own lower bound on the send time of anything it may still
+    /// send, as a word the p2p layer encodes (0 = time 0, the bound of a
+    /// rank that has not started; written by the rank only).
+    lower_bound: AtomicU64,
+    /// Bumped (then the doorbell rung) when another rank's lower bound rose
+    /// past the decision this rank waits to take.
+    poke: AtomicU32,
     /// The rank's doorbell (its own cache line).
     pub(super) bell: Doorbell,
     /// Next rank + 1 in the core-token queue (0 = end).
@@ -179,6 +186,22 @@ impl RankSlot {
     pub fn deciding_at(&self) -> Option<u64> {
         self.deciding_at.load(Ordering::SeqCst).checked_sub(1)
     }
+    /// The rank's published lower bound word (see `p2p::decide`).
+    pub fn lower_bound(&self) -> u64 {
+        self.lower_bound.load(Ordering::SeqCst)
+    }
+    pub(super) fn store_lower_bound(&self, w: u64) {
+        self.lower_bound.store(w, Ordering::SeqCst)
+    }
+    /// How many times the rank was poked.
+    pub fn pokes(&self) -> u32 {
+        self.poke.load(Ordering::SeqCst)
+    }
+    /// Tell the rank that a bound it waits on rose, and wake it.
+    pub fn poke(&self) {
+        self.poke.fetch_add(1, Ordering::SeqCst);
+        self.bell.ring();
+    }
     /// Publish what the rank waits for (for deadlock reports).
     pub fn set_waiting_on(&self, what: &str) {
         self.waiting_on.set(what)
@@ -238,6 +261,12 @@ struct Header {
     /// have finalized); records are sent but not yet received. One word, so
     /// a single atomic operation sees a consistent snapshot of both.
     activity: AtomicU64,
+    /// Bumped after every store that lowers a published bound (a noted
+    /// arrival) and before every store that raises one: a reader that sees
+    /// it unchanged across a scan of the slots saw a consistent snapshot.
+    generation: AtomicU64,
+    /// Ranks waiting to take a conservative decision.
+    deciders: AtomicU32,
 }
 
 /// Byte offsets of the parts of a segment.
@@ -456,6 +485,46 @@ impl Segment {
     /// Ranks queued for a core token.
     pub fn token_waiters(&self) -> u32 {
         self.header().tokens.queued()
+    }
+
+    /// The bound generation (see `Header::generation`).
+    pub fn generation(&self) -> u64 {
+        self.header().generation.load(Ordering::SeqCst)
+    }
+    pub(super) fn bump_generation(&self) {
+        self.header().generation.fetch_add(1, Ordering::SeqCst);
+    }
+    /// Publish `rank`'s lower bound word: a rise is announced (generation
+    /// bumped) before it is visible, a fall after.
+    pub fn publish_lower_bound(&self, rank: u32, old: u64, new: u64) {
+        let slot = self.slot(rank);
+        if new > old {
+            self.bump_generation();
+            slot.store_lower_bound(new);
+        } else if new < old {
+            slot.store_lower_bound(new);
+            self.bump_generation();
+        }
+    }
+    /// Ranks waiting to take a conservative decision.
+    pub fn deciders(&self) -> u32 {
+        self.header().deciders.load(Ordering::SeqCst)
+    }
+    /// Publish that `rank` waits to take a decision at `t_ps` (None: no
+    /// longer), keeping the count of deciders.
+    pub fn set_deciding(&self, rank: u32, t_ps: Option<u64>) {
+        let slot = self.slot(rank);
+        let was = slot.deciding_at().is_some();
+        slot.set_deciding_at(t_ps);
+        match (was, t_ps.is_some()) {
+            (false, true) => {
+                self.header().deciders.fetch_add(1, Ordering::SeqCst);
+            }
+            (true, false) => {
+                self.header().deciders.fetch_sub(1, Ordering::SeqCst);
+            }
+            _ => {}
+        }
     }
 
     /// The job's activity word (see [`Activity`]).
