@@ -110,6 +110,8 @@ pub(crate) mod tests {
             host_cpu_ns,
             msgs_sent,
             bytes_sent,
+            decisions: 2,
+            decide_wait_ns: 500,
         };
         Report::new(
             JobInfo {

@@ -58,6 +58,10 @@ pub struct RankResult {
     pub host_cpu_ns: u64,
     pub msgs_sent: u64,
     pub bytes_sent: u64,
+    /// Conservative decisions taken.
+    pub decisions: u64,
+    /// Host time spent waiting for them (ns).
+    pub decide_wait_ns: u64,
 }
 
 /// Bytes of a rank's abort message buffer.
@@ -100,7 +104,7 @@ pub struct RankSlot {
     vtime: AtomicU64,
     aborted: AtomicU32,
     abort_code: AtomicI32,
-    result: [AtomicU64; 7],
+    result: [AtomicU64; 9],
     abort_msg: SlotText,
     /// Arrival time + 1 of the earliest message in the rank's early queue
     /// (0: none), published before it goes idle.
@@ -219,6 +223,8 @@ impl RankSlot {
             r.host_cpu_ns,
             r.msgs_sent,
             r.bytes_sent,
+            r.decisions,
+            r.decide_wait_ns,
         ];
         for (cell, x) in self.result.iter().zip(v) {
             cell.store(x, Ordering::Relaxed);
@@ -235,6 +241,8 @@ impl RankSlot {
             host_cpu_ns: g(4),
             msgs_sent: g(5),
             bytes_sent: g(6),
+            decisions: g(7),
+            decide_wait_ns: g(8),
         }
     }
 }
