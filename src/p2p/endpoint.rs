@@ -176,6 +176,10 @@ impl Core<PortLink> {
                 (seg, 0, false)
             }
         };
+        if let Some(mut j) = crate::transport::jitter::Jitter::from_env(rank) {
+            // Chaos: ranks join in a random order.
+            std::thread::sleep(std::time::Duration::from_micros(j.below(2000)));
+        }
         if use_cma {
             cma::allow_peers();
         }
