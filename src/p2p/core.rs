@@ -454,10 +454,7 @@ impl<L: Link> Core<L> {
     /// one was bound.
     fn decide_wildcards(&mut self, goal: Goal, by: Option<VTime>) -> bool {
         let mut progressed = false;
-        loop {
-            let Some(w) = self.posted.iter().copied().find(|&r| self.undecided(r)) else {
-                break;
-            };
+        while let Some(w) = self.posted.iter().copied().find(|&r| self.undecided(r)) {
             let Op::Recv { tag, ctx, .. } = self.reqs.get(w).op else {
                 unreachable!()
             };

@@ -18,7 +18,7 @@ impl Jitter {
         let mut j = Jitter {
             state: seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x2545_F491_4F6C_DD1D,
         };
-        j.next();
+        j.next_u64();
         j
     }
     /// A jitter for `rank` when `VACED_HOST_JITTER` is set.
@@ -26,7 +26,7 @@ impl Jitter {
         seed_from_env().map(|s| Jitter::new(s, rank as u64 + 1))
     }
     /// xorshift64*.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         let mut x = self.state.max(1);
         x ^= x >> 12;
         x ^= x << 25;
@@ -36,7 +36,7 @@ impl Jitter {
     }
     /// A number in `0..n`.
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        self.next_u64() % n.max(1)
     }
     /// One time in four, sleep up to 300 us (yield otherwise, one time in four).
     pub fn maybe_delay(&mut self) {
