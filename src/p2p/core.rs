@@ -946,11 +946,8 @@ impl<L: Link> Core<L> {
                 .all(|&r| self.reqs.get(r).done.is_some_and(|d| block || d <= start))
         };
         match goal {
-            Goal::All(rs) if block => {
-                // Only undecided wildcards could change; the goal is met.
-                let _ = rs;
-                true
-            }
+            // Met: every request is complete (wildcards were decided on the way).
+            Goal::All(_) if block => true,
             Goal::All(rs) | Goal::Any(rs) => all_done(rs),
             Goal::Probe(Some(_), ..) => block || self.goal_met(goal, Some(start)),
             Goal::Probe(None, ..) => false,

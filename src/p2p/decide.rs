@@ -38,7 +38,47 @@
 //! deciders) before it scans; a rank whose effective bound rises, seeing
 //! deciders, pokes those it no longer blocks (SeqCst on both sides: either
 //! the scan sees the rise or the riser sees the decider). Deciders sleep on
-//! their doorbell until a record or a poke arrives; nothing polls.
+//! their doorbell until a record or a poke arrives; nothing polls. A decider
+//! also counts as idle for quiescence (the activity word): when every rank is
+//! idle and nothing is in flight, the least event (time, kind, rank) over
+//! early-queued messages and pending decisions is the next thing that happens
+//! on the target; its holder is nudged and acts (a decision then is exact).
+//!
+//! Where bounds are published (`Core`): the own bound at every MPI entry
+//! (tV), at the end of every waiting activity, and before the rank forgets
+//! the arrivals it has read ([`Link::settle_unread`], called only when the
+//! inbox is empty and no message is half-decoded), so the earliest held
+//! arrival is always visible before the unread one disappears.
+//!
+//! Which operations decide, and at what `T` (exact mode, the default):
+//! * MPI_Test / Testany / Testsome / Testall, MPI_Iprobe: at tV, unless the
+//!   answer is already final (every request done by tV; a specific-source
+//!   probe found). The test is then a zero-length wait at tV that has seen
+//!   every message arriving by tV.
+//! * MPI_Waitany / Waitsome: the blocking wait runs as usual; once its goal is
+//!   met, at the earliest completion `d` (one settle suffices: whatever it
+//!   brings completes at or after its arrival, and everything arriving by `d`
+//!   is then in hand).
+//! * Receives with MPI_ANY_SOURCE are *undecided* when posted: no message is
+//!   bound to one, and no later receive may take a message it could take
+//!   (matching stops at it: non-overtaking). In a blocking wait (or a test at
+//!   `T`, for candidates arriving by `T`) the first undecided wildcard with a
+//!   candidate is decided: among the first matching pending message of each
+//!   source, the least (arrival, source), decided at that arrival; then
+//!   pending messages are matched again in arrival order, as if the receives
+//!   had been posted with them already there. A blocking MPI_Probe with
+//!   MPI_ANY_SOURCE picks the same way, decided at the picked arrival.
+//! * Collectives (src/coll) use only specific sources and Waitall: nothing
+//!   to decide.
+//!
+//! Fast mode (`mpirun --sync fast`, `VACED_SYNC=fast` for the ranks):
+//! nothing is decided conservatively, outcomes follow host arrival (quicker,
+//! approximate; the report says so). `VACED_HOST_JITTER=seed` adds random
+//! host delays (transport: before sends and after wake-ups; ranks start in a
+//! random order) to test that exact predictions do not depend on the host.
+//! The report gives the number of conservative decisions (each a wait for a
+//! safe snapshot; a wildcard whose candidate changes while it waits counts
+//! twice) and the host time ranks spent waiting for them.
 use super::link::Link;
 use crate::model::{Model, VTime};
 

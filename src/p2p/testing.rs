@@ -212,7 +212,7 @@ impl Drop for MemLink {
         let me = &self.shared.boxes[self.rank as usize];
         me.early_min.store(0, Ordering::SeqCst);
         let old = me.lower_bound.load(Ordering::SeqCst);
-        self.publish_bound(old, super::decide::NONE);
+        self.publish_bound(old, super::decide::FINAL);
         for j in 0..self.size() {
             if self.deciding_at(j).is_some() {
                 self.poke(j);
