@@ -432,3 +432,32 @@ fn waitany_and_test_decide_by_virtual_time() {
     });
     assert_eq!(t[0], 55 * US);
 }
+
+#[test]
+fn probe_any_source_and_iprobe_decide_by_virtual_time() {
+    // Rank 1 sends tag 7 at 10 us (60 ms late on the host), rank 2 tag 8 at
+    // 5 us. A blocking MPI_Probe(ANY_SOURCE) sees rank 2's first (earliest
+    // arrival), whatever the host order; an MPI_Iprobe at 8 us sees rank 2's
+    // only; at 12 us it sees rank 1's (rank 2's taken meanwhile).
+    run(3, 1 << 16, |c| match c.rank() {
+        0 => {
+            let st = c.iprobe(None, None, 0);
+            assert_eq!(st, None, "nothing arrives by 0");
+            let st = c.probe(None, None, 0);
+            assert_eq!((st.source, st.tag), (2, 8));
+            let mut b = [0u8; 8];
+            let now = c.vtime().ps();
+            c.compute(VTime::from_ps(8 * US - now));
+            let st = c.iprobe(None, None, 0).expect("rank 2's message by 8 us");
+            assert_eq!(st.source, 2);
+            recv(c, &mut b, 2);
+            let now = c.vtime().ps();
+            c.compute(VTime::from_ps(12 * US - now));
+            let st = c.iprobe(None, None, 0).expect("rank 1's message by 12 us");
+            assert_eq!((st.source, st.tag), (1, 7));
+            recv(c, &mut b, 1);
+        }
+        1 => late_send(c, 0, 7, 10, 60),
+        _ => late_send(c, 0, 8, 5, 0),
+    });
+}
