@@ -405,3 +405,27 @@ fn lightweight_assumption_broken_by_host_delay() {
         fmt_ps(t - 30 * US)
     );
 }
+
+/// A deadlock in undecided MPI_ANY_SOURCE receives (every rank receives,
+/// nobody sends) is detected, under jitter too, and each rank's call is named.
+#[test]
+fn deadlock_in_wildcard_receives_is_reported() {
+    for seed in [None, Some(3)] {
+        let mut run = Run::exact(3, &program("deadlock")).args(&["any"]);
+        if let Some(s) = seed {
+            run = run.jitter(s);
+        }
+        let job = run.run();
+        assert!(!job.status.success(), "{}", job.dump());
+        assert!(job.stderr.contains("deadlock"), "{}", job.dump());
+        for r in 0..3 {
+            let line =
+                format!("rank {r}: waiting for: receive from any rank with tag 7 (in MPI_Recv)");
+            assert!(
+                job.stderr.contains(&line),
+                "missing `{line}`:\n{}",
+                job.dump()
+            );
+        }
+    }
+}

@@ -73,6 +73,8 @@ pub struct Core<L: Link> {
     blocking: bool,
     /// The time of the decision we wait to take.
     deciding: Option<VTime>,
+    /// The MPI call in progress (deadlock reports).
+    call: String,
 }
 
 fn matches(m: &Msg, src: Option<u32>, tag: Option<i32>, ctx: u32) -> bool {
@@ -104,6 +106,7 @@ impl<L: Link> Core<L> {
             own_pub: 0,
             blocking: false,
             deciding: None,
+            call: String::new(),
         }
     }
 
@@ -137,6 +140,12 @@ impl<L: Link> Core<L> {
         self.clock.enter(now);
         self.tv_pub = self.clock.now();
         self.publish_own();
+    }
+    /// [`Core::enter`] for MPI call `name` (named in deadlock reports).
+    pub fn enter_call(&mut self, name: &str) {
+        self.call.clear();
+        self.call.push_str(name);
+        self.enter();
     }
     /// Leaving the library.
     pub fn leave(&mut self) {
@@ -1144,6 +1153,15 @@ impl<L: Link> Core<L> {
 
     /// What a waiting activity waits for, in words (deadlock reports).
     fn describe(&self, goal: Goal) -> String {
+        let what = self.describe_goal(goal);
+        if self.call.is_empty() {
+            what
+        } else {
+            format!("{what} (in {})", self.call)
+        }
+    }
+
+    fn describe_goal(&self, goal: Goal) -> String {
         let req = |r: ReqId| -> Option<String> {
             let q = self.reqs.get(r);
             if q.done.is_some() {
