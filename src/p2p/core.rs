@@ -75,6 +75,9 @@ pub struct Core<L: Link> {
     deciding: Option<VTime>,
     /// The MPI call in progress (deadlock reports).
     call: String,
+    /// Earliest completion (or entry into the unexpected queue) during the
+    /// blocking wait in progress: a wait deciding at T may end this early.
+    floor: Option<VTime>,
 }
 
 fn matches(m: &Msg, src: Option<u32>, tag: Option<i32>, ctx: u32) -> bool {
@@ -107,6 +110,7 @@ impl<L: Link> Core<L> {
             blocking: false,
             deciding: None,
             call: String::new(),
+            floor: None,
         }
     }
 
@@ -594,6 +598,9 @@ impl<L: Link> Core<L> {
     // ---- completion --------------------------------------------------------
 
     fn complete(&mut self, r: ReqId, t: VTime, st: Status) {
+        if self.blocking && self.reqs.get(r).waited {
+            self.lower_floor(t);
+        }
         let req = self.reqs.get_mut(r);
         req.done = Some(t);
         req.status = st;
@@ -721,6 +728,9 @@ impl<L: Link> Core<L> {
                 // No receive yet: into the unexpected queue (it stays in
                 // `pending`, in arrival order).
                 self.held[i].as_mut().unwrap().unexpected_since = Some(t);
+                if self.blocking {
+                    self.lower_floor(t);
+                }
             }
             (Kind::Eager, Some(r)) => {
                 let held = self.take_held(i);
@@ -865,6 +875,7 @@ impl<L: Link> Core<L> {
         self.link.publish_vtime(start);
         self.tv_pub = start;
         self.blocking = block;
+        self.floor = None;
         self.mark(goal, true);
         let by = if block { None } else { Some(start) };
         if !self.goal_met(goal, by) {
@@ -976,11 +987,17 @@ impl<L: Link> Core<L> {
 
     // ---- conservative decisions (see `decide`) --------------------------------
 
+    fn lower_floor(&mut self, t: VTime) {
+        self.floor = Some(self.floor.map_or(t, |f| f.min(t)));
+    }
+
     /// Our own bound word now (see `decide`).
     fn own_word(&self) -> u64 {
         let held = self.early.iter().map(|&i| self.msg(i).ta).min();
         let base = if self.blocking {
-            self.deciding
+            // Deciding at T, the wait ends at T or, if something completed
+            // meanwhile, possibly as early as that (Waitany, Probe).
+            self.deciding.map(|t| self.floor.map_or(t, |f| f.min(t)))
         } else {
             Some(self.tv_pub)
         };

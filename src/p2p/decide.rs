@@ -12,7 +12,10 @@
 //! * blocked in a blocking wait (passive): `own = earliest early arrival`:
 //!   such a rank sends only when a message triggers it (at or after the
 //!   trigger's arrival) or once its wait ends (after the trigger that ended it);
-//! * waiting to decide at `T` in a blocking wait: `min(held, T)`; in a test at
+//! * waiting to decide at `T` in a blocking wait: `min(held, T, f)`, `f` the
+//!   earliest completion (or probed message) during that wait, since the wait
+//!   may end there (a message handled while deciding can complete a request
+//!   earlier than `T`); in a test at
 //!   `T = tV`: `min(tV, held)`. When the bound is `T` itself (nothing held at or
 //!   before `T`), it is marked as a *decision tie*;
 //! * finalized: +inf.
