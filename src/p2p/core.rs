@@ -405,8 +405,11 @@ impl<L: Link> Core<L> {
     }
 
     /// The first posted receive (post order) that `m` matches, unless an
-    /// undecided wildcard comes first.
-    fn posted_match(&self, m: &Msg) -> Option<usize> {
+    /// undecided wildcard comes first, or, behind an undecided wildcard, that
+    /// receive also matches an earlier pending message from the same source
+    /// (the first `earlier` entries of `pending` precede `m`): which of the two
+    /// it takes depends on what the wildcard takes (non-overtaking).
+    fn posted_match(&self, m: &Msg, earlier: usize) -> Option<usize> {
         let p = self
             .posted
             .iter()
@@ -414,7 +417,23 @@ impl<L: Link> Core<L> {
                 Op::Recv { src, tag, ctx, .. } => matches(m, *src, *tag, *ctx),
                 _ => false,
             })?;
-        (!self.undecided(self.posted[p])).then_some(p)
+        let r = self.posted[p];
+        if self.undecided(r) {
+            return None;
+        }
+        if self.exact && self.posted[..p].iter().any(|&w| self.undecided(w)) {
+            let Op::Recv { src, tag, ctx, .. } = self.reqs.get(r).op else {
+                unreachable!()
+            };
+            let held_back = self.pending.iter().take(earlier).any(|&h| {
+                let e = self.msg(h);
+                e.src == m.src && matches(e, src, tag, ctx)
+            });
+            if held_back {
+                return None;
+            }
+        }
+        Some(p)
     }
 
     /// Bind pending messages to posted receives again (after a wildcard was
@@ -424,7 +443,7 @@ impl<L: Link> Core<L> {
         let mut k = 0;
         while k < self.pending.len() {
             let h = self.pending[k];
-            match self.posted_match(self.msg(h)) {
+            match self.posted_match(self.msg(h), k) {
                 Some(p) => {
                     let r = self.posted.remove(p);
                     self.pending.remove(k);
@@ -706,7 +725,7 @@ impl<L: Link> Core<L> {
             unexpected_since: None,
         });
         if data_or_req {
-            match self.posted_match(self.msg(i)) {
+            match self.posted_match(self.msg(i), self.pending.len()) {
                 Some(p) => {
                     let r = self.posted.remove(p);
                     self.bind(i, r);

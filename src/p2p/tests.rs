@@ -461,3 +461,33 @@ fn probe_any_source_and_iprobe_decide_by_virtual_time() {
         _ => late_send(c, 0, 8, 5, 0),
     });
 }
+
+#[test]
+fn receive_behind_undecided_wildcard_keeps_per_source_order() {
+    // Rank 0 posts W = (ANY_SOURCE, tag 5) then R = (rank 2, any tag). Rank 2
+    // sends tag 5 at 1 us then tag 6 later; rank 1 sends tag 5 at 0 us, but
+    // 60 ms late on the host. W takes rank 1's (earliest arrival), so R must
+    // take rank 2's first message (tag 5), not its second, although the
+    // second is on the host long before W can be decided.
+    run(3, 1 << 16, |c| match c.rank() {
+        0 => {
+            let (mut a, mut b, mut d) = ([0u8; 8], [0u8; 8], [0u8; 8]);
+            let w = c.irecv(rbuf(&mut a), None, Some(5), 0);
+            let r = c.irecv(rbuf(&mut b), Some(2), None, 0);
+            c.wait_all(&[r, w]);
+            assert_eq!((c.status(w).source, c.status(w).tag), (1, 5));
+            assert_eq!((c.status(r).source, c.status(r).tag), (2, 5));
+            let x = c.irecv(rbuf(&mut d), Some(2), None, 0);
+            c.wait_all(&[x]);
+            assert_eq!(c.status(x).tag, 6);
+            for q in [w, r, x] {
+                c.free(q);
+            }
+        }
+        1 => late_send(c, 0, 5, 0, 60),
+        _ => {
+            late_send(c, 0, 5, 1, 0);
+            late_send(c, 0, 6, 1, 0);
+        }
+    });
+}
