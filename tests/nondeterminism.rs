@@ -170,6 +170,22 @@ fn master_worker_any_source() {
     // its result arrives at 40 us + 5 M(4), rank 0 has it at 40 us + 6 M(4).
     assert_eq!(e[&(0, "got0".into())], line(40 * US + 6 * m(4), "src=1"));
     check_everywhere(5, "nd_master", &["12".to_string()], &e);
+    // The report: each of the 12 MPI_ANY_SOURCE receives was decided
+    // conservatively; in fast mode none is.
+    let exe = program("nd_master");
+    let job = Run::exact(5, &exe).args(&["12"]).run();
+    assert!(
+        job.stderr
+            .contains("decisions      12 taken conservatively"),
+        "{}",
+        job.dump()
+    );
+    let job = Run::exact(5, &exe).args(&["12"]).sync("fast").run();
+    assert!(
+        job.stderr.contains("decisions      0 taken conservatively"),
+        "{}",
+        job.dump()
+    );
 }
 
 // ---------------------------------------------------------------------------

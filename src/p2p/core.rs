@@ -508,6 +508,7 @@ impl<L: Link> Core<L> {
             self.pending.remove(pos);
             self.posted.retain(|&r| r != w);
             self.bind(c, w);
+            self.counters.decisions += 1;
             if let Some(u) = self.held[c].as_ref().unwrap().unexpected_since {
                 let held = self.take_held(c);
                 let t = u.max(self.reqs.get(w).t_post);
@@ -936,6 +937,7 @@ impl<L: Link> Core<L> {
                 start
             };
             self.settle(t, block, goal);
+            self.counters.decisions += 1;
             if !block {
                 self.decide_wildcards(goal, Some(t));
             }
@@ -1065,7 +1067,6 @@ impl<L: Link> Core<L> {
     /// (arrivals by `t` are dealt with; in a blocking wait, related ones too).
     fn settle(&mut self, t: VTime, block: bool, goal: Goal) {
         let began = Instant::now();
-        self.counters.decisions += 1;
         self.deciding = Some(t);
         self.link.set_deciding(Some(t));
         self.publish_own();

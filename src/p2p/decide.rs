@@ -79,9 +79,9 @@
 //! approximate; the report says so). `VACED_HOST_JITTER=seed` adds random
 //! host delays (transport: before sends and after wake-ups; ranks start in a
 //! random order) to test that exact predictions do not depend on the host.
-//! The report gives the number of conservative decisions (each a wait for a
-//! safe snapshot; a wildcard whose candidate changes while it waits counts
-//! twice) and the host time ranks spent waiting for them.
+//! The report gives the number of operations decided conservatively (a test,
+//! probe or Waitany that had to wait for a safe snapshot, a wildcard receive
+//! bound) and the host time ranks spent waiting for safe snapshots.
 use super::link::Link;
 use crate::model::{Model, VTime};
 
