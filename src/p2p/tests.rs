@@ -491,3 +491,34 @@ fn receive_behind_undecided_wildcard_keeps_per_source_order() {
         }
     });
 }
+
+#[test]
+fn waitany_over_rendezvous_receives() {
+    // 200 KB messages (rendezvous: REQ, ACK, DATA; hop 0 so L(b, 0) = M(b)).
+    // Rank 1 starts its send at 10 us (60 ms late on the host), rank 2 at
+    // 20 us. Rank 0 waits from 0: rank 1's REQ arrives at 10 us + 2 M(H), the
+    // ACK reaches rank 1 at 10 us + 4 M(H), the DATA leaves then and is
+    // received at 10 us + 4 M(H) + 3 M(b): Waitany returns rank 1's first.
+    const B: usize = 200_000;
+    let t = run(3, 1 << 16, |c| match c.rank() {
+        0 => {
+            let mut a = vec![0u8; B];
+            let mut b = vec![0u8; B];
+            let r1 = c.irecv(rbuf(&mut a), Some(1), None, 0);
+            let r2 = c.irecv(rbuf(&mut b), Some(2), None, 0);
+            assert_eq!(c.wait_any(&[r2, r1]), vec![1]);
+            assert_eq!(c.vtime().ps(), 10 * US + 4 * m(64) + 3 * m(B as u64));
+            c.wait_all(&[r2]);
+            assert!(a.iter().all(|&x| x == 1) && b.iter().all(|&x| x == 2));
+            c.free(r1);
+            c.free(r2);
+        }
+        r => {
+            std::thread::sleep(Duration::from_millis(if r == 1 { 60 } else { 0 }));
+            c.compute(VTime::from_ps(if r == 1 { 10 } else { 20 } * US));
+            let data = vec![r as u8; B];
+            send(c, &data, 0, SendMode::Standard);
+        }
+    });
+    assert_eq!(t[0], 20 * US + 4 * m(64) + 3 * m(B as u64));
+}
