@@ -7,12 +7,21 @@
 //! without the computation.
 mod common;
 
-use common::{mpicc, report, repo_root, scratch, Job, Run};
-use std::path::PathBuf;
+use common::{mpicc, repo_root, report, scratch, Job, Run};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// `bench-npb/<kernel>/<kernel>.c` with the shared sources, built with our
-/// mpicc as the Makefile builds it.
+/// mpicc as the Makefile builds it, once per test binary (the tests run in
+/// parallel and must not rewrite a binary another one is running).
 fn kernel(name: &str) -> PathBuf {
+    static BUILT: Mutex<Option<HashMap<String, PathBuf>>> = Mutex::new(None);
+    let mut built = common::lock(&BUILT);
+    let map = built.get_or_insert_with(HashMap::new);
+    if let Some(p) = map.get(name) {
+        return p.clone();
+    }
     let dir = repo_root().join("bench-npb");
     let out = scratch().join(name);
     let common = |f: &str| dir.join("common").join(f).to_string_lossy().into_owned();
@@ -26,6 +35,7 @@ fn kernel(name: &str) -> PathBuf {
             "-lm",
         ],
     );
+    map.insert(name.to_string(), out.clone());
     out
 }
 
@@ -50,17 +60,12 @@ fn secs(job: &Job, label: &str) -> f64 {
 
 /// Runs `kernel S` on 4 ranks with a report; returns the job and the
 /// predicted time in seconds.
-fn run_class_s(prog: &PathBuf, target: &str, tag: &str) -> (Job, u64) {
+fn run_class_s(prog: &Path, target: &str, tag: &str) -> (Job, u64) {
     let rep = scratch().join(format!("{tag}.json"));
     let _ = std::fs::remove_file(&rep);
     let job = Run::new(4, target, prog).report(&rep).args(&["S"]).run();
     job.assert_success();
-    assert_eq!(
-        field(&job, "Verification"),
-        "SUCCESSFUL",
-        "{}",
-        job.dump()
-    );
+    assert_eq!(field(&job, "Verification"), "SUCCESSFUL", "{}", job.dump());
     assert_eq!(field(&job, "Class"), "S");
     assert_eq!(field(&job, "Total processes"), "4");
     let predicted = report::predicted_ps(&report::read(&rep));
@@ -72,7 +77,12 @@ fn run_class_s(prog: &PathBuf, target: &str, tag: &str) -> (Job, u64) {
 fn check_times(job: &Job, predicted_ps: u64) -> f64 {
     let printed = secs(job, "Time in seconds");
     let exact = secs(job, "Time exact (s)");
-    assert_eq!(format!("{exact:.2}"), format!("{printed:.2}"), "{}", job.dump());
+    assert_eq!(
+        format!("{exact:.2}"),
+        format!("{printed:.2}"),
+        "{}",
+        job.dump()
+    );
     let predicted = predicted_ps as f64 / 1e12;
     assert!(
         exact > 0.0 && exact <= predicted,
