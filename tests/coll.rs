@@ -9,8 +9,9 @@
 //!   algorithms forced through the target file and the environment.
 //! * Forcing: the forced algorithm reaches the ranks (message counts of an
 //!   8-rank broadcast), and a bad name is refused by mpirun and MPI_Init.
-//! * Errors: error classes under MPI_ERRORS_RETURN; a fatal error names the
-//!   call.
+//! * Errors: error classes under MPI_ERRORS_RETURN (also for uncommitted,
+//!   freed and heterogeneous derived datatypes and freed communicators, in
+//!   collectives and point-to-point); a fatal error names the call.
 //! * Exact timing at cpu.scale = 0: a dissemination barrier and a binomial
 //!   broadcast, walked through the model equations here.
 mod common;
@@ -406,6 +407,24 @@ fn error_classes_under_mpi_errors_return() {
         ("op_create_null", arg),
         ("op_free_twice", op),
         ("allreduce_freed_op", op),
+        ("bcast_uncommitted", ty),
+        ("allreduce_uncommitted", ty),
+        ("gather_freed", ty),
+        ("alltoall_recv_uncommitted", ty),
+        ("scatterv_freed", ty),
+        ("reduce_heterogeneous", ty),
+        ("allreduce_vector_band_float", op),
+        ("scan_derived_count", count),
+        ("bcast_derived_root", root),
+        ("allgather_freed_comm", comm),
+        ("alltoallw_comm_null", comm),
+        ("send_uncommitted", ty),
+        ("isend_freed", ty),
+        ("recv_uncommitted", ty),
+        ("irecv_freed", ty),
+        ("send_derived_count", count),
+        ("sendrecv_uncommitted", ty),
+        ("send_freed_comm", comm),
     ]
     .into_iter()
     .collect();
@@ -457,6 +476,26 @@ fn a_fatal_error_names_the_call() {
         "allreduce",
         "MPI_Allreduce: MPI_MAXLOC is not defined on datatype MPI_INT",
         "MPI_ERR_OP",
+    );
+    fatal(
+        "uncommitted",
+        "MPI_Gather: sendtype: vector datatype",
+        "is not committed (call MPI_Type_commit before communicating with it) [MPI_ERR_TYPE]",
+    );
+    fatal(
+        "freed",
+        "MPI_Allgather: sendtype: datatype",
+        "has been freed (MPI_Type_free) [MPI_ERR_TYPE]",
+    );
+    fatal(
+        "send",
+        "MPI_Send: vector datatype",
+        "is not committed (call MPI_Type_commit before communicating with it) [MPI_ERR_TYPE]",
+    );
+    fatal(
+        "comm",
+        "MPI_Alltoall: invalid communicator handle",
+        "[MPI_ERR_COMM]",
     );
 }
 
