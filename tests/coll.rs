@@ -7,6 +7,9 @@
 //!   MPI_COMM_SELF, and checks every value itself; here we run it on 1 to 64
 //!   ranks with message sizes on both sides of MPICH's thresholds, and with
 //!   algorithms forced through the target file and the environment.
+//! * Sub-communicators: `coll_sub` runs every collective on communicators
+//!   from MPI_Comm_split (reversed keys too) with a vector and a struct
+//!   datatype and MPI_IN_PLACE, with default and forced algorithms.
 //! * Forcing: the forced algorithm reaches the ranks (message counts of an
 //!   8-rank broadcast), and a bad name is refused by mpirun and MPI_Init.
 //! * Errors: error classes under MPI_ERRORS_RETURN (also for uncommitted,
@@ -231,6 +234,80 @@ fn results_with_algorithms_forced_by_the_environment() {
             env,
         );
         assert_results(&job, n);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Sub-communicators and derived datatypes
+// ---------------------------------------------------------------------------
+
+/// Asserts that `coll_sub` ran clean on all `n` ranks: no FAIL line, every
+/// rank done with checks and no failure, every collective checked.
+fn assert_sub(job: &Job, n: u32) {
+    job.assert_success();
+    assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+    let done = common::records(&job.stdout, "done");
+    let mut ranks: Vec<i64> = done.iter().map(|r| r.int("rank")).collect();
+    ranks.sort_unstable();
+    assert_eq!(ranks, (0..n as i64).collect::<Vec<_>>(), "{}", job.dump());
+    for r in &done {
+        assert_eq!(r.int("fails"), 0, "{}", r.line);
+        assert!(r.int("checks") > 100, "{}", r.line);
+        let colls: Vec<&str> = r.get("colls").split(',').collect();
+        for c in &ALL_CALLS[..17] {
+            assert!(colls.contains(c), "{c} not checked: {}", r.line);
+        }
+    }
+}
+
+/// Every collective on communicators from MPI_Comm_split (by parity; by
+/// rank mod 3 with reversed keys; the whole world reversed), with a vector
+/// and a struct datatype, MPI_SUM on the vector of doubles, MPI_IN_PLACE.
+#[test]
+fn every_collective_on_split_communicators_with_derived_datatypes() {
+    let prog = program("coll_sub");
+    for (n, counts) in [(5, &["2", "200"][..]), (8, &["2", "200"]), (17, &["3"])] {
+        for c in counts {
+            let t = Instant::now();
+            let job = Run::exact(n, &prog).args(&[c]).run();
+            assert_sub(&job, n);
+            eprintln!("coll_sub on {n} ranks, count {c}: {:?}", t.elapsed());
+        }
+    }
+}
+
+/// `coll_sub` with every algorithm of every collective forced: round i
+/// forces algorithm i (mod the number there are) of each. (Alltoallv keeps
+/// `scattered`: its blocks are unequal, which pairwise_sendrecv_replace
+/// refuses.)
+#[test]
+fn split_communicators_with_every_algorithm_forced() {
+    use vaced::coll::select::Coll;
+    let prog = program("coll_sub");
+    let rounds = Coll::ALL
+        .iter()
+        .map(|c| c.algorithms().len())
+        .max()
+        .unwrap();
+    assert_eq!(rounds, 4);
+    for round in 0..rounds {
+        let env: Vec<(String, String)> = Coll::ALL
+            .iter()
+            .map(|c| {
+                let algos = c.algorithms();
+                let name = if *c == Coll::Alltoallv {
+                    "scattered"
+                } else {
+                    algos[round % algos.len()]
+                };
+                (c.env_var(), name.to_string())
+            })
+            .collect();
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        for n in [5, 8] {
+            let job = mpirun_env(n, &common::exact_target(), &prog, &["3"], &env);
+            assert_sub(&job, n);
+        }
     }
 }
 
