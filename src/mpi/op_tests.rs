@@ -396,8 +396,12 @@ fn derived_types_record_their_single_basic_type() {
     // mixed members: none; MPI_INT and MPI_INT32_T are different types
     let m = tm::create_struct(&[1, 1], &[0, 8], &[dbl.clone(), pre(sys::MPI_INT)]).unwrap();
     assert_eq!(m.basic(), None);
-    let m = tm::create_struct(&[1, 1], &[0, 4], &[pre(sys::MPI_INT), pre(sys::MPI_INT32_T)])
-        .unwrap();
+    let m = tm::create_struct(
+        &[1, 1],
+        &[0, 4],
+        &[pre(sys::MPI_INT), pre(sys::MPI_INT32_T)],
+    )
+    .unwrap();
     assert_eq!(m.basic(), None);
     // zero-length blocks of another type do not count
     let z = tm::create_struct(&[2, 0], &[0, 16], &[dbl.clone(), pre(sys::MPI_INT)]).unwrap();
@@ -452,16 +456,16 @@ fn predefined_operators_apply_to_homogeneous_derived_types() {
 fn operators_on_derived_types_keep_the_type_and_op_errors() {
     use crate::mpi::typemap as tm;
     // heterogeneous: MPI_ERR_TYPE
-    let mut m = tm::create_struct(
-        &[1, 1],
-        &[0, 8],
-        &[pre(sys::MPI_DOUBLE), pre(sys::MPI_INT)],
-    )
-    .unwrap();
+    let mut m =
+        tm::create_struct(&[1, 1], &[0, 8], &[pre(sys::MPI_DOUBLE), pre(sys::MPI_INT)]).unwrap();
     m.set_name("mixed".into());
     let e = resolve_derived(sys::MPI_SUM, &m).unwrap_err();
     assert_eq!(e.class, sys::MPI_ERR_TYPE);
-    assert!(e.msg.starts_with("MPI_SUM on datatype mixed: "), "{}", e.msg);
+    assert!(
+        e.msg.starts_with("MPI_SUM on datatype mixed: "),
+        "{}",
+        e.msg
+    );
     // a byte-built type has no basic type
     let ty = Datatype::new("bytes", &[(0, 4), (8, 4)], 16);
     assert_eq!(

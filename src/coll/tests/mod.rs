@@ -9,6 +9,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
 mod results;
+pub(crate) mod schedules;
 mod timing;
 
 /// A communicator for a test: `world` ranks in all, the members listed by
