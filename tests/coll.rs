@@ -16,8 +16,13 @@
 //!   freed and heterogeneous derived datatypes and freed communicators, in
 //!   collectives and point-to-point); a fatal error names the call.
 //! * Exact timing at cpu.scale = 0: a dissemination barrier and a binomial
-//!   broadcast, walked through the model equations here.
+//!   broadcast, walked through the model equations here; and every
+//!   algorithm of every collective (`coll_timing_all`) against the
+//!   derivations shared with the in-memory tests (`schedules`), identical
+//!   on 1 and 2 host cores.
 mod common;
+#[path = "../src/coll/tests/schedules.rs"]
+mod schedules;
 
 use common::model::{hop, link, m};
 use common::{exit_code, fmt_ps, program, times_by_rank_op, Job, Run, CORE_VARIANTS};
@@ -708,4 +713,86 @@ fn exact_barrier_and_binomial_bcast_on_one_node() {
 fn exact_barrier_and_binomial_bcast_across_two_nodes() {
     // 16 ranks: 0..11 on node 0, 12..15 on node 1 (3 hops apart).
     exact_barrier_bcast(16);
+}
+
+/// Runs `coll_timing_all` on 181 ranks (communicators of world ranks 0, 12,
+/// ...) at the exact target on `cores` host cores with `env`.
+fn timing_all(cores: u32, env: &[(String, String)]) -> Job {
+    let prog = program("coll_timing_all");
+    let mut cmd = Command::new(common::vaced());
+    cmd.arg0("mpirun")
+        .args(["-n", "181", "--cores", &cores.to_string(), "--target"])
+        .arg(common::exact_target())
+        .arg(&prog)
+        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    run_command(
+        cmd,
+        format!("{env:?} mpirun -n 181 --cores {cores} coll_timing_all"),
+    )
+}
+
+/// Every algorithm of every collective forced, its case run by real
+/// processes: round i forces algorithm i (mod the number there are) of each
+/// collective. Each case's ranks start together; each rank's time in the
+/// call equals the shared derivation of the algorithm's schedule, and the
+/// output is the same on 1 and 2 host cores.
+#[test]
+fn every_algorithm_times_as_its_schedule_from_real_processes() {
+    use vaced::coll::select::Coll;
+    let mut covered = std::collections::BTreeSet::new();
+    for round in 0..4 {
+        let env: Vec<(String, String)> = Coll::ALL
+            .iter()
+            .map(|c| {
+                let algos = c.algorithms();
+                (c.env_var(), algos[round % algos.len()].to_string())
+            })
+            .collect();
+        let mut outputs = Vec::new();
+        for cores in [1, 2] {
+            let job = timing_all(cores, &env);
+            job.assert_success();
+            assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+            let mut lines: Vec<&str> = job.stdout.lines().filter(|l| l.starts_with("t ")).collect();
+            lines.sort_unstable();
+            outputs.push(lines.join("\n"));
+            // (coll, algo) -> [(rank, start, end)]
+            let mut cases: BTreeMap<(String, String), Vec<(usize, u64, u64)>> = BTreeMap::new();
+            for r in common::records(&job.stdout, "t") {
+                cases
+                    .entry((r.get("coll").to_string(), r.get("algo").to_string()))
+                    .or_default()
+                    .push((
+                        r.int("rank") as usize,
+                        common::secs_to_ps(r.get("start")),
+                        common::secs_to_ps(r.get("end")),
+                    ));
+            }
+            assert_eq!(cases.len(), Coll::ALL.len(), "{}", job.dump());
+            for ((coll, algo), mut got) in cases {
+                got.sort_unstable();
+                let want = schedules::expected(&coll, &algo)
+                    .unwrap_or_else(|| panic!("no derivation for {coll} {algo}"));
+                let start = got[0].1;
+                let ranks: Vec<usize> = got.iter().map(|g| g.0).collect();
+                assert_eq!(ranks, (0..want.len()).collect::<Vec<_>>(), "{coll} {algo}");
+                assert!(got.iter().all(|g| g.1 == start), "{coll} {algo}: {got:?}");
+                let took: Vec<u64> = got.iter().map(|g| g.2 - g.1).collect();
+                assert_eq!(
+                    took,
+                    want,
+                    "{coll} {algo} on {cores} cores: {:?} vs {:?}",
+                    took.iter().map(|&p| fmt_ps(p)).collect::<Vec<_>>(),
+                    want.iter().map(|&p| fmt_ps(p)).collect::<Vec<_>>()
+                );
+                covered.insert((coll, algo));
+            }
+        }
+        assert_eq!(
+            outputs[0], outputs[1],
+            "round {round}: 1 and 2 cores differ"
+        );
+    }
+    let all: usize = Coll::ALL.iter().map(|c| c.algorithms().len()).sum();
+    assert_eq!(covered.len(), all, "{covered:?}");
 }
