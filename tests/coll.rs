@@ -715,6 +715,9 @@ fn exact_barrier_and_binomial_bcast_across_two_nodes() {
     exact_barrier_bcast(16);
 }
 
+/// (communicator rank, start, end) of one rank in one case, in ps.
+type RankTimes = (usize, u64, u64);
+
 /// Runs `coll_timing_all` on 181 ranks (communicators of world ranks 0, 12,
 /// ...) at the exact target on `cores` host cores with `env`.
 fn timing_all(cores: u32, env: &[(String, String)]) -> Job {
@@ -756,8 +759,7 @@ fn every_algorithm_times_as_its_schedule_from_real_processes() {
             let mut lines: Vec<&str> = job.stdout.lines().filter(|l| l.starts_with("t ")).collect();
             lines.sort_unstable();
             outputs.push(lines.join("\n"));
-            // (coll, algo) -> [(rank, start, end)]
-            let mut cases: BTreeMap<(String, String), Vec<(usize, u64, u64)>> = BTreeMap::new();
+            let mut cases: BTreeMap<(String, String), Vec<RankTimes>> = BTreeMap::new();
             for r in common::records(&job.stdout, "t") {
                 cases
                     .entry((r.get("coll").to_string(), r.get("algo").to_string()))
