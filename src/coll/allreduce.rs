@@ -31,21 +31,7 @@ pub fn allreduce_with<L: Link>(
     let pof2 = pof2_floor(n);
     let rem = n - pof2;
     let len = buf.len();
-    // Fold the first 2*rem ranks pairwise.
-    let newrank = if me < 2 * rem {
-        if me.is_multiple_of(2) {
-            c.send(buf, me + 1, tag::ALLREDUCE);
-            None
-        } else {
-            let mut tmp = c.recv(len, me - 1, tag::ALLREDUCE);
-            // The sender is below me: the order is right for any op.
-            c.combine(op, &mut tmp, buf, true);
-            Some(me / 2)
-        }
-    } else {
-        Some(me - rem)
-    };
-    if let Some(nr) = newrank {
+    if let Some(nr) = fold(c, buf, op, rem, tag::ALLREDUCE) {
         match algo {
             AllreduceAlgo::RecursiveDoubling => recursive_doubling(c, buf, op, nr, rem, pof2),
             AllreduceAlgo::RedscatAllgather => redscat_allgather(c, buf, elem, op, nr, rem, pof2),
@@ -61,8 +47,32 @@ pub fn allreduce_with<L: Link>(
     }
 }
 
-/// Real rank of new rank `nr` after the fold.
-fn real(nr: usize, rem: usize) -> usize {
+/// Fold the first `2 * rem` ranks pairwise: even ranks send `buf` to
+/// rank + 1 and sit out (`None`), odd ones combine it into theirs; returns
+/// my new rank among the remaining power of two.
+pub(crate) fn fold<L: Link>(
+    c: &mut Comm<L>,
+    buf: &mut [u8],
+    op: &mut Op,
+    rem: usize,
+    tag: i32,
+) -> Option<usize> {
+    let me = c.me;
+    if me >= 2 * rem {
+        Some(me - rem)
+    } else if me.is_multiple_of(2) {
+        c.send(buf, me + 1, tag);
+        None
+    } else {
+        let mut tmp = c.recv(buf.len(), me - 1, tag);
+        // The sender is below me: the order is right for any op.
+        c.combine(op, &mut tmp, buf, true);
+        Some(me / 2)
+    }
+}
+
+/// Real rank of new rank `nr` after [`fold`].
+pub(crate) fn real(nr: usize, rem: usize) -> usize {
     if nr < rem {
         nr * 2 + 1
     } else {
