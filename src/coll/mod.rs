@@ -130,6 +130,43 @@ pub(crate) fn pof2_floor(n: usize) -> usize {
     1 << (usize::BITS - 1 - n.leading_zeros())
 }
 
+/// A transfer of the non-power-of-two part of a recursive-doubling step
+/// ([`missing_subtree`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Hand {
+    /// Send what I received in this step to this rank.
+    To(usize),
+    /// Receive from this rank what it received in this step.
+    From(usize),
+}
+
+/// MPICH's recursive-doubling exchanges on `n` ranks (Allgather,
+/// Allgatherv, Bcast, Reduce_scatter), step `mask`: rank `r` exchanges with
+/// `r ^ mask` the data of its aligned subtree of `mask` ranks. When `n` is
+/// not a power of two, some ranks of my subtree have no partner; those that
+/// had one hand what they received down a halving tree to those that did
+/// not. Returns my transfers of that kind, in order (none for most ranks).
+pub(crate) fn missing_subtree(r: usize, mask: usize, n: usize) -> Vec<Hand> {
+    let my_tree_root = r & !(mask - 1);
+    let dst_tree_root = (r ^ mask) & !(mask - 1);
+    let mut hands = Vec::new();
+    if dst_tree_root + mask > n && n > my_tree_root + mask {
+        let completed = n - my_tree_root - mask;
+        let mut tmp_mask = mask >> 1;
+        while tmp_mask > 0 {
+            let dst = r ^ tmp_mask;
+            let tree_root = r & !(2 * tmp_mask - 1);
+            if dst > r && r < tree_root + completed && dst >= tree_root + completed {
+                hands.push(Hand::To(dst));
+            } else if dst < r && dst < tree_root + completed && r >= tree_root + completed {
+                hands.push(Hand::From(dst));
+            }
+            tmp_mask >>= 1;
+        }
+    }
+    hands
+}
+
 /// `buf[off..off + len]`, empty when `len` is 0 (the offset may then lie
 /// past the end, as MPICH's offsets do for ranks that get no data).
 pub(crate) fn seg(buf: &[u8], off: usize, len: usize) -> &[u8] {

@@ -4,7 +4,7 @@
 //! with equal counts, and recursive doubling (non-commutative otherwise).
 use super::allreduce::{fold, real};
 use super::select::{self, Coll, ReduceScatterAlgo};
-use super::{pof2_floor, put, tag, Comm, Op};
+use super::{missing_subtree, pof2_floor, put, tag, Comm, Hand, Op};
 use crate::p2p::Link;
 
 /// Reduce the `sum(counts)` bytes of `send` over all ranks and leave block i
@@ -303,20 +303,14 @@ pub fn recursive_doubling<L: Link>(
             unpack(&mut tmp_recv, &rr, &v);
             received = true;
         }
-        if dst_tree_root + mask > n && n > my_tree_root + mask {
-            let completed = n - my_tree_root - mask;
-            let mut tmp_mask = mask >> 1;
-            while tmp_mask > 0 {
-                let dst = me ^ tmp_mask;
-                let tree_root = me & !(2 * tmp_mask - 1);
-                if dst > me && me < tree_root + completed && dst >= tree_root + completed {
-                    c.send(&pack(&tmp_recv, &rr), dst, tag);
-                } else if dst < me && dst < tree_root + completed && me >= tree_root + completed {
-                    let v = c.recv(rlen, dst, tag);
+        for hand in missing_subtree(me, mask, n) {
+            match hand {
+                Hand::To(r) => c.send(&pack(&tmp_recv, &rr), r, tag),
+                Hand::From(r) => {
+                    let v = c.recv(rlen, r, tag);
                     unpack(&mut tmp_recv, &rr, &v);
                     received = true;
                 }
-                tmp_mask >>= 1;
             }
         }
         if received {
