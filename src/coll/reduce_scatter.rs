@@ -20,7 +20,7 @@ pub fn reduce_scatter<L: Link>(
 ) {
     let algo = select::forced(c.core.model(), Coll::ReduceScatter)
         .unwrap_or_else(|| default_algo(c.size(), counts, op));
-    run(c, send, recv, counts, elem, op, algo, tag::REDUCE_SCATTER);
+    reduce_scatter_with(c, send, recv, counts, elem, op, algo);
 }
 
 pub fn reduce_scatter_with<L: Link>(
