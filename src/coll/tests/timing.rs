@@ -695,6 +695,17 @@ where
     assert!(differs, "{what}: every algorithm sends the same");
 }
 
+/// A commutative operator that computes nothing (only the schedule matters),
+/// predefined or not.
+fn null_op(builtin: bool, f: &mut dyn FnMut(&mut Op)) {
+    let mut g = |_: &[u8], _: &mut [u8]| {};
+    f(&mut Op {
+        commutative: true,
+        builtin,
+        apply: &mut g,
+    })
+}
+
 #[test]
 fn entry_points_pick_mpich_algorithms() {
     use AllgatherAlgo as G;
@@ -719,14 +730,7 @@ fn entry_points_pick_mpich_algorithms() {
         (257, true, ReduceAlgo::RedscatGather),
         (257, false, ReduceAlgo::Binomial),
     ] {
-        let op = move |f: &mut dyn FnMut(&mut Op)| {
-            let mut g = |_: &[u8], _: &mut [u8]| {};
-            f(&mut Op {
-                commutative: true,
-                builtin,
-                apply: &mut g,
-            })
-        };
+        let op = move |f: &mut dyn FnMut(&mut Op)| null_op(builtin, f);
         picks(
             &format!("reduce {count} u64 builtin {builtin}"),
             Shape::world(8),
@@ -740,14 +744,7 @@ fn entry_points_pick_mpich_algorithms() {
         (257, true, AllreduceAlgo::RedscatAllgather),
         (257, false, AllreduceAlgo::RecursiveDoubling),
     ] {
-        let op = move |f: &mut dyn FnMut(&mut Op)| {
-            let mut g = |_: &[u8], _: &mut [u8]| {};
-            f(&mut Op {
-                commutative: true,
-                builtin,
-                apply: &mut g,
-            })
-        };
+        let op = move |f: &mut dyn FnMut(&mut Op)| null_op(builtin, f);
         picks(
             &format!("allreduce {count} u64 builtin {builtin}"),
             Shape::world(8),
