@@ -247,13 +247,8 @@ impl<L: Link> Comm<'_, L> {
         self.take(r, tag)
     }
 
-    /// MPIC_Sendrecv: post the receive, start the send, wait for both.
-    ///
-    /// MPICH waits for the send, then for the receive. Here both are one
-    /// waiting activity (the same progress interval, so the same times):
-    /// the p2p engine defers a REQ matched to a receive that is not being
-    /// waited for, so two ranks exchanging rendezvous messages would each
-    /// wait for an ACK the other never sends.
+    /// MPIC_Sendrecv: post the receive, start the send, wait for the send,
+    /// then wait for the receive (two waiting activities, in MPICH's order).
     pub(crate) fn sendrecv(
         &mut self,
         data: &[u8],
@@ -264,8 +259,9 @@ impl<L: Link> Comm<'_, L> {
     ) -> Vec<u8> {
         let rr = self.irecv(len, src, tag);
         let sr = self.isend(data, dest, tag);
-        self.core.wait_all(&[rr, sr]);
+        self.core.wait_all(&[sr]);
         self.core.free(sr);
+        self.core.wait_all(&[rr]);
         self.take(rr, tag)
     }
 
