@@ -10,23 +10,36 @@
 //!   the link; a message to oneself has h = 0, so `L = M(b)`;
 //! * an eager send started at `t` completes at `tr = t + M(b)` and arrives at
 //!   `ta = tr + L(b)` (Eq. 3-4);
-//! * a receive waited for from `s` is handled at `ta` when `ta >= s` and at
-//!   `s` when the message arrived after the receiver's previous waiting
-//!   activity ended but before this one began (Algorithm 3: progress
-//!   intervals are half-open); it completes `M(b)` later. So a rank leaving
-//!   its previous wait at `t`, sending `x` bytes and receiving `y` bytes
-//!   sent at `u`, leaves at `max(t + M(x), u + M(y) + L(y)) + M(y)`
-//!   ([`leave`]); the one-way eager time is `E(b) = 2 M(b) + L(b)`.
+//! * a sendrecv (MPIC_Sendrecv) posts the receive, starts the send, waits
+//!   for the send (eager: done at once, a zero-length wait at `tr`), then
+//!   waits for the receive from `s = tr`;
+//! * a receive is handled at `ta` when the message arrives during its wait
+//!   (`ta >= s`), at `s` when it arrived after the receiver's previous
+//!   waiting activity ended but before this one began (Algorithm 3:
+//!   progress intervals are half-open), and at the moment the receive is
+//!   posted when it arrived before the previous waiting activity ended (the
+//!   copy out of the unexpected queue is charged from there, wherever the
+//!   host delivered it); it completes `M(b)` later. A blocking send's wait
+//!   counts as a (zero-length) waiting activity. So a rank leaving its
+//!   previous wait at `t`, sending `x` bytes and receiving `y` bytes sent
+//!   at `u`, leaves at `max(t + M(x), h + M(y))` with `h = t` if
+//!   `ta = u + M(y) + L(y) < t`, else `h = max(t + M(x), ta)` ([`leave`]);
+//!   the one-way eager time is `E(b) = 2 M(b) + L(b)`.
 //!
-//! All messages here are eager (at most 128 KiB). The configurations avoid
-//! a message arriving (in virtual time) inside, or exactly at the end of, an
-//! earlier waiting activity of its receiver: there the p2p engine's time
-//! still depends on whether the host delivered the message during that wait
-//! (unexpected queue: the copy is charged at the receive's start) or later.
-//! [`leave`] asserts it. This is why the scatter + allgather broadcasts are
-//! timed on 2 ranks: with more, the root's last scatter piece and its first
-//! allgather piece go to the same rank back to back, and the second arrives
-//! exactly when the first has been received.
+//! All messages here are eager (at most 128 KiB). One case still depends on
+//! the host: a message arriving exactly when the receiver's previous wait
+//! ended (`ta = t`) while the receiver sends first (`x > 0`). If the host
+//! delivered it during that wait, it was handled there at `ta` and the
+//! receive completes at `t + M(y)`; if later, it is handled at `s` and
+//! completes at `s + M(y)`. [`leave`] asserts that a configuration avoids
+//! it; [`leave_behind`] takes the one form of it that the host cannot
+//! decide: the message trails, from the same sender, the eager message
+//! whose receive ended the previous wait, and that wait was the receiver's
+//! first (messages from one sender are read in order, and the wait stopped
+//! reading at the earlier one), so it is handled at `s`. The scatter +
+//! allgather broadcasts have it at every odd relative rank: its scatter
+//! parent's last scatter message and first allgather message (pieces of
+//! the same size) come back to back.
 use super::{all, on_comm, Shape};
 use crate::coll::select::*;
 use crate::coll::*;
@@ -52,13 +65,27 @@ fn e(b: usize) -> u64 {
 /// sendrecv in which it sends `x` bytes and receives `y` bytes whose sender
 /// started sending at `u` (a plain receive is `x = 0`).
 fn leave(t: u64, x: usize, u: u64, y: usize) -> u64 {
-    let s = t + m(x); // the send's tr: the wait starts there
+    arrive(t, x, u, y, false)
+}
+
+/// [`leave`] for a message that may arrive exactly at `t` because it trails,
+/// from the same sender, the message whose receive ended the receiver's
+/// first wait, at `t`.
+fn leave_behind(t: u64, x: usize, u: u64, y: usize) -> u64 {
+    arrive(t, x, u, y, true)
+}
+
+fn arrive(t: u64, x: usize, u: u64, y: usize, behind: bool) -> u64 {
+    let s = t + m(x); // the send's tr: the wait for the receive starts there
     let ta = u + m(y) + l(y);
-    // Not before (nor exactly when) the previous wait ended: such a message
-    // may be taken from the host inside that wait or after it, and the p2p
-    // engine does not yet give both the same time.
-    assert!(ta > t, "the message would arrive inside an earlier wait");
-    s.max(ta) + m(y)
+    assert!(
+        ta != t || s == t || behind,
+        "a {y}-byte message sent at {u} would arrive exactly when the previous wait \
+         ended ({t}), before a {x}-byte send: its handling time depends on when the \
+         host delivers it"
+    );
+    let h = if ta < t { t } else { s.max(ta) };
+    s.max(h + m(y))
 }
 
 /// A sendrecv with oneself of `b` bytes entered at `t`: the message arrives
@@ -172,7 +199,102 @@ fn bcast_two_ranks(algo: BcastAlgo) {
     let (t0, r1) = (m(999), leave(0, 0, 0, 999));
     let want = vec![leave(t0, 1000, r1, 999), leave(r1, 999, t0, 1000)];
     assert_eq!(want[1], r1 + m(999) + m(1000), "{algo:?}");
+    let ring = algo == BcastAlgo::ScatterRingAllgather;
+    assert_eq!(scatter_allgather_want(2, 1999, ring), want, "{algo:?}");
     assert_eq!(t, want, "{algo:?}");
+}
+
+/// Both scatter + allgather broadcasts of `nbytes` from rank 0 on `n` ranks
+/// (a power of two), walked step by step; pieces of `ss = ceil(nbytes / n)`
+/// bytes, the last one shorter.
+/// * Scatter (binomial): rank r, whose lowest set bit is `low` (`n` for the
+///   root), holds pieces r..r + low. It receives them from r - low, then for
+///   mask = low / 2 down to 1 hands pieces r + mask..r + 2 mask to r + mask,
+///   one blocking send (M) after the other.
+/// * Doubling allgather: in step `mask`, r exchanges the pieces of its
+///   aligned subtree of `mask` ranks with r ^ mask.
+/// * Ring allgather: in step i, r sends piece r + 1 - i to r + 1 and
+///   receives piece r - i from r - 1.
+///
+/// In both, the first allgather message to an odd rank r comes from r - 1,
+/// its scatter parent, right after the scatter message; with pieces of the
+/// same size it arrives exactly when that receive ended ([`leave_behind`]).
+fn scatter_allgather_want(n: usize, nbytes: usize, ring: bool) -> Vec<u64> {
+    let ss = nbytes.div_ceil(n);
+    let piece = |r: usize| ss.min(nbytes.saturating_sub(r * ss));
+    let pieces = |a: usize, b: usize| (a..b.min(n)).map(piece).sum::<usize>();
+    let first = |r: usize| -> fn(u64, usize, u64, usize) -> u64 {
+        if r % 2 == 1 {
+            leave_behind
+        } else {
+            leave
+        }
+    };
+    // Scatter: a parent comes before its children in rank order.
+    let mut got = vec![0; n];
+    let mut t = vec![0; n];
+    for r in 0..n {
+        let low = if r == 0 { n } else { r & r.wrapping_neg() };
+        let mut now = got[r];
+        let mut mask = low / 2;
+        while mask > 0 {
+            let b = pieces(r + mask, r + 2 * mask);
+            got[r + mask] = leave(0, 0, now, b);
+            now += m(b);
+            mask /= 2;
+        }
+        t[r] = now;
+    }
+    if ring {
+        for i in 1..n {
+            let prev = t.clone();
+            for r in 0..n {
+                let left = (r + n - 1) % n;
+                let (x, y) = (piece((r + n + 1 - i) % n), piece((r + n - i) % n));
+                let f = if i == 1 { first(r) } else { leave };
+                t[r] = f(prev[r], x, prev[left], y);
+            }
+        }
+    } else {
+        let mut mask = 1;
+        while mask < n {
+            let prev = t.clone();
+            let subtree = |r: usize| pieces(r & !(mask - 1), (r & !(mask - 1)) + mask);
+            for r in 0..n {
+                let q = r ^ mask;
+                let f = if mask == 1 { first(r) } else { leave };
+                t[r] = f(prev[r], subtree(r), prev[q], subtree(q));
+            }
+            mask *= 2;
+        }
+    }
+    t
+}
+
+#[test]
+fn bcast_scatter_allgather_on_4_and_8_ranks() {
+    // 7999 bytes: pieces of 2000 (4 ranks) or 1000 (8 ranks) bytes, the
+    // last one byte shorter. Not the doubling allgather on 8 ranks: there
+    // rank 0's second-step message to rank 2 (and rank 4's to rank 6)
+    // arrives exactly when the receiver's first step ended, after a message
+    // from another rank, and the engine's time still depends on the host.
+    for (algo, sizes) in [
+        (BcastAlgo::ScatterDoublingAllgather, &[4][..]),
+        (BcastAlgo::ScatterRingAllgather, &[4, 8][..]),
+    ] {
+        for &n in sizes {
+            let t = times(&spread(n), move |c| {
+                let mut buf = vec![1u8; 7999];
+                bcast::bcast_with(c, &mut buf, 0, algo);
+            });
+            let ring = algo == BcastAlgo::ScatterRingAllgather;
+            assert_eq!(
+                t,
+                scatter_allgather_want(n, 7999, ring),
+                "{algo:?} {n} ranks"
+            );
+        }
+    }
 }
 
 #[test]
@@ -239,6 +361,91 @@ fn allreduce_redscat_allgather() {
         sum_op(|op| allreduce::allreduce_with(c, &mut buf, 8, op, AllreduceAlgo::RedscatAllgather));
     });
     assert_eq!(t, vec![2 * e(32) + 2 * e(16); 4]);
+}
+
+/// Allreduce by recursive doubling of `b` bytes on `n` ranks, walked step
+/// by step: even ranks r < 2 rem (rem = n - pof2) send their data to r + 1
+/// (a blocking send) and sit out; the other pof2 ranks exchange the whole
+/// buffer with new rank `nr ^ mask` for mask = 1, 2, ...; then r + 1 sends
+/// the result back to r.
+fn allreduce_doubling_want(n: usize, b: usize) -> Vec<u64> {
+    let pof2 = 1 << (usize::BITS - 1 - n.leading_zeros());
+    let rem = n - pof2;
+    let real = |nr: usize| if nr < rem { 2 * nr + 1 } else { nr + rem };
+    let mut t = vec![0; n];
+    for r in (0..2 * rem).step_by(2) {
+        t[r] = m(b);
+        t[r + 1] = leave(0, 0, 0, b);
+    }
+    let mut mask = 1;
+    while mask < pof2 {
+        let prev = t.clone();
+        for nr in 0..pof2 {
+            let (a, q) = (real(nr), real(nr ^ mask));
+            t[a] = leave(prev[a], b, prev[q], b);
+        }
+        mask *= 2;
+    }
+    for r in (0..2 * rem).step_by(2) {
+        t[r] = leave(t[r], 0, t[r + 1], b);
+        t[r + 1] += m(b);
+    }
+    t
+}
+
+#[test]
+fn allreduce_recursive_doubling_non_power_of_two() {
+    // 3 ranks, 800 bytes: rank 1 gets rank 0's data at E. Rank 2's first
+    // exchange message arrives at M + L, inside that wait: rank 1 receives
+    // it from when it posts the receive (E) and is done at E + M, with its
+    // own send. Rank 2 gets rank 1's at E + M + L + M = 2E; rank 0 gets the
+    // result E after rank 1 leaves.
+    let b = 800;
+    let t = times(&spread(3), move |c| {
+        let mut buf = vec![1u8; b];
+        sum_op(|op| {
+            allreduce::allreduce_with(c, &mut buf, 8, op, AllreduceAlgo::RecursiveDoubling)
+        });
+    });
+    let want = allreduce_doubling_want(3, b);
+    assert_eq!(want, vec![2 * e(b) + m(b), e(b) + 2 * m(b), 2 * e(b)]);
+    assert_eq!(t, want);
+    // (Not 7 ranks: there rank 5's second-step message to rank 1 arrives
+    // exactly when rank 1's first step ended, after rank 3's message, and
+    // the engine's time still depends on the host.)
+    for n in [5, 6] {
+        let t = times(&spread(n), move |c| {
+            let mut buf = vec![1u8; b];
+            sum_op(|op| {
+                allreduce::allreduce_with(c, &mut buf, 8, op, AllreduceAlgo::RecursiveDoubling)
+            });
+        });
+        assert_eq!(t, allreduce_doubling_want(n, b), "{n} ranks");
+    }
+}
+
+#[test]
+fn allreduce_redscat_allgather_non_power_of_two() {
+    // 3 ranks, 101 u64 (808 bytes): rank 0 folds into rank 1; new ranks 0
+    // (rank 1) and 1 (rank 2) hold pieces of 50 and 51 elements (400 and
+    // 408 bytes). Halving: rank 1 sends piece 1 and gets piece 0, rank 2
+    // the other way; the allgather swaps the reduced pieces back; rank 1
+    // returns the result to rank 0.
+    let t = times(&spread(3), |c| {
+        let mut buf = vec![1u8; 808];
+        sum_op(|op| allreduce::allreduce_with(c, &mut buf, 8, op, AllreduceAlgo::RedscatAllgather));
+    });
+    let r1 = leave(0, 0, 0, 808);
+    // Rank 2's piece 0 arrived during rank 1's fold wait: received from
+    // r1, done r1 + M(400), before rank 1's own send of 408 bytes.
+    let h1 = leave(r1, 408, 0, 400);
+    assert_eq!(h1, r1 + m(408));
+    let h2 = leave(0, 400, r1, 408);
+    let g1 = leave(h1, 400, h2, 408);
+    // Rank 1's piece 0 arrives during rank 2's halving wait.
+    let g2 = leave(h2, 408, h1, 400);
+    assert_eq!(g2, h2 + m(408));
+    assert_eq!(t, vec![leave(m(808), 0, g1, 808), g1 + m(808), g2]);
 }
 
 #[test]
@@ -492,6 +699,26 @@ fn alltoall_pairwise() {
     }
 }
 
+/// MPICH's in-place alltoall(v) schedule walked step by step: pairs (i, j),
+/// i <= j, in order, rank i sending `cnt(i, j)` bytes to rank j (a
+/// sendrecv_replace; with itself when i = j). Each rank meets its pairs in
+/// that order, so both ranks of a pair have finished the pairs before it.
+fn in_place_want(n: usize, cnt: impl Fn(usize, usize) -> usize) -> Vec<u64> {
+    let mut t = vec![0; n];
+    for i in 0..n {
+        for j in i..n {
+            if i == j {
+                t[i] = self_exchange(t[i], cnt(i, i));
+            } else {
+                let (ti, tj) = (t[i], t[j]);
+                t[i] = leave(ti, cnt(i, j), tj, cnt(j, i));
+                t[j] = leave(tj, cnt(j, i), ti, cnt(i, j));
+            }
+        }
+    }
+    t
+}
+
 #[test]
 fn alltoall_pairwise_sendrecv_replace() {
     // 2 ranks, in place: pairs (0,0), (0,1), (1,1) in order. Rank 0 swaps
@@ -505,6 +732,30 @@ fn alltoall_pairwise_sendrecv_replace() {
     let x1 = leave(0, b, s0, b);
     assert_eq!(t, vec![leave(s0, b, 0, b), self_exchange(x1, b)]);
     assert_eq!(t[0], 2 * m(b) + l(b));
+    assert_eq!(in_place_want(2, |_, _| b), t);
+}
+
+#[test]
+fn alltoall_pairwise_sendrecv_replace_3_ranks() {
+    // 3 ranks: rank 0 swaps with itself (3M), with 1 (whose block, sent at
+    // 0, arrives at M + L: done 2M + L), then with 2, whose block arrived
+    // at M + L, inside rank 0's previous wait: done when posted + M. Rank 1
+    // gets rank 0's block at 5M + L, swaps with itself (8M + L), then gets
+    // rank 2's, sent after rank 2's pair with 0 (4M + 2L), at 6M + 3L.
+    // Rank 2 gets rank 1's block at 10M + 2L, then swaps with itself.
+    // (With equal blocks on 4 or more ranks some block arrives exactly when
+    // its receiver's previous pair ended, after another rank's block, and
+    // the engine's time still depends on the host; Alltoallv's test runs
+    // the schedule on 3 and 4 ranks with unequal blocks.)
+    let b = 500;
+    let t = times(&spread(3), move |c| {
+        let mut buf = vec![1u8; 3 * b];
+        alltoall::alltoall_with(c, None, &mut buf, AlltoallAlgo::PairwiseSendrecvReplace);
+    });
+    let (mb, lb) = (m(b), l(b));
+    let want = in_place_want(3, |_, _| b);
+    assert_eq!(want, vec![3 * mb + lb, 6 * mb + 3 * lb, 13 * mb + 2 * lb]);
+    assert_eq!(t, want);
 }
 
 /// Alltoallv test counts: rank s sends count(s, d) bytes to rank d
@@ -570,6 +821,12 @@ fn alltoallv_pairwise_sendrecv_replace() {
             self_exchange(x1, count(1, 1))
         ]
     );
+    assert_eq!(in_place_want(2, count), t);
+    // 3 and 4 ranks: the same schedule.
+    for n in [3, 4] {
+        let t = alltoallv_times(n, AlltoallvAlgo::PairwiseSendrecvReplace);
+        assert_eq!(t, in_place_want(n, count), "{n} ranks");
+    }
 }
 
 fn reduce_scatter_times(n: usize, elem: usize, algo: ReduceScatterAlgo, block: bool) -> Vec<u64> {
@@ -601,6 +858,28 @@ fn reduce_scatter_recursive_halving() {
         reduce_scatter_times(4, 8, ReduceScatterAlgo::RecursiveHalving, false),
         vec![e(32) + e(16); 4]
     );
+}
+
+#[test]
+fn reduce_scatter_recursive_halving_non_power_of_two() {
+    // 3 ranks, 16-byte blocks: rank 0 sends all 48 bytes to rank 1 and sits
+    // out. New ranks 0 (rank 1, blocks 0-1) and 1 (rank 2, block 2) swap
+    // halves: rank 1 sends block 2 (16 bytes) and gets blocks 0-1 (32)
+    // from rank 2, which sent them at 0: they arrived during rank 1's fold
+    // wait and are received from when rank 1 posts the receive. Rank 1
+    // then sends block 0 to rank 0.
+    for block in [false, true] {
+        let t = reduce_scatter_times(3, 8, ReduceScatterAlgo::RecursiveHalving, block);
+        let r1 = leave(0, 0, 0, 48);
+        let h1 = leave(r1, 16, 0, 32);
+        assert_eq!(h1, r1 + m(32));
+        let h2 = leave(0, 32, r1, 16);
+        assert_eq!(
+            t,
+            vec![leave(m(48), 0, h1, 16), h1 + m(16), h2],
+            "block {block}"
+        );
+    }
 }
 
 #[test]
