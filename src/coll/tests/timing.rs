@@ -12,18 +12,18 @@
 //!   `ta = tr + L(b)` (Eq. 3-4);
 //! * a receive waited for from `s` is handled at `ta` when `ta >= s` and at
 //!   `s` when the message arrived after the receiver's previous waiting
-//!   activity ended but before this one began (Algorithm 3: progress
-//!   intervals are half-open); it completes `M(b)` later. So a rank leaving
+//!   activity ended but before this one began (Algorithm 3; a waiting
+//!   activity covers arrivals up to and including its end); it completes
+//!   `M(b)` later. So a rank leaving
 //!   its previous wait at `t`, sending `x` bytes and receiving `y` bytes
 //!   sent at `u`, leaves at `max(t + M(x), u + M(y) + L(y)) + M(y)`
 //!   ([`leave`]); the one-way eager time is `E(b) = 2 M(b) + L(b)`.
 //!
 //! All messages here are eager (at most 128 KiB). The configurations avoid
 //! a message arriving (in virtual time) inside, or exactly at the end of, an
-//! earlier waiting activity of its receiver: there the p2p engine's time
-//! still depends on whether the host delivered the message during that wait
-//! (unexpected queue: the copy is charged at the receive's start) or later.
-//! [`leave`] asserts it. This is why the scatter + allgather broadcasts are
+//! earlier waiting activity of its receiver, whose derivation differs
+//! (handled inside that wait, the copy charged from the receive's posting):
+//! [`leave`] asserts it; the engine itself now times both host orders alike. This is why the scatter + allgather broadcasts are
 //! timed on 2 ranks: with more, the root's last scatter piece and its first
 //! allgather piece go to the same rank back to back, and the second arrives
 //! exactly when the first has been received.
