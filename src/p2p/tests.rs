@@ -522,3 +522,42 @@ fn waitany_over_rendezvous_receives() {
     });
     assert_eq!(t[0], 20 * US + 4 * m(64) + 3 * m(B as u64));
 }
+
+#[test]
+fn message_arriving_exactly_at_the_end_of_a_wait_is_timed_alike_whenever_delivered() {
+    // Rank 1 waits for A (1000 B from rank 0, sent at 0: ta = 2M, the wait
+    // ends at 3M). Rank 2 sends B (1000 B) at M, so ta(B) = 3M: exactly the
+    // end of that wait. Rank 1 then posts the receive of B, sends 8 B to
+    // rank 0 and waits for B. Delivered during the first wait, B is dealt
+    // with at its end (lines 22-27 of Algorithm 2) and sits in the unexpected
+    // queue; delivered later, the history lookup must find it covered by the
+    // same wait (ends are covered). Either way B completes at 3M + M = 4M.
+    let x = 1000u64;
+    let mut outcomes = Vec::new();
+    for (d0, d2) in [(0u64, 40u64), (40, 0)] {
+        let t = run(3, 1 << 16, move |c| {
+            let a = vec![1u8; x as usize];
+            let mut y = vec![0u8; x as usize];
+            match c.rank() {
+                0 => {
+                    std::thread::sleep(Duration::from_millis(d0));
+                    send(c, &a, 1, SendMode::Standard);
+                }
+                2 => {
+                    std::thread::sleep(Duration::from_millis(d2));
+                    c.compute(VTime::from_ps(m(x)));
+                    send(c, &a, 1, SendMode::Standard);
+                }
+                _ => {
+                    recv(c, &mut y, 0);
+                    let r = c.irecv(rbuf(&mut y), Some(2), None, 0);
+                    send(c, &[0u8; 8], 0, SendMode::Standard);
+                    c.wait_all(&[r]);
+                    c.free(r);
+                }
+            }
+        });
+        outcomes.push(t[1]);
+    }
+    assert_eq!(outcomes, vec![4 * m(x), 4 * m(x)]);
+}
