@@ -44,6 +44,14 @@ fn init(name: &str, provided: c_int) -> c_int {
             std::process::exit(1);
         }
     };
+    // Forced collective algorithms (VACED_COLL_*, [collectives]) are
+    // checked once, before the program can reach a collective.
+    if let Err(msg) = crate::coll::select::validate(ep.model()) {
+        let msg = format!("vaced: rank {}: {name}: {msg}", ep.rank());
+        eprintln!("{msg}");
+        let mut ep = ep;
+        ep.abort(1, &msg);
+    }
     g.0 = Some(World::new(ep, provided));
     state::set_phase(RUNNING);
     sys::MPI_SUCCESS

@@ -7,6 +7,8 @@ pub mod agree;
 pub mod attr;
 pub mod backend;
 pub mod bsend;
+pub mod coll_args;
+pub mod coll_calls;
 pub mod comm;
 pub mod comm_create;
 pub mod context;
@@ -16,6 +18,7 @@ pub mod error;
 #[cfg(test)]
 mod fake;
 pub mod group;
+pub mod op;
 pub mod pack;
 pub mod request;
 pub mod state;

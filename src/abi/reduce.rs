@@ -1,0 +1,196 @@
+//! Reducing collectives: MPI_Reduce, MPI_Allreduce, MPI_Reduce_scatter,
+//! MPI_Reduce_scatter_block, MPI_Scan, MPI_Exscan. Argument checking
+//! (communicator, count, datatype, operator, root, buffers), the operator
+//! resolved into the algorithms' `coll::Op` (`abi::op`), the semantics in
+//! `mpi::coll_calls`.
+use crate::abi::op::{resolve, with_op};
+use crate::abi::state::call;
+use crate::abi::userbuf::{array, in_place, RawBuf};
+use crate::mpi::coll_args::{self as args, CollComm, UserBuf};
+use crate::mpi::coll_calls::{self, Data};
+use crate::mpi::datatype::Datatype;
+use crate::mpi::error::MpiResult;
+use crate::mpi::op::Reduction;
+use crate::mpi::World;
+use crate::sys::{MPI_Comm, MPI_Datatype, MPI_Op};
+use std::os::raw::{c_int, c_void};
+use std::sync::Arc;
+
+/// Checked arguments shared by the reductions.
+struct Red {
+    cc: CollComm,
+    ty: Arc<Datatype>,
+    r: Reduction,
+}
+
+/// Checks, in MPICH's order, the communicator, the count, the datatype and
+/// the operator.
+fn red(
+    w: &World,
+    comm: MPI_Comm,
+    count: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+) -> MpiResult<(Red, usize)> {
+    let cc = CollComm::of(w, comm)?;
+    let count = args::count(count, "count")?;
+    let ty = args::datatype(w, datatype, "datatype")?;
+    let r = resolve(op, datatype, &ty)?;
+    Ok((Red { cc, ty, r }, count))
+}
+
+/// The send buffer (None: MPI_IN_PLACE) and the receive buffer, after the
+/// null and aliasing checks for `scount` / `rcount` elements.
+///
+/// # Safety
+/// Unless null or MPI_IN_PLACE, `sendbuf` holds `scount` elements and
+/// `recvbuf` has room for `rcount` elements (in-place: holds the input) of
+/// `ty`, for this blocking call.
+unsafe fn buffers(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    scount: usize,
+    rcount: usize,
+    ty: &Datatype,
+) -> MpiResult<(Option<RawBuf>, RawBuf)> {
+    args::buffer(recvbuf.is_null(), rcount, ty, "recvbuf")?;
+    let send = if in_place(sendbuf) {
+        None
+    } else {
+        args::buffer(sendbuf.is_null(), scount, ty, "sendbuf")?;
+        args::not_aliased(sendbuf as usize, recvbuf as usize, ty.packed_size(rcount))?;
+        // SAFETY: the caller's contract.
+        Some(unsafe { RawBuf::new(sendbuf) })
+    };
+    // SAFETY: the caller's contract.
+    Ok((send, unsafe { RawBuf::new(recvbuf) }))
+}
+
+fn as_user(b: &Option<RawBuf>) -> Option<&dyn UserBuf> {
+    b.as_ref().map(|s| s as &dyn UserBuf)
+}
+
+mpi_fn! {
+    fn MPI_Reduce / PMPI_Reduce(
+        sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype,
+        op: MPI_Op, root: c_int, comm: MPI_Comm,
+    ) -> c_int {
+        call("MPI_Reduce", comm, |w| {
+            let (a, count) = red(w, comm, count, datatype, op)?;
+            let root = args::root(root, a.cc.size())?;
+            let is_root = a.cc.me == root;
+            if in_place(sendbuf) && !is_root {
+                return args::no_in_place("sendbuf", "only the root may pass it");
+            }
+            // recvbuf only matters at the root.
+            let rcount = if is_root { count } else { 0 };
+            let recvbuf = if is_root { recvbuf } else { std::ptr::null_mut() };
+            // SAFETY: sendbuf holds `count` elements; at the root recvbuf has
+            // room for them (MPI's contract for this blocking call).
+            let (s, mut r) = unsafe { buffers(sendbuf, recvbuf, count, rcount, &a.ty) }?;
+            let d = Data { count, ty: &a.ty };
+            with_op(&a.r, datatype, &a.ty, |op| {
+                coll_calls::reduce(&mut w.ep, &a.cc, as_user(&s), &mut r, d, root, op)
+            });
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Allreduce / PMPI_Allreduce(
+        sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype,
+        op: MPI_Op, comm: MPI_Comm,
+    ) -> c_int {
+        call("MPI_Allreduce", comm, |w| {
+            let (a, count) = red(w, comm, count, datatype, op)?;
+            // SAFETY: MPI's contract for the buffers of this blocking call.
+            let (s, mut r) = unsafe { buffers(sendbuf, recvbuf, count, count, &a.ty) }?;
+            let d = Data { count, ty: &a.ty };
+            with_op(&a.r, datatype, &a.ty, |op| {
+                coll_calls::allreduce(&mut w.ep, &a.cc, as_user(&s), &mut r, d, op)
+            });
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Scan / PMPI_Scan(
+        sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype,
+        op: MPI_Op, comm: MPI_Comm,
+    ) -> c_int {
+        call("MPI_Scan", comm, |w| {
+            let (a, count) = red(w, comm, count, datatype, op)?;
+            // SAFETY: MPI's contract for the buffers of this blocking call.
+            let (s, mut r) = unsafe { buffers(sendbuf, recvbuf, count, count, &a.ty) }?;
+            let d = Data { count, ty: &a.ty };
+            with_op(&a.r, datatype, &a.ty, |op| {
+                coll_calls::scan(&mut w.ep, &a.cc, as_user(&s), &mut r, d, op)
+            });
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Exscan / PMPI_Exscan(
+        sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype,
+        op: MPI_Op, comm: MPI_Comm,
+    ) -> c_int {
+        call("MPI_Exscan", comm, |w| {
+            let (a, count) = red(w, comm, count, datatype, op)?;
+            // SAFETY: MPI's contract for the buffers of this blocking call.
+            let (s, mut r) = unsafe { buffers(sendbuf, recvbuf, count, count, &a.ty) }?;
+            let d = Data { count, ty: &a.ty };
+            with_op(&a.r, datatype, &a.ty, |op| {
+                coll_calls::exscan(&mut w.ep, &a.cc, as_user(&s), &mut r, d, op)
+            });
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Reduce_scatter / PMPI_Reduce_scatter(
+        sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const c_int,
+        datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm,
+    ) -> c_int {
+        call("MPI_Reduce_scatter", comm, |w| {
+            let cc = CollComm::of(w, comm)?;
+            // SAFETY: one entry per rank (MPI's contract).
+            let counts = unsafe { array(recvcounts, cc.size(), "recvcounts") }?;
+            let counts = args::counts(counts, "recvcounts")?;
+            let (a, _) = red(w, comm, 0, datatype, op)?;
+            let total: usize = counts.iter().sum();
+            // In place, recvbuf holds the whole input.
+            let rcount = if in_place(sendbuf) { total } else { counts[cc.me] };
+            // SAFETY: MPI's contract for the buffers of this blocking call.
+            let (s, mut r) = unsafe { buffers(sendbuf, recvbuf, total, rcount, &a.ty) }?;
+            with_op(&a.r, datatype, &a.ty, |op| {
+                coll_calls::reduce_scatter(&mut w.ep, &a.cc, as_user(&s), &mut r, &counts, &a.ty, op)
+            });
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Reduce_scatter_block / PMPI_Reduce_scatter_block(
+        sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: c_int,
+        datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm,
+    ) -> c_int {
+        call("MPI_Reduce_scatter_block", comm, |w| {
+            let (a, count) = red(w, comm, recvcount, datatype, op)?;
+            let total = count * a.cc.size();
+            let rcount = if in_place(sendbuf) { total } else { count };
+            // SAFETY: MPI's contract for the buffers of this blocking call.
+            let (s, mut r) = unsafe { buffers(sendbuf, recvbuf, total, rcount, &a.ty) }?;
+            let d = Data { count, ty: &a.ty };
+            with_op(&a.r, datatype, &a.ty, |op| {
+                coll_calls::reduce_scatter_block(&mut w.ep, &a.cc, as_user(&s), &mut r, d, op)
+            });
+            Ok(())
+        })
+    }
+}
