@@ -321,6 +321,168 @@ module mpi
       integer :: address
       integer :: ierror
     end subroutine PMPI_ADDRESS
+    subroutine MPI_ALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+        ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_ALLGATHER
+    subroutine PMPI_ALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+        ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_ALLGATHER
+    subroutine MPI_ALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+        comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_ALLGATHERV
+    subroutine PMPI_ALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+        comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_ALLGATHERV
+    subroutine MPI_ALLREDUCE(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_ALLREDUCE
+    subroutine PMPI_ALLREDUCE(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_ALLREDUCE
+    subroutine MPI_ALLTOALL(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+        ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_ALLTOALL
+    subroutine PMPI_ALLTOALL(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+        ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_ALLTOALL
+    subroutine MPI_ALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+        recvtype, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_ALLTOALLV
+    subroutine PMPI_ALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+        recvtype, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_ALLTOALLV
+    subroutine MPI_ALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      integer, dimension(*) :: sendtypes
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      integer, dimension(*) :: recvtypes
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_ALLTOALLW
+    subroutine PMPI_ALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+        rdispls, recvtypes, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      integer, dimension(*) :: sendtypes
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      integer, dimension(*) :: recvtypes
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_ALLTOALLW
     subroutine MPI_ATTR_DELETE(comm, keyval, ierror)
       integer, intent(in) :: comm
       integer, intent(in) :: keyval
@@ -357,6 +519,32 @@ module mpi
       integer, intent(in) :: attribute_val
       integer :: ierror
     end subroutine PMPI_ATTR_PUT
+    subroutine MPI_BARRIER(comm, ierror)
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_BARRIER
+    subroutine PMPI_BARRIER(comm, ierror)
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_BARRIER
+    subroutine MPI_BCAST(buffer, count, datatype, root, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      type(*), dimension(*) :: buffer
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_BCAST
+    subroutine PMPI_BCAST(buffer, count, datatype, root, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      type(*), dimension(*) :: buffer
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_BCAST
     subroutine MPI_BSEND(buf, count, datatype, dest, tag, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       type(*), dimension(*) :: buf
@@ -779,6 +967,28 @@ module mpi
       integer :: resultlen
       integer :: ierror
     end subroutine PMPI_ERROR_STRING
+    subroutine MPI_EXSCAN(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_EXSCAN
+    subroutine PMPI_EXSCAN(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_EXSCAN
     subroutine MPI_FINALIZE(ierror)
       integer :: ierror
     end subroutine MPI_FINALIZE
@@ -793,6 +1003,64 @@ module mpi
       logical :: flag
       integer :: ierror
     end subroutine PMPI_FINALIZED
+    subroutine MPI_GATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+        ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_GATHER
+    subroutine PMPI_GATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+        ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_GATHER
+    subroutine MPI_GATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+        root, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_GATHERV
+    subroutine PMPI_GATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+        root, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_GATHERV
     subroutine MPI_GET_ADDRESS(location, address, ierror)
       import :: MPI_ADDRESS_KIND
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
@@ -1209,6 +1477,36 @@ module mpi
       integer :: keyval
       integer :: ierror
     end subroutine PMPI_KEYVAL_FREE
+    subroutine MPI_OP_COMMUTATIVE(op, commute, ierror)
+      integer, intent(in) :: op
+      logical :: commute
+      integer :: ierror
+    end subroutine MPI_OP_COMMUTATIVE
+    subroutine PMPI_OP_COMMUTATIVE(op, commute, ierror)
+      integer, intent(in) :: op
+      logical :: commute
+      integer :: ierror
+    end subroutine PMPI_OP_COMMUTATIVE
+    subroutine MPI_OP_CREATE(user_fn, commute, op, ierror)
+      external :: user_fn
+      logical, intent(in) :: commute
+      integer :: op
+      integer :: ierror
+    end subroutine MPI_OP_CREATE
+    subroutine PMPI_OP_CREATE(user_fn, commute, op, ierror)
+      external :: user_fn
+      logical, intent(in) :: commute
+      integer :: op
+      integer :: ierror
+    end subroutine PMPI_OP_CREATE
+    subroutine MPI_OP_FREE(op, ierror)
+      integer :: op
+      integer :: ierror
+    end subroutine MPI_OP_FREE
+    subroutine PMPI_OP_FREE(op, ierror)
+      integer :: op
+      integer :: ierror
+    end subroutine PMPI_OP_FREE
     subroutine MPI_PACK(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
       type(*), dimension(*) :: inbuf
@@ -1295,6 +1593,94 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE) :: status
       integer :: ierror
     end subroutine PMPI_RECV
+    subroutine MPI_REDUCE(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_REDUCE
+    subroutine PMPI_REDUCE(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_REDUCE
+    subroutine MPI_REDUCE_LOCAL(inbuf, inoutbuf, count, datatype, op, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*) :: inbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
+      type(*), dimension(*) :: inoutbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer :: ierror
+    end subroutine MPI_REDUCE_LOCAL
+    subroutine PMPI_REDUCE_LOCAL(inbuf, inoutbuf, count, datatype, op, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*) :: inbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
+      type(*), dimension(*) :: inoutbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer :: ierror
+    end subroutine PMPI_REDUCE_LOCAL
+    subroutine MPI_REDUCE_SCATTER(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_REDUCE_SCATTER
+    subroutine PMPI_REDUCE_SCATTER(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_REDUCE_SCATTER
+    subroutine MPI_REDUCE_SCATTER_BLOCK(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_REDUCE_SCATTER_BLOCK
+    subroutine PMPI_REDUCE_SCATTER_BLOCK(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_REDUCE_SCATTER_BLOCK
     subroutine MPI_REQUEST_FREE(request, ierror)
       integer :: request
       integer :: ierror
@@ -1323,6 +1709,86 @@ module mpi
       integer, intent(in) :: comm
       integer :: ierror
     end subroutine PMPI_RSEND
+    subroutine MPI_SCAN(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_SCAN
+    subroutine PMPI_SCAN(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_SCAN
+    subroutine MPI_SCATTER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+        ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_SCATTER
+    subroutine PMPI_SCATTER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+        ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_SCATTER
+    subroutine MPI_SCATTERV(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+        root, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_SCATTERV
+    subroutine PMPI_SCATTERV(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+        root, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_SCATTERV
     subroutine MPI_SEND(buf, count, datatype, dest, tag, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       type(*), dimension(*) :: buf

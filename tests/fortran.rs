@@ -4,7 +4,8 @@
 //! every check they print verified, a Fortran ping-pong timed to the
 //! picosecond like the C one (tests/exact_p2p.rs), and communicators,
 //! groups, topologies, attributes (Fortran callbacks) and derived
-//! datatypes from both forms, their output checked line by line.
+//! datatypes from both forms, and the collectives (MPI_IN_PLACE, a Fortran
+//! user operation) from free form, their output checked line by line.
 //!
 //! Without gfortran the tests say so and pass (./test.sh installs it
 //! through scripts/deps.sh).
@@ -469,4 +470,60 @@ fn communicators_groups_topologies_attributes_datatypes_fixed_form() {
 #[test]
 fn communicators_groups_topologies_attributes_datatypes_free_form() {
     run_comm_program("mpif90", "f90_comm.f90");
+}
+
+/// What `f90_coll.f90` prints on `N_COLL` ranks, worked out by hand.
+const N_COLL: i64 = 4;
+
+fn expected_coll_lines() -> Vec<String> {
+    let n = N_COLL;
+    let list = |f: &dyn Fn(i64) -> i64| -> String {
+        (0..n)
+            .map(|j| f(j).to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let mut out = vec![
+        // 1 + 11 + 21 + 31
+        format!(
+            "reduce rank=0 sum={}",
+            (0..n).map(|r| 10 * r + 1).sum::<i64>()
+        ),
+        format!("gather rank=0 got={}", list(&|j| j * j)),
+    ];
+    for r in 0..n {
+        out.push(format!(
+            "allreduce rank={r} sum={} inplace_max={}",
+            n * (n + 1) / 2,
+            n - 1
+        ));
+        out.push(format!("bcast rank={r} v1=7 v2=8 v3=9"));
+        out.push(format!("alltoall rank={r} got={}", list(&|j| 100 * j + r)));
+        out.push(format!("scatter rank={r} got={}", 1001 + r));
+        out.push(format!("allgather rank={r} got={}", list(&|j| j + 5)));
+        out.push(format!("scan rank={r} sum={}", (r + 1) * (r + 2) / 2));
+        if r > 0 {
+            out.push(format!("exscan rank={r} sum={}", r * (r + 1) / 2));
+        }
+        // 1 * 2 * 3 * 4
+        out.push(format!(
+            "userop rank={r} prod={} commute=1 dtype_ok=1",
+            (1..=n).product::<i64>()
+        ));
+        out.push(format!("errors rank={r} n=0"));
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn collectives_from_free_form() {
+    let Some(prog) = program("mpif90", "f90_coll.f90", &[]) else {
+        return;
+    };
+    let job = Run::new(N_COLL as u32, "tianhe1a", &prog).run();
+    job.assert_success();
+    let mut got: Vec<String> = job.stdout.lines().map(str::to_string).collect();
+    got.sort();
+    assert_eq!(got, expected_coll_lines(), "{}", job.dump());
 }

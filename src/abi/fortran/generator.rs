@@ -174,7 +174,7 @@ fn declaration(kind: &str) -> Result<&'static str, String> {
         "IntOut" | "Index" => "integer",
         "Ints" => "integer, dimension(*)",
         "Ranges" => "integer, dimension(3, *)",
-        "Proc" => "external",
+        "Proc" | "UserFunction" => "external",
         "Logical" => "logical, intent(in)",
         "Flag" => "logical",
         "Logicals" => "logical, dimension(*)",

@@ -13,6 +13,7 @@
 //! | `Logical`  | LOGICAL (in)                   | 0 or 1                            |
 //! | `Flag`     | LOGICAL (out)                  | temporary int; .true. is 1        |
 //! | `Logicals` | LOGICAL array                  | the same address (gfortran: 0/1)  |
+//! | `UserFunction` | EXTERNAL SUBROUTINE (MPI_OP_CREATE) | the procedure's address as it is |
 //! | `Double`   | DOUBLE PRECISION (in)          | its value                         |
 //! | `Aint`, `AintOut`, `Aints` | INTEGER(MPI_ADDRESS_KIND) | value / address        |
 //! | `Count`, `CountOut` | INTEGER(MPI_COUNT_KIND) | value / address                |
@@ -96,6 +97,26 @@ pub type AintOut = Same<MPI_Aint>;
 pub type Aints = Same<MPI_Aint>;
 /// An INTEGER(KIND=MPI_COUNT_KIND) written by the routine.
 pub type CountOut = Same<MPI_Count>;
+
+/// A procedure argument: gfortran passes the procedure's address (not the
+/// address of a variable), which C takes as it is.
+pub struct Procedure<T>(T);
+
+impl<T: Copy> Arg for Procedure<T> {
+    type F = T;
+    type C = T;
+    unsafe fn new(f: Self::F, _: usize) -> Self {
+        Procedure(f)
+    }
+    fn c(&mut self) -> T {
+        self.0
+    }
+}
+
+/// `SUBROUTINE F(INVEC, INOUTVEC, LEN, DATATYPE)` of MPI_OP_CREATE: every
+/// argument by reference and INTEGER = MPI_Datatype = int, so exactly C's
+/// `MPI_User_function`.
+pub type UserFunction = Procedure<sys::MPI_User_function>;
 
 /// A value read by the routine, same type on both sides.
 pub struct Value<T>(T);

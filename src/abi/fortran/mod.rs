@@ -7,7 +7,7 @@
 //!   arrays, choice buffers, CHARACTER with hidden lengths);
 //! * `commons`: the COMMON blocks of MPI_BOTTOM, MPI_IN_PLACE,
 //!   MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE, recognised by address;
-//! * `env`, `p2p`, `comm`, `group`, `topo`, `dtype`: the tables;
+//! * `env`, `p2p`, `comm`, `group`, `topo`, `dtype`, `coll`: the tables;
 //!   `special`: the bindings written by hand; `attr`: attribute caching
 //!   with Fortran callbacks (hand-written);
 //! * `handles`: MPI_*_f2c / MPI_*_c2f;
@@ -22,6 +22,7 @@
 mod macros;
 
 pub mod attr;
+pub mod coll;
 pub mod comm;
 pub mod commons;
 pub mod dtype;

@@ -213,6 +213,10 @@ fn module_interfaces() {
         text.contains("    integer(kind=MPI_ADDRESS_KIND) function PMPI_AINT_DIFF(addr1, addr2)\n")
     );
     assert!(text.contains("      integer, dimension(3, *) :: ranges\n"));
+    assert!(text.contains(
+        "    subroutine MPI_OP_CREATE(user_fn, commute, op, ierror)\n      \
+         external :: user_fn\n      logical, intent(in) :: commute\n"
+    ));
     let mpif = read("include/mpif.h");
     for (name, _) in generator::PREDEFINED_PROCS {
         assert!(mpif.contains(&format!("      EXTERNAL {name}\n")), "{name}");
