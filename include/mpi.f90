@@ -214,6 +214,83 @@ module mpi
     end function MPI_WTICK
     double precision function PMPI_WTICK()
     end function PMPI_WTICK
+    integer(kind=MPI_ADDRESS_KIND) function MPI_AINT_ADD(base, disp)
+      import :: MPI_ADDRESS_KIND
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: base
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: disp
+    end function MPI_AINT_ADD
+    integer(kind=MPI_ADDRESS_KIND) function PMPI_AINT_ADD(base, disp)
+      import :: MPI_ADDRESS_KIND
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: base
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: disp
+    end function PMPI_AINT_ADD
+    integer(kind=MPI_ADDRESS_KIND) function MPI_AINT_DIFF(addr1, addr2)
+      import :: MPI_ADDRESS_KIND
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: addr1
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: addr2
+    end function MPI_AINT_DIFF
+    integer(kind=MPI_ADDRESS_KIND) function PMPI_AINT_DIFF(addr1, addr2)
+      import :: MPI_ADDRESS_KIND
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: addr1
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: addr2
+    end function PMPI_AINT_DIFF
+    subroutine MPI_COMM_NULL_COPY_FN(oldcomm, comm_keyval, extra_state, attribute_val_in, &
+        attribute_val_out, flag, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: oldcomm
+      integer, intent(in) :: comm_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val_in
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val_out
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_COMM_NULL_COPY_FN
+    subroutine MPI_COMM_NULL_DELETE_FN(comm, comm_keyval, attribute_val, extra_state, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: comm
+      integer, intent(in) :: comm_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer :: ierror
+    end subroutine MPI_COMM_NULL_DELETE_FN
+    subroutine MPI_COMM_DUP_FN(oldcomm, comm_keyval, extra_state, attribute_val_in, &
+        attribute_val_out, flag, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: oldcomm
+      integer, intent(in) :: comm_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val_in
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val_out
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_COMM_DUP_FN
+    subroutine MPI_NULL_COPY_FN(oldcomm, keyval, extra_state, attribute_val_in, attribute_val_out, &
+        flag, ierror)
+      integer, intent(in) :: oldcomm
+      integer, intent(in) :: keyval
+      integer, intent(in) :: extra_state
+      integer, intent(in) :: attribute_val_in
+      integer :: attribute_val_out
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_NULL_COPY_FN
+    subroutine MPI_NULL_DELETE_FN(comm, keyval, attribute_val, extra_state, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: keyval
+      integer, intent(in) :: attribute_val
+      integer, intent(in) :: extra_state
+      integer :: ierror
+    end subroutine MPI_NULL_DELETE_FN
+    subroutine MPI_DUP_FN(oldcomm, keyval, extra_state, attribute_val_in, attribute_val_out, flag, &
+        ierror)
+      integer, intent(in) :: oldcomm
+      integer, intent(in) :: keyval
+      integer, intent(in) :: extra_state
+      integer, intent(in) :: attribute_val_in
+      integer :: attribute_val_out
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_DUP_FN
     subroutine MPIX_VACED_COMPUTE(seconds, ierror)
       double precision, intent(in) :: seconds
       integer :: ierror
@@ -232,6 +309,242 @@ module mpi
       integer, intent(in) :: errorcode
       integer :: ierror
     end subroutine PMPI_ABORT
+    subroutine MPI_ADDRESS(location, address, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
+      type(*), dimension(*) :: location
+      integer :: address
+      integer :: ierror
+    end subroutine MPI_ADDRESS
+    subroutine PMPI_ADDRESS(location, address, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
+      type(*), dimension(*) :: location
+      integer :: address
+      integer :: ierror
+    end subroutine PMPI_ADDRESS
+    subroutine MPI_ALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+        ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_ALLGATHER
+    subroutine PMPI_ALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+        ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_ALLGATHER
+    subroutine MPI_ALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+        comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_ALLGATHERV
+    subroutine PMPI_ALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+        comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_ALLGATHERV
+    subroutine MPI_ALLREDUCE(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_ALLREDUCE
+    subroutine PMPI_ALLREDUCE(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_ALLREDUCE
+    subroutine MPI_ALLTOALL(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+        ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_ALLTOALL
+    subroutine PMPI_ALLTOALL(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+        ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_ALLTOALL
+    subroutine MPI_ALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+        recvtype, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_ALLTOALLV
+    subroutine PMPI_ALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+        recvtype, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_ALLTOALLV
+    subroutine MPI_ALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      integer, dimension(*) :: sendtypes
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      integer, dimension(*) :: recvtypes
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_ALLTOALLW
+    subroutine PMPI_ALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+        rdispls, recvtypes, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      integer, dimension(*) :: sendtypes
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      integer, dimension(*) :: recvtypes
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_ALLTOALLW
+    subroutine MPI_ATTR_DELETE(comm, keyval, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: keyval
+      integer :: ierror
+    end subroutine MPI_ATTR_DELETE
+    subroutine PMPI_ATTR_DELETE(comm, keyval, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: keyval
+      integer :: ierror
+    end subroutine PMPI_ATTR_DELETE
+    subroutine MPI_ATTR_GET(comm, keyval, attribute_val, flag, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: keyval
+      integer :: attribute_val
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_ATTR_GET
+    subroutine PMPI_ATTR_GET(comm, keyval, attribute_val, flag, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: keyval
+      integer :: attribute_val
+      logical :: flag
+      integer :: ierror
+    end subroutine PMPI_ATTR_GET
+    subroutine MPI_ATTR_PUT(comm, keyval, attribute_val, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: keyval
+      integer, intent(in) :: attribute_val
+      integer :: ierror
+    end subroutine MPI_ATTR_PUT
+    subroutine PMPI_ATTR_PUT(comm, keyval, attribute_val, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: keyval
+      integer, intent(in) :: attribute_val
+      integer :: ierror
+    end subroutine PMPI_ATTR_PUT
+    subroutine MPI_BARRIER(comm, ierror)
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_BARRIER
+    subroutine PMPI_BARRIER(comm, ierror)
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_BARRIER
+    subroutine MPI_BCAST(buffer, count, datatype, root, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      type(*), dimension(*) :: buffer
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_BCAST
+    subroutine PMPI_BCAST(buffer, count, datatype, root, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      type(*), dimension(*) :: buffer
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_BCAST
     subroutine MPI_BSEND(buf, count, datatype, dest, tag, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       type(*), dimension(*) :: buf
@@ -284,6 +597,198 @@ module mpi
       integer :: request
       integer :: ierror
     end subroutine PMPI_CANCEL
+    subroutine MPI_CARTDIM_GET(comm, ndims, ierror)
+      integer, intent(in) :: comm
+      integer :: ndims
+      integer :: ierror
+    end subroutine MPI_CARTDIM_GET
+    subroutine PMPI_CARTDIM_GET(comm, ndims, ierror)
+      integer, intent(in) :: comm
+      integer :: ndims
+      integer :: ierror
+    end subroutine PMPI_CARTDIM_GET
+    subroutine MPI_CART_COORDS(comm, rank, maxdims, coords, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: rank
+      integer, intent(in) :: maxdims
+      integer, dimension(*) :: coords
+      integer :: ierror
+    end subroutine MPI_CART_COORDS
+    subroutine PMPI_CART_COORDS(comm, rank, maxdims, coords, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: rank
+      integer, intent(in) :: maxdims
+      integer, dimension(*) :: coords
+      integer :: ierror
+    end subroutine PMPI_CART_COORDS
+    subroutine MPI_CART_CREATE(comm_old, ndims, dims, periods, reorder, comm_cart, ierror)
+      integer, intent(in) :: comm_old
+      integer, intent(in) :: ndims
+      integer, dimension(*) :: dims
+      logical, dimension(*) :: periods
+      logical, intent(in) :: reorder
+      integer :: comm_cart
+      integer :: ierror
+    end subroutine MPI_CART_CREATE
+    subroutine PMPI_CART_CREATE(comm_old, ndims, dims, periods, reorder, comm_cart, ierror)
+      integer, intent(in) :: comm_old
+      integer, intent(in) :: ndims
+      integer, dimension(*) :: dims
+      logical, dimension(*) :: periods
+      logical, intent(in) :: reorder
+      integer :: comm_cart
+      integer :: ierror
+    end subroutine PMPI_CART_CREATE
+    subroutine MPI_CART_GET(comm, maxdims, dims, periods, coords, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: maxdims
+      integer, dimension(*) :: dims
+      logical, dimension(*) :: periods
+      integer, dimension(*) :: coords
+      integer :: ierror
+    end subroutine MPI_CART_GET
+    subroutine PMPI_CART_GET(comm, maxdims, dims, periods, coords, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: maxdims
+      integer, dimension(*) :: dims
+      logical, dimension(*) :: periods
+      integer, dimension(*) :: coords
+      integer :: ierror
+    end subroutine PMPI_CART_GET
+    subroutine MPI_CART_RANK(comm, coords, rank, ierror)
+      integer, intent(in) :: comm
+      integer, dimension(*) :: coords
+      integer :: rank
+      integer :: ierror
+    end subroutine MPI_CART_RANK
+    subroutine PMPI_CART_RANK(comm, coords, rank, ierror)
+      integer, intent(in) :: comm
+      integer, dimension(*) :: coords
+      integer :: rank
+      integer :: ierror
+    end subroutine PMPI_CART_RANK
+    subroutine MPI_CART_SHIFT(comm, direction, disp, rank_source, rank_dest, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: direction
+      integer, intent(in) :: disp
+      integer :: rank_source
+      integer :: rank_dest
+      integer :: ierror
+    end subroutine MPI_CART_SHIFT
+    subroutine PMPI_CART_SHIFT(comm, direction, disp, rank_source, rank_dest, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: direction
+      integer, intent(in) :: disp
+      integer :: rank_source
+      integer :: rank_dest
+      integer :: ierror
+    end subroutine PMPI_CART_SHIFT
+    subroutine MPI_CART_SUB(comm, remain_dims, newcomm, ierror)
+      integer, intent(in) :: comm
+      logical, dimension(*) :: remain_dims
+      integer :: newcomm
+      integer :: ierror
+    end subroutine MPI_CART_SUB
+    subroutine PMPI_CART_SUB(comm, remain_dims, newcomm, ierror)
+      integer, intent(in) :: comm
+      logical, dimension(*) :: remain_dims
+      integer :: newcomm
+      integer :: ierror
+    end subroutine PMPI_CART_SUB
+    subroutine MPI_COMM_COMPARE(comm1, comm2, result, ierror)
+      integer, intent(in) :: comm1
+      integer, intent(in) :: comm2
+      integer :: result
+      integer :: ierror
+    end subroutine MPI_COMM_COMPARE
+    subroutine PMPI_COMM_COMPARE(comm1, comm2, result, ierror)
+      integer, intent(in) :: comm1
+      integer, intent(in) :: comm2
+      integer :: result
+      integer :: ierror
+    end subroutine PMPI_COMM_COMPARE
+    subroutine MPI_COMM_CREATE(comm, group, newcomm, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: group
+      integer :: newcomm
+      integer :: ierror
+    end subroutine MPI_COMM_CREATE
+    subroutine PMPI_COMM_CREATE(comm, group, newcomm, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: group
+      integer :: newcomm
+      integer :: ierror
+    end subroutine PMPI_COMM_CREATE
+    subroutine MPI_COMM_CREATE_KEYVAL(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, &
+        extra_state, ierror)
+      import :: MPI_ADDRESS_KIND
+      external :: comm_copy_attr_fn
+      external :: comm_delete_attr_fn
+      integer :: comm_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer :: ierror
+    end subroutine MPI_COMM_CREATE_KEYVAL
+    subroutine PMPI_COMM_CREATE_KEYVAL(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, &
+        extra_state, ierror)
+      import :: MPI_ADDRESS_KIND
+      external :: comm_copy_attr_fn
+      external :: comm_delete_attr_fn
+      integer :: comm_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer :: ierror
+    end subroutine PMPI_COMM_CREATE_KEYVAL
+    subroutine MPI_COMM_DELETE_ATTR(comm, comm_keyval, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: comm_keyval
+      integer :: ierror
+    end subroutine MPI_COMM_DELETE_ATTR
+    subroutine PMPI_COMM_DELETE_ATTR(comm, comm_keyval, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: comm_keyval
+      integer :: ierror
+    end subroutine PMPI_COMM_DELETE_ATTR
+    subroutine MPI_COMM_DUP(comm, newcomm, ierror)
+      integer, intent(in) :: comm
+      integer :: newcomm
+      integer :: ierror
+    end subroutine MPI_COMM_DUP
+    subroutine PMPI_COMM_DUP(comm, newcomm, ierror)
+      integer, intent(in) :: comm
+      integer :: newcomm
+      integer :: ierror
+    end subroutine PMPI_COMM_DUP
+    subroutine MPI_COMM_FREE(comm, ierror)
+      integer :: comm
+      integer :: ierror
+    end subroutine MPI_COMM_FREE
+    subroutine PMPI_COMM_FREE(comm, ierror)
+      integer :: comm
+      integer :: ierror
+    end subroutine PMPI_COMM_FREE
+    subroutine MPI_COMM_FREE_KEYVAL(comm_keyval, ierror)
+      integer :: comm_keyval
+      integer :: ierror
+    end subroutine MPI_COMM_FREE_KEYVAL
+    subroutine PMPI_COMM_FREE_KEYVAL(comm_keyval, ierror)
+      integer :: comm_keyval
+      integer :: ierror
+    end subroutine PMPI_COMM_FREE_KEYVAL
+    subroutine MPI_COMM_GET_ATTR(comm, comm_keyval, attribute_val, flag, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: comm
+      integer, intent(in) :: comm_keyval
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_COMM_GET_ATTR
+    subroutine PMPI_COMM_GET_ATTR(comm, comm_keyval, attribute_val, flag, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: comm
+      integer, intent(in) :: comm_keyval
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+      logical :: flag
+      integer :: ierror
+    end subroutine PMPI_COMM_GET_ATTR
     subroutine MPI_COMM_GET_ERRHANDLER(comm, errhandler, ierror)
       integer, intent(in) :: comm
       integer :: errhandler
@@ -294,6 +799,28 @@ module mpi
       integer :: errhandler
       integer :: ierror
     end subroutine PMPI_COMM_GET_ERRHANDLER
+    subroutine MPI_COMM_GET_NAME(comm, comm_name, resultlen, ierror)
+      integer, intent(in) :: comm
+      character(len=*) :: comm_name
+      integer :: resultlen
+      integer :: ierror
+    end subroutine MPI_COMM_GET_NAME
+    subroutine PMPI_COMM_GET_NAME(comm, comm_name, resultlen, ierror)
+      integer, intent(in) :: comm
+      character(len=*) :: comm_name
+      integer :: resultlen
+      integer :: ierror
+    end subroutine PMPI_COMM_GET_NAME
+    subroutine MPI_COMM_GROUP(comm, group, ierror)
+      integer, intent(in) :: comm
+      integer :: group
+      integer :: ierror
+    end subroutine MPI_COMM_GROUP
+    subroutine PMPI_COMM_GROUP(comm, group, ierror)
+      integer, intent(in) :: comm
+      integer :: group
+      integer :: ierror
+    end subroutine PMPI_COMM_GROUP
     subroutine MPI_COMM_RANK(comm, rank, ierror)
       integer, intent(in) :: comm
       integer :: rank
@@ -304,6 +831,20 @@ module mpi
       integer :: rank
       integer :: ierror
     end subroutine PMPI_COMM_RANK
+    subroutine MPI_COMM_SET_ATTR(comm, comm_keyval, attribute_val, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: comm
+      integer, intent(in) :: comm_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+      integer :: ierror
+    end subroutine MPI_COMM_SET_ATTR
+    subroutine PMPI_COMM_SET_ATTR(comm, comm_keyval, attribute_val, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: comm
+      integer, intent(in) :: comm_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+      integer :: ierror
+    end subroutine PMPI_COMM_SET_ATTR
     subroutine MPI_COMM_SET_ERRHANDLER(comm, errhandler, ierror)
       integer, intent(in) :: comm
       integer, intent(in) :: errhandler
@@ -314,6 +855,16 @@ module mpi
       integer, intent(in) :: errhandler
       integer :: ierror
     end subroutine PMPI_COMM_SET_ERRHANDLER
+    subroutine MPI_COMM_SET_NAME(comm, comm_name, ierror)
+      integer, intent(in) :: comm
+      character(len=*), intent(in) :: comm_name
+      integer :: ierror
+    end subroutine MPI_COMM_SET_NAME
+    subroutine PMPI_COMM_SET_NAME(comm, comm_name, ierror)
+      integer, intent(in) :: comm
+      character(len=*), intent(in) :: comm_name
+      integer :: ierror
+    end subroutine PMPI_COMM_SET_NAME
     subroutine MPI_COMM_SIZE(comm, size, ierror)
       integer, intent(in) :: comm
       integer :: size
@@ -324,6 +875,58 @@ module mpi
       integer :: size
       integer :: ierror
     end subroutine PMPI_COMM_SIZE
+    subroutine MPI_COMM_SPLIT(comm, color, key, newcomm, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: color
+      integer, intent(in) :: key
+      integer :: newcomm
+      integer :: ierror
+    end subroutine MPI_COMM_SPLIT
+    subroutine PMPI_COMM_SPLIT(comm, color, key, newcomm, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: color
+      integer, intent(in) :: key
+      integer :: newcomm
+      integer :: ierror
+    end subroutine PMPI_COMM_SPLIT
+    subroutine MPI_COMM_SPLIT_TYPE(comm, split_type, key, info, newcomm, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: split_type
+      integer, intent(in) :: key
+      integer, intent(in) :: info
+      integer :: newcomm
+      integer :: ierror
+    end subroutine MPI_COMM_SPLIT_TYPE
+    subroutine PMPI_COMM_SPLIT_TYPE(comm, split_type, key, info, newcomm, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: split_type
+      integer, intent(in) :: key
+      integer, intent(in) :: info
+      integer :: newcomm
+      integer :: ierror
+    end subroutine PMPI_COMM_SPLIT_TYPE
+    subroutine MPI_COMM_TEST_INTER(comm, flag, ierror)
+      integer, intent(in) :: comm
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_COMM_TEST_INTER
+    subroutine PMPI_COMM_TEST_INTER(comm, flag, ierror)
+      integer, intent(in) :: comm
+      logical :: flag
+      integer :: ierror
+    end subroutine PMPI_COMM_TEST_INTER
+    subroutine MPI_DIMS_CREATE(nnodes, ndims, dims, ierror)
+      integer, intent(in) :: nnodes
+      integer, intent(in) :: ndims
+      integer, dimension(*) :: dims
+      integer :: ierror
+    end subroutine MPI_DIMS_CREATE
+    subroutine PMPI_DIMS_CREATE(nnodes, ndims, dims, ierror)
+      integer, intent(in) :: nnodes
+      integer, intent(in) :: ndims
+      integer, dimension(*) :: dims
+      integer :: ierror
+    end subroutine PMPI_DIMS_CREATE
     subroutine MPI_ERRHANDLER_FREE(errhandler, ierror)
       integer :: errhandler
       integer :: ierror
@@ -364,6 +967,28 @@ module mpi
       integer :: resultlen
       integer :: ierror
     end subroutine PMPI_ERROR_STRING
+    subroutine MPI_EXSCAN(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_EXSCAN
+    subroutine PMPI_EXSCAN(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_EXSCAN
     subroutine MPI_FINALIZE(ierror)
       integer :: ierror
     end subroutine MPI_FINALIZE
@@ -378,6 +1003,78 @@ module mpi
       logical :: flag
       integer :: ierror
     end subroutine PMPI_FINALIZED
+    subroutine MPI_GATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+        ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_GATHER
+    subroutine PMPI_GATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+        ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_GATHER
+    subroutine MPI_GATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+        root, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_GATHERV
+    subroutine PMPI_GATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+        root, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_GATHERV
+    subroutine MPI_GET_ADDRESS(location, address, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
+      type(*), dimension(*) :: location
+      integer(kind=MPI_ADDRESS_KIND) :: address
+      integer :: ierror
+    end subroutine MPI_GET_ADDRESS
+    subroutine PMPI_GET_ADDRESS(location, address, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
+      type(*), dimension(*) :: location
+      integer(kind=MPI_ADDRESS_KIND) :: address
+      integer :: ierror
+    end subroutine PMPI_GET_ADDRESS
     subroutine MPI_GET_COUNT(status, datatype, count, ierror)
       import :: MPI_STATUS_SIZE
       integer, dimension(MPI_STATUS_SIZE) :: status
@@ -392,6 +1089,34 @@ module mpi
       integer :: count
       integer :: ierror
     end subroutine PMPI_GET_COUNT
+    subroutine MPI_GET_ELEMENTS(status, datatype, count, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer, intent(in) :: datatype
+      integer :: count
+      integer :: ierror
+    end subroutine MPI_GET_ELEMENTS
+    subroutine PMPI_GET_ELEMENTS(status, datatype, count, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer, intent(in) :: datatype
+      integer :: count
+      integer :: ierror
+    end subroutine PMPI_GET_ELEMENTS
+    subroutine MPI_GET_ELEMENTS_X(status, datatype, count, ierror)
+      import :: MPI_COUNT_KIND, MPI_STATUS_SIZE
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer :: ierror
+    end subroutine MPI_GET_ELEMENTS_X
+    subroutine PMPI_GET_ELEMENTS_X(status, datatype, count, ierror)
+      import :: MPI_COUNT_KIND, MPI_STATUS_SIZE
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer :: ierror
+    end subroutine PMPI_GET_ELEMENTS_X
     subroutine MPI_GET_LIBRARY_VERSION(version, resultlen, ierror)
       character(len=*) :: version
       integer :: resultlen
@@ -422,6 +1147,154 @@ module mpi
       integer :: subversion
       integer :: ierror
     end subroutine PMPI_GET_VERSION
+    subroutine MPI_GROUP_COMPARE(group1, group2, result, ierror)
+      integer, intent(in) :: group1
+      integer, intent(in) :: group2
+      integer :: result
+      integer :: ierror
+    end subroutine MPI_GROUP_COMPARE
+    subroutine PMPI_GROUP_COMPARE(group1, group2, result, ierror)
+      integer, intent(in) :: group1
+      integer, intent(in) :: group2
+      integer :: result
+      integer :: ierror
+    end subroutine PMPI_GROUP_COMPARE
+    subroutine MPI_GROUP_DIFFERENCE(group1, group2, newgroup, ierror)
+      integer, intent(in) :: group1
+      integer, intent(in) :: group2
+      integer :: newgroup
+      integer :: ierror
+    end subroutine MPI_GROUP_DIFFERENCE
+    subroutine PMPI_GROUP_DIFFERENCE(group1, group2, newgroup, ierror)
+      integer, intent(in) :: group1
+      integer, intent(in) :: group2
+      integer :: newgroup
+      integer :: ierror
+    end subroutine PMPI_GROUP_DIFFERENCE
+    subroutine MPI_GROUP_EXCL(group, n, ranks, newgroup, ierror)
+      integer, intent(in) :: group
+      integer, intent(in) :: n
+      integer, dimension(*) :: ranks
+      integer :: newgroup
+      integer :: ierror
+    end subroutine MPI_GROUP_EXCL
+    subroutine PMPI_GROUP_EXCL(group, n, ranks, newgroup, ierror)
+      integer, intent(in) :: group
+      integer, intent(in) :: n
+      integer, dimension(*) :: ranks
+      integer :: newgroup
+      integer :: ierror
+    end subroutine PMPI_GROUP_EXCL
+    subroutine MPI_GROUP_FREE(group, ierror)
+      integer :: group
+      integer :: ierror
+    end subroutine MPI_GROUP_FREE
+    subroutine PMPI_GROUP_FREE(group, ierror)
+      integer :: group
+      integer :: ierror
+    end subroutine PMPI_GROUP_FREE
+    subroutine MPI_GROUP_INCL(group, n, ranks, newgroup, ierror)
+      integer, intent(in) :: group
+      integer, intent(in) :: n
+      integer, dimension(*) :: ranks
+      integer :: newgroup
+      integer :: ierror
+    end subroutine MPI_GROUP_INCL
+    subroutine PMPI_GROUP_INCL(group, n, ranks, newgroup, ierror)
+      integer, intent(in) :: group
+      integer, intent(in) :: n
+      integer, dimension(*) :: ranks
+      integer :: newgroup
+      integer :: ierror
+    end subroutine PMPI_GROUP_INCL
+    subroutine MPI_GROUP_INTERSECTION(group1, group2, newgroup, ierror)
+      integer, intent(in) :: group1
+      integer, intent(in) :: group2
+      integer :: newgroup
+      integer :: ierror
+    end subroutine MPI_GROUP_INTERSECTION
+    subroutine PMPI_GROUP_INTERSECTION(group1, group2, newgroup, ierror)
+      integer, intent(in) :: group1
+      integer, intent(in) :: group2
+      integer :: newgroup
+      integer :: ierror
+    end subroutine PMPI_GROUP_INTERSECTION
+    subroutine MPI_GROUP_RANGE_EXCL(group, n, ranges, newgroup, ierror)
+      integer, intent(in) :: group
+      integer, intent(in) :: n
+      integer, dimension(3, *) :: ranges
+      integer :: newgroup
+      integer :: ierror
+    end subroutine MPI_GROUP_RANGE_EXCL
+    subroutine PMPI_GROUP_RANGE_EXCL(group, n, ranges, newgroup, ierror)
+      integer, intent(in) :: group
+      integer, intent(in) :: n
+      integer, dimension(3, *) :: ranges
+      integer :: newgroup
+      integer :: ierror
+    end subroutine PMPI_GROUP_RANGE_EXCL
+    subroutine MPI_GROUP_RANGE_INCL(group, n, ranges, newgroup, ierror)
+      integer, intent(in) :: group
+      integer, intent(in) :: n
+      integer, dimension(3, *) :: ranges
+      integer :: newgroup
+      integer :: ierror
+    end subroutine MPI_GROUP_RANGE_INCL
+    subroutine PMPI_GROUP_RANGE_INCL(group, n, ranges, newgroup, ierror)
+      integer, intent(in) :: group
+      integer, intent(in) :: n
+      integer, dimension(3, *) :: ranges
+      integer :: newgroup
+      integer :: ierror
+    end subroutine PMPI_GROUP_RANGE_INCL
+    subroutine MPI_GROUP_RANK(group, rank, ierror)
+      integer, intent(in) :: group
+      integer :: rank
+      integer :: ierror
+    end subroutine MPI_GROUP_RANK
+    subroutine PMPI_GROUP_RANK(group, rank, ierror)
+      integer, intent(in) :: group
+      integer :: rank
+      integer :: ierror
+    end subroutine PMPI_GROUP_RANK
+    subroutine MPI_GROUP_SIZE(group, size, ierror)
+      integer, intent(in) :: group
+      integer :: size
+      integer :: ierror
+    end subroutine MPI_GROUP_SIZE
+    subroutine PMPI_GROUP_SIZE(group, size, ierror)
+      integer, intent(in) :: group
+      integer :: size
+      integer :: ierror
+    end subroutine PMPI_GROUP_SIZE
+    subroutine MPI_GROUP_TRANSLATE_RANKS(group1, n, ranks1, group2, ranks2, ierror)
+      integer, intent(in) :: group1
+      integer, intent(in) :: n
+      integer, dimension(*) :: ranks1
+      integer, intent(in) :: group2
+      integer, dimension(*) :: ranks2
+      integer :: ierror
+    end subroutine MPI_GROUP_TRANSLATE_RANKS
+    subroutine PMPI_GROUP_TRANSLATE_RANKS(group1, n, ranks1, group2, ranks2, ierror)
+      integer, intent(in) :: group1
+      integer, intent(in) :: n
+      integer, dimension(*) :: ranks1
+      integer, intent(in) :: group2
+      integer, dimension(*) :: ranks2
+      integer :: ierror
+    end subroutine PMPI_GROUP_TRANSLATE_RANKS
+    subroutine MPI_GROUP_UNION(group1, group2, newgroup, ierror)
+      integer, intent(in) :: group1
+      integer, intent(in) :: group2
+      integer :: newgroup
+      integer :: ierror
+    end subroutine MPI_GROUP_UNION
+    subroutine PMPI_GROUP_UNION(group1, group2, newgroup, ierror)
+      integer, intent(in) :: group1
+      integer, intent(in) :: group2
+      integer :: newgroup
+      integer :: ierror
+    end subroutine PMPI_GROUP_UNION
     subroutine MPI_IBSEND(buf, count, datatype, dest, tag, comm, request, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       type(*), dimension(*) :: buf
@@ -582,6 +1455,96 @@ module mpi
       logical :: flag
       integer :: ierror
     end subroutine PMPI_IS_THREAD_MAIN
+    subroutine MPI_KEYVAL_CREATE(copy_fn, delete_fn, keyval, extra_state, ierror)
+      external :: copy_fn
+      external :: delete_fn
+      integer :: keyval
+      integer, intent(in) :: extra_state
+      integer :: ierror
+    end subroutine MPI_KEYVAL_CREATE
+    subroutine PMPI_KEYVAL_CREATE(copy_fn, delete_fn, keyval, extra_state, ierror)
+      external :: copy_fn
+      external :: delete_fn
+      integer :: keyval
+      integer, intent(in) :: extra_state
+      integer :: ierror
+    end subroutine PMPI_KEYVAL_CREATE
+    subroutine MPI_KEYVAL_FREE(keyval, ierror)
+      integer :: keyval
+      integer :: ierror
+    end subroutine MPI_KEYVAL_FREE
+    subroutine PMPI_KEYVAL_FREE(keyval, ierror)
+      integer :: keyval
+      integer :: ierror
+    end subroutine PMPI_KEYVAL_FREE
+    subroutine MPI_OP_COMMUTATIVE(op, commute, ierror)
+      integer, intent(in) :: op
+      logical :: commute
+      integer :: ierror
+    end subroutine MPI_OP_COMMUTATIVE
+    subroutine PMPI_OP_COMMUTATIVE(op, commute, ierror)
+      integer, intent(in) :: op
+      logical :: commute
+      integer :: ierror
+    end subroutine PMPI_OP_COMMUTATIVE
+    subroutine MPI_OP_CREATE(user_fn, commute, op, ierror)
+      external :: user_fn
+      logical, intent(in) :: commute
+      integer :: op
+      integer :: ierror
+    end subroutine MPI_OP_CREATE
+    subroutine PMPI_OP_CREATE(user_fn, commute, op, ierror)
+      external :: user_fn
+      logical, intent(in) :: commute
+      integer :: op
+      integer :: ierror
+    end subroutine PMPI_OP_CREATE
+    subroutine MPI_OP_FREE(op, ierror)
+      integer :: op
+      integer :: ierror
+    end subroutine MPI_OP_FREE
+    subroutine PMPI_OP_FREE(op, ierror)
+      integer :: op
+      integer :: ierror
+    end subroutine PMPI_OP_FREE
+    subroutine MPI_PACK(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*) :: inbuf
+      integer, intent(in) :: incount
+      integer, intent(in) :: datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      type(*), dimension(*) :: outbuf
+      integer, intent(in) :: outsize
+      integer :: position
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_PACK
+    subroutine PMPI_PACK(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*) :: inbuf
+      integer, intent(in) :: incount
+      integer, intent(in) :: datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      type(*), dimension(*) :: outbuf
+      integer, intent(in) :: outsize
+      integer :: position
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_PACK
+    subroutine MPI_PACK_SIZE(incount, datatype, comm, size, ierror)
+      integer, intent(in) :: incount
+      integer, intent(in) :: datatype
+      integer, intent(in) :: comm
+      integer :: size
+      integer :: ierror
+    end subroutine MPI_PACK_SIZE
+    subroutine PMPI_PACK_SIZE(incount, datatype, comm, size, ierror)
+      integer, intent(in) :: incount
+      integer, intent(in) :: datatype
+      integer, intent(in) :: comm
+      integer :: size
+      integer :: ierror
+    end subroutine PMPI_PACK_SIZE
     subroutine MPI_PROBE(source, tag, comm, status, ierror)
       import :: MPI_STATUS_SIZE
       integer, intent(in) :: source
@@ -630,6 +1593,94 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE) :: status
       integer :: ierror
     end subroutine PMPI_RECV
+    subroutine MPI_REDUCE(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_REDUCE
+    subroutine PMPI_REDUCE(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_REDUCE
+    subroutine MPI_REDUCE_LOCAL(inbuf, inoutbuf, count, datatype, op, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*) :: inbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
+      type(*), dimension(*) :: inoutbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer :: ierror
+    end subroutine MPI_REDUCE_LOCAL
+    subroutine PMPI_REDUCE_LOCAL(inbuf, inoutbuf, count, datatype, op, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*) :: inbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
+      type(*), dimension(*) :: inoutbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer :: ierror
+    end subroutine PMPI_REDUCE_LOCAL
+    subroutine MPI_REDUCE_SCATTER(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_REDUCE_SCATTER
+    subroutine PMPI_REDUCE_SCATTER(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_REDUCE_SCATTER
+    subroutine MPI_REDUCE_SCATTER_BLOCK(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_REDUCE_SCATTER_BLOCK
+    subroutine PMPI_REDUCE_SCATTER_BLOCK(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_REDUCE_SCATTER_BLOCK
     subroutine MPI_REQUEST_FREE(request, ierror)
       integer :: request
       integer :: ierror
@@ -658,6 +1709,86 @@ module mpi
       integer, intent(in) :: comm
       integer :: ierror
     end subroutine PMPI_RSEND
+    subroutine MPI_SCAN(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_SCAN
+    subroutine PMPI_SCAN(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_SCAN
+    subroutine MPI_SCATTER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+        ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_SCATTER
+    subroutine PMPI_SCATTER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+        ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_SCATTER
+    subroutine MPI_SCATTERV(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+        root, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_SCATTERV
+    subroutine PMPI_SCATTERV(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+        root, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_SCATTERV
     subroutine MPI_SEND(buf, count, datatype, dest, tag, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       type(*), dimension(*) :: buf
@@ -846,6 +1977,358 @@ module mpi
       logical :: flag
       integer :: ierror
     end subroutine PMPI_TEST_CANCELLED
+    subroutine MPI_TOPO_TEST(comm, status, ierror)
+      integer, intent(in) :: comm
+      integer :: status
+      integer :: ierror
+    end subroutine MPI_TOPO_TEST
+    subroutine PMPI_TOPO_TEST(comm, status, ierror)
+      integer, intent(in) :: comm
+      integer :: status
+      integer :: ierror
+    end subroutine PMPI_TOPO_TEST
+    subroutine MPI_TYPE_COMMIT(datatype, ierror)
+      integer :: datatype
+      integer :: ierror
+    end subroutine MPI_TYPE_COMMIT
+    subroutine PMPI_TYPE_COMMIT(datatype, ierror)
+      integer :: datatype
+      integer :: ierror
+    end subroutine PMPI_TYPE_COMMIT
+    subroutine MPI_TYPE_CONTIGUOUS(count, oldtype, newtype, ierror)
+      integer, intent(in) :: count
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CONTIGUOUS
+    subroutine PMPI_TYPE_CONTIGUOUS(count, oldtype, newtype, ierror)
+      integer, intent(in) :: count
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_CONTIGUOUS
+    subroutine MPI_TYPE_CREATE_HINDEXED(count, array_of_blocklengths, array_of_displacements, &
+        oldtype, newtype, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: count
+      integer, dimension(*) :: array_of_blocklengths
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_HINDEXED
+    subroutine PMPI_TYPE_CREATE_HINDEXED(count, array_of_blocklengths, array_of_displacements, &
+        oldtype, newtype, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: count
+      integer, dimension(*) :: array_of_blocklengths
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_CREATE_HINDEXED
+    subroutine MPI_TYPE_CREATE_HINDEXED_BLOCK(count, blocklength, array_of_displacements, oldtype, &
+        newtype, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: count
+      integer, intent(in) :: blocklength
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_HINDEXED_BLOCK
+    subroutine PMPI_TYPE_CREATE_HINDEXED_BLOCK(count, blocklength, array_of_displacements, oldtype, &
+        newtype, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: count
+      integer, intent(in) :: blocklength
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_CREATE_HINDEXED_BLOCK
+    subroutine MPI_TYPE_CREATE_HVECTOR(count, blocklength, stride, oldtype, newtype, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: count
+      integer, intent(in) :: blocklength
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: stride
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_HVECTOR
+    subroutine PMPI_TYPE_CREATE_HVECTOR(count, blocklength, stride, oldtype, newtype, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: count
+      integer, intent(in) :: blocklength
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: stride
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_CREATE_HVECTOR
+    subroutine MPI_TYPE_CREATE_INDEXED_BLOCK(count, blocklength, array_of_displacements, oldtype, &
+        newtype, ierror)
+      integer, intent(in) :: count
+      integer, intent(in) :: blocklength
+      integer, dimension(*) :: array_of_displacements
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_INDEXED_BLOCK
+    subroutine PMPI_TYPE_CREATE_INDEXED_BLOCK(count, blocklength, array_of_displacements, oldtype, &
+        newtype, ierror)
+      integer, intent(in) :: count
+      integer, intent(in) :: blocklength
+      integer, dimension(*) :: array_of_displacements
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_CREATE_INDEXED_BLOCK
+    subroutine MPI_TYPE_CREATE_RESIZED(oldtype, lb, extent, newtype, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: oldtype
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: lb
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extent
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_RESIZED
+    subroutine PMPI_TYPE_CREATE_RESIZED(oldtype, lb, extent, newtype, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: oldtype
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: lb
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extent
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_CREATE_RESIZED
+    subroutine MPI_TYPE_CREATE_STRUCT(count, array_of_blocklengths, array_of_displacements, &
+        array_of_types, newtype, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: count
+      integer, dimension(*) :: array_of_blocklengths
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      integer, dimension(*) :: array_of_types
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_STRUCT
+    subroutine PMPI_TYPE_CREATE_STRUCT(count, array_of_blocklengths, array_of_displacements, &
+        array_of_types, newtype, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: count
+      integer, dimension(*) :: array_of_blocklengths
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      integer, dimension(*) :: array_of_types
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_CREATE_STRUCT
+    subroutine MPI_TYPE_CREATE_SUBARRAY(ndims, array_of_sizes, array_of_subsizes, array_of_starts, &
+        order, oldtype, newtype, ierror)
+      integer, intent(in) :: ndims
+      integer, dimension(*) :: array_of_sizes
+      integer, dimension(*) :: array_of_subsizes
+      integer, dimension(*) :: array_of_starts
+      integer, intent(in) :: order
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_SUBARRAY
+    subroutine PMPI_TYPE_CREATE_SUBARRAY(ndims, array_of_sizes, array_of_subsizes, array_of_starts, &
+        order, oldtype, newtype, ierror)
+      integer, intent(in) :: ndims
+      integer, dimension(*) :: array_of_sizes
+      integer, dimension(*) :: array_of_subsizes
+      integer, dimension(*) :: array_of_starts
+      integer, intent(in) :: order
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_CREATE_SUBARRAY
+    subroutine MPI_TYPE_DUP(oldtype, newtype, ierror)
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_DUP
+    subroutine PMPI_TYPE_DUP(oldtype, newtype, ierror)
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_DUP
+    subroutine MPI_TYPE_EXTENT(datatype, extent, ierror)
+      integer, intent(in) :: datatype
+      integer :: extent
+      integer :: ierror
+    end subroutine MPI_TYPE_EXTENT
+    subroutine PMPI_TYPE_EXTENT(datatype, extent, ierror)
+      integer, intent(in) :: datatype
+      integer :: extent
+      integer :: ierror
+    end subroutine PMPI_TYPE_EXTENT
+    subroutine MPI_TYPE_FREE(datatype, ierror)
+      integer :: datatype
+      integer :: ierror
+    end subroutine MPI_TYPE_FREE
+    subroutine PMPI_TYPE_FREE(datatype, ierror)
+      integer :: datatype
+      integer :: ierror
+    end subroutine PMPI_TYPE_FREE
+    subroutine MPI_TYPE_GET_CONTENTS(datatype, max_integers, max_addresses, max_datatypes, &
+        array_of_integers, array_of_addresses, array_of_datatypes, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: datatype
+      integer, intent(in) :: max_integers
+      integer, intent(in) :: max_addresses
+      integer, intent(in) :: max_datatypes
+      integer, dimension(*) :: array_of_integers
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_addresses
+      integer, dimension(*) :: array_of_datatypes
+      integer :: ierror
+    end subroutine MPI_TYPE_GET_CONTENTS
+    subroutine PMPI_TYPE_GET_CONTENTS(datatype, max_integers, max_addresses, max_datatypes, &
+        array_of_integers, array_of_addresses, array_of_datatypes, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: datatype
+      integer, intent(in) :: max_integers
+      integer, intent(in) :: max_addresses
+      integer, intent(in) :: max_datatypes
+      integer, dimension(*) :: array_of_integers
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_addresses
+      integer, dimension(*) :: array_of_datatypes
+      integer :: ierror
+    end subroutine PMPI_TYPE_GET_CONTENTS
+    subroutine MPI_TYPE_GET_ENVELOPE(datatype, num_integers, num_addresses, num_datatypes, &
+        combiner, ierror)
+      integer, intent(in) :: datatype
+      integer :: num_integers
+      integer :: num_addresses
+      integer :: num_datatypes
+      integer :: combiner
+      integer :: ierror
+    end subroutine MPI_TYPE_GET_ENVELOPE
+    subroutine PMPI_TYPE_GET_ENVELOPE(datatype, num_integers, num_addresses, num_datatypes, &
+        combiner, ierror)
+      integer, intent(in) :: datatype
+      integer :: num_integers
+      integer :: num_addresses
+      integer :: num_datatypes
+      integer :: combiner
+      integer :: ierror
+    end subroutine PMPI_TYPE_GET_ENVELOPE
+    subroutine MPI_TYPE_GET_EXTENT(datatype, lb, extent, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_ADDRESS_KIND) :: lb
+      integer(kind=MPI_ADDRESS_KIND) :: extent
+      integer :: ierror
+    end subroutine MPI_TYPE_GET_EXTENT
+    subroutine PMPI_TYPE_GET_EXTENT(datatype, lb, extent, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_ADDRESS_KIND) :: lb
+      integer(kind=MPI_ADDRESS_KIND) :: extent
+      integer :: ierror
+    end subroutine PMPI_TYPE_GET_EXTENT
+    subroutine MPI_TYPE_GET_EXTENT_X(datatype, lb, extent, ierror)
+      import :: MPI_COUNT_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: lb
+      integer(kind=MPI_COUNT_KIND) :: extent
+      integer :: ierror
+    end subroutine MPI_TYPE_GET_EXTENT_X
+    subroutine PMPI_TYPE_GET_EXTENT_X(datatype, lb, extent, ierror)
+      import :: MPI_COUNT_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: lb
+      integer(kind=MPI_COUNT_KIND) :: extent
+      integer :: ierror
+    end subroutine PMPI_TYPE_GET_EXTENT_X
+    subroutine MPI_TYPE_GET_TRUE_EXTENT(datatype, true_lb, true_extent, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_ADDRESS_KIND) :: true_lb
+      integer(kind=MPI_ADDRESS_KIND) :: true_extent
+      integer :: ierror
+    end subroutine MPI_TYPE_GET_TRUE_EXTENT
+    subroutine PMPI_TYPE_GET_TRUE_EXTENT(datatype, true_lb, true_extent, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_ADDRESS_KIND) :: true_lb
+      integer(kind=MPI_ADDRESS_KIND) :: true_extent
+      integer :: ierror
+    end subroutine PMPI_TYPE_GET_TRUE_EXTENT
+    subroutine MPI_TYPE_GET_TRUE_EXTENT_X(datatype, true_lb, true_extent, ierror)
+      import :: MPI_COUNT_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: true_lb
+      integer(kind=MPI_COUNT_KIND) :: true_extent
+      integer :: ierror
+    end subroutine MPI_TYPE_GET_TRUE_EXTENT_X
+    subroutine PMPI_TYPE_GET_TRUE_EXTENT_X(datatype, true_lb, true_extent, ierror)
+      import :: MPI_COUNT_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: true_lb
+      integer(kind=MPI_COUNT_KIND) :: true_extent
+      integer :: ierror
+    end subroutine PMPI_TYPE_GET_TRUE_EXTENT_X
+    subroutine MPI_TYPE_HINDEXED(count, array_of_blocklengths, array_of_displacements, oldtype, &
+        newtype, ierror)
+      integer, intent(in) :: count
+      integer, dimension(*) :: array_of_blocklengths
+      integer, dimension(*) :: array_of_displacements
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_HINDEXED
+    subroutine PMPI_TYPE_HINDEXED(count, array_of_blocklengths, array_of_displacements, oldtype, &
+        newtype, ierror)
+      integer, intent(in) :: count
+      integer, dimension(*) :: array_of_blocklengths
+      integer, dimension(*) :: array_of_displacements
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_HINDEXED
+    subroutine MPI_TYPE_HVECTOR(count, blocklength, stride, oldtype, newtype, ierror)
+      integer, intent(in) :: count
+      integer, intent(in) :: blocklength
+      integer, intent(in) :: stride
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_HVECTOR
+    subroutine PMPI_TYPE_HVECTOR(count, blocklength, stride, oldtype, newtype, ierror)
+      integer, intent(in) :: count
+      integer, intent(in) :: blocklength
+      integer, intent(in) :: stride
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_HVECTOR
+    subroutine MPI_TYPE_INDEXED(count, array_of_blocklengths, array_of_displacements, oldtype, &
+        newtype, ierror)
+      integer, intent(in) :: count
+      integer, dimension(*) :: array_of_blocklengths
+      integer, dimension(*) :: array_of_displacements
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_INDEXED
+    subroutine PMPI_TYPE_INDEXED(count, array_of_blocklengths, array_of_displacements, oldtype, &
+        newtype, ierror)
+      integer, intent(in) :: count
+      integer, dimension(*) :: array_of_blocklengths
+      integer, dimension(*) :: array_of_displacements
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_INDEXED
+    subroutine MPI_TYPE_LB(datatype, displacement, ierror)
+      integer, intent(in) :: datatype
+      integer :: displacement
+      integer :: ierror
+    end subroutine MPI_TYPE_LB
+    subroutine PMPI_TYPE_LB(datatype, displacement, ierror)
+      integer, intent(in) :: datatype
+      integer :: displacement
+      integer :: ierror
+    end subroutine PMPI_TYPE_LB
     subroutine MPI_TYPE_SIZE(datatype, size, ierror)
       integer, intent(in) :: datatype
       integer :: size
@@ -856,6 +2339,86 @@ module mpi
       integer :: size
       integer :: ierror
     end subroutine PMPI_TYPE_SIZE
+    subroutine MPI_TYPE_SIZE_X(datatype, size, ierror)
+      import :: MPI_COUNT_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: size
+      integer :: ierror
+    end subroutine MPI_TYPE_SIZE_X
+    subroutine PMPI_TYPE_SIZE_X(datatype, size, ierror)
+      import :: MPI_COUNT_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: size
+      integer :: ierror
+    end subroutine PMPI_TYPE_SIZE_X
+    subroutine MPI_TYPE_STRUCT(count, array_of_blocklengths, array_of_displacements, &
+        array_of_types, newtype, ierror)
+      integer, intent(in) :: count
+      integer, dimension(*) :: array_of_blocklengths
+      integer, dimension(*) :: array_of_displacements
+      integer, dimension(*) :: array_of_types
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_STRUCT
+    subroutine PMPI_TYPE_STRUCT(count, array_of_blocklengths, array_of_displacements, &
+        array_of_types, newtype, ierror)
+      integer, intent(in) :: count
+      integer, dimension(*) :: array_of_blocklengths
+      integer, dimension(*) :: array_of_displacements
+      integer, dimension(*) :: array_of_types
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_STRUCT
+    subroutine MPI_TYPE_UB(datatype, displacement, ierror)
+      integer, intent(in) :: datatype
+      integer :: displacement
+      integer :: ierror
+    end subroutine MPI_TYPE_UB
+    subroutine PMPI_TYPE_UB(datatype, displacement, ierror)
+      integer, intent(in) :: datatype
+      integer :: displacement
+      integer :: ierror
+    end subroutine PMPI_TYPE_UB
+    subroutine MPI_TYPE_VECTOR(count, blocklength, stride, oldtype, newtype, ierror)
+      integer, intent(in) :: count
+      integer, intent(in) :: blocklength
+      integer, intent(in) :: stride
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_VECTOR
+    subroutine PMPI_TYPE_VECTOR(count, blocklength, stride, oldtype, newtype, ierror)
+      integer, intent(in) :: count
+      integer, intent(in) :: blocklength
+      integer, intent(in) :: stride
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_VECTOR
+    subroutine MPI_UNPACK(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*) :: inbuf
+      integer, intent(in) :: insize
+      integer :: position
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      type(*), dimension(*) :: outbuf
+      integer, intent(in) :: outcount
+      integer, intent(in) :: datatype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_UNPACK
+    subroutine PMPI_UNPACK(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*) :: inbuf
+      integer, intent(in) :: insize
+      integer :: position
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      type(*), dimension(*) :: outbuf
+      integer, intent(in) :: outcount
+      integer, intent(in) :: datatype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_UNPACK
     subroutine MPI_WAIT(request, status, ierror)
       import :: MPI_STATUS_SIZE
       integer :: request

@@ -7,13 +7,22 @@
 //!   MPI_COMM_SELF, and checks every value itself; here we run it on 1 to 64
 //!   ranks with message sizes on both sides of MPICH's thresholds, and with
 //!   algorithms forced through the target file and the environment.
+//! * Sub-communicators: `coll_sub` runs every collective on communicators
+//!   from MPI_Comm_split (reversed keys too) with a vector and a struct
+//!   datatype and MPI_IN_PLACE, with default and forced algorithms.
 //! * Forcing: the forced algorithm reaches the ranks (message counts of an
 //!   8-rank broadcast), and a bad name is refused by mpirun and MPI_Init.
-//! * Errors: error classes under MPI_ERRORS_RETURN; a fatal error names the
-//!   call.
+//! * Errors: error classes under MPI_ERRORS_RETURN (also for uncommitted,
+//!   freed and heterogeneous derived datatypes and freed communicators, in
+//!   collectives and point-to-point); a fatal error names the call.
 //! * Exact timing at cpu.scale = 0: a dissemination barrier and a binomial
-//!   broadcast, walked through the model equations here.
+//!   broadcast, walked through the model equations here; and every
+//!   algorithm of every collective (`coll_timing_all`) against the
+//!   derivations shared with the in-memory tests (`schedules`), identical
+//!   on 1 and 2 host cores.
 mod common;
+#[path = "../src/coll/tests/schedules.rs"]
+mod schedules;
 
 use common::model::{hop, link, m};
 use common::{exit_code, fmt_ps, program, times_by_rank_op, Job, Run, CORE_VARIANTS};
@@ -233,6 +242,80 @@ fn results_with_algorithms_forced_by_the_environment() {
     }
 }
 
+// ---------------------------------------------------------------------------
+// Sub-communicators and derived datatypes
+// ---------------------------------------------------------------------------
+
+/// Asserts that `coll_sub` ran clean on all `n` ranks: no FAIL line, every
+/// rank done with checks and no failure, every collective checked.
+fn assert_sub(job: &Job, n: u32) {
+    job.assert_success();
+    assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+    let done = common::records(&job.stdout, "done");
+    let mut ranks: Vec<i64> = done.iter().map(|r| r.int("rank")).collect();
+    ranks.sort_unstable();
+    assert_eq!(ranks, (0..n as i64).collect::<Vec<_>>(), "{}", job.dump());
+    for r in &done {
+        assert_eq!(r.int("fails"), 0, "{}", r.line);
+        assert!(r.int("checks") > 100, "{}", r.line);
+        let colls: Vec<&str> = r.get("colls").split(',').collect();
+        for c in &ALL_CALLS[..17] {
+            assert!(colls.contains(c), "{c} not checked: {}", r.line);
+        }
+    }
+}
+
+/// Every collective on communicators from MPI_Comm_split (by parity; by
+/// rank mod 3 with reversed keys; the whole world reversed), with a vector
+/// and a struct datatype, MPI_SUM on the vector of doubles, MPI_IN_PLACE.
+#[test]
+fn every_collective_on_split_communicators_with_derived_datatypes() {
+    let prog = program("coll_sub");
+    for (n, counts) in [(5, &["2", "200"][..]), (8, &["2", "200"]), (17, &["3"])] {
+        for c in counts {
+            let t = Instant::now();
+            let job = Run::exact(n, &prog).args(&[c]).run();
+            assert_sub(&job, n);
+            eprintln!("coll_sub on {n} ranks, count {c}: {:?}", t.elapsed());
+        }
+    }
+}
+
+/// `coll_sub` with every algorithm of every collective forced: round i
+/// forces algorithm i (mod the number there are) of each. (Alltoallv keeps
+/// `scattered`: its blocks are unequal, which pairwise_sendrecv_replace
+/// refuses.)
+#[test]
+fn split_communicators_with_every_algorithm_forced() {
+    use vaced::coll::select::Coll;
+    let prog = program("coll_sub");
+    let rounds = Coll::ALL
+        .iter()
+        .map(|c| c.algorithms().len())
+        .max()
+        .unwrap();
+    assert_eq!(rounds, 4);
+    for round in 0..rounds {
+        let env: Vec<(String, String)> = Coll::ALL
+            .iter()
+            .map(|c| {
+                let algos = c.algorithms();
+                let name = if *c == Coll::Alltoallv {
+                    "scattered"
+                } else {
+                    algos[round % algos.len()]
+                };
+                (c.env_var(), name.to_string())
+            })
+            .collect();
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        for n in [5, 8] {
+            let job = mpirun_env(n, &common::exact_target(), &prog, &["3"], &env);
+            assert_sub(&job, n);
+        }
+    }
+}
+
 /// Messages sent by `coll_timing` on 8 ranks (a barrier, then an 8-byte
 /// broadcast) with the broadcast algorithm forced, from the report.
 fn timing_messages(target: &Path, env: &[(&str, &str)]) -> u64 {
@@ -406,6 +489,24 @@ fn error_classes_under_mpi_errors_return() {
         ("op_create_null", arg),
         ("op_free_twice", op),
         ("allreduce_freed_op", op),
+        ("bcast_uncommitted", ty),
+        ("allreduce_uncommitted", ty),
+        ("gather_freed", ty),
+        ("alltoall_recv_uncommitted", ty),
+        ("scatterv_freed", ty),
+        ("reduce_heterogeneous", ty),
+        ("allreduce_vector_band_float", op),
+        ("scan_derived_count", count),
+        ("bcast_derived_root", root),
+        ("allgather_freed_comm", comm),
+        ("alltoallw_comm_null", comm),
+        ("send_uncommitted", ty),
+        ("isend_freed", ty),
+        ("recv_uncommitted", ty),
+        ("irecv_freed", ty),
+        ("send_derived_count", count),
+        ("sendrecv_uncommitted", ty),
+        ("send_freed_comm", comm),
     ]
     .into_iter()
     .collect();
@@ -457,6 +558,26 @@ fn a_fatal_error_names_the_call() {
         "allreduce",
         "MPI_Allreduce: MPI_MAXLOC is not defined on datatype MPI_INT",
         "MPI_ERR_OP",
+    );
+    fatal(
+        "uncommitted",
+        "MPI_Gather: sendtype: vector datatype",
+        "is not committed (call MPI_Type_commit before communicating with it) [MPI_ERR_TYPE]",
+    );
+    fatal(
+        "freed",
+        "MPI_Allgather: sendtype: datatype",
+        "has been freed (MPI_Type_free) [MPI_ERR_TYPE]",
+    );
+    fatal(
+        "send",
+        "MPI_Send: vector datatype",
+        "is not committed (call MPI_Type_commit before communicating with it) [MPI_ERR_TYPE]",
+    );
+    fatal(
+        "comm",
+        "MPI_Alltoall: invalid communicator handle",
+        "[MPI_ERR_COMM]",
     );
 }
 
@@ -592,4 +713,88 @@ fn exact_barrier_and_binomial_bcast_on_one_node() {
 fn exact_barrier_and_binomial_bcast_across_two_nodes() {
     // 16 ranks: 0..11 on node 0, 12..15 on node 1 (3 hops apart).
     exact_barrier_bcast(16);
+}
+
+/// (communicator rank, start, end) of one rank in one case, in ps.
+type RankTimes = (usize, u64, u64);
+
+/// Runs `coll_timing_all` on 181 ranks (communicators of world ranks 0, 12,
+/// ...) at the exact target on `cores` host cores with `env`.
+fn timing_all(cores: u32, env: &[(String, String)]) -> Job {
+    let prog = program("coll_timing_all");
+    let mut cmd = Command::new(common::vaced());
+    cmd.arg0("mpirun")
+        .args(["-n", "181", "--cores", &cores.to_string(), "--target"])
+        .arg(common::exact_target())
+        .arg(&prog)
+        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    run_command(
+        cmd,
+        format!("{env:?} mpirun -n 181 --cores {cores} coll_timing_all"),
+    )
+}
+
+/// Every algorithm of every collective forced, its case run by real
+/// processes: round i forces algorithm i (mod the number there are) of each
+/// collective. Each case's ranks start together; each rank's time in the
+/// call equals the shared derivation of the algorithm's schedule, and the
+/// output is the same on 1 and 2 host cores.
+#[test]
+fn every_algorithm_times_as_its_schedule_from_real_processes() {
+    use vaced::coll::select::Coll;
+    let mut covered = std::collections::BTreeSet::new();
+    for round in 0..4 {
+        let env: Vec<(String, String)> = Coll::ALL
+            .iter()
+            .map(|c| {
+                let algos = c.algorithms();
+                (c.env_var(), algos[round % algos.len()].to_string())
+            })
+            .collect();
+        let mut outputs = Vec::new();
+        for cores in [1, 2] {
+            let job = timing_all(cores, &env);
+            job.assert_success();
+            assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+            let mut lines: Vec<&str> = job.stdout.lines().filter(|l| l.starts_with("t ")).collect();
+            lines.sort_unstable();
+            outputs.push(lines.join("\n"));
+            let mut cases: BTreeMap<(String, String), Vec<RankTimes>> = BTreeMap::new();
+            for r in common::records(&job.stdout, "t") {
+                cases
+                    .entry((r.get("coll").to_string(), r.get("algo").to_string()))
+                    .or_default()
+                    .push((
+                        r.int("rank") as usize,
+                        common::secs_to_ps(r.get("start")),
+                        common::secs_to_ps(r.get("end")),
+                    ));
+            }
+            assert_eq!(cases.len(), Coll::ALL.len(), "{}", job.dump());
+            for ((coll, algo), mut got) in cases {
+                got.sort_unstable();
+                let want = schedules::expected(&coll, &algo)
+                    .unwrap_or_else(|| panic!("no derivation for {coll} {algo}"));
+                let start = got[0].1;
+                let ranks: Vec<usize> = got.iter().map(|g| g.0).collect();
+                assert_eq!(ranks, (0..want.len()).collect::<Vec<_>>(), "{coll} {algo}");
+                assert!(got.iter().all(|g| g.1 == start), "{coll} {algo}: {got:?}");
+                let took: Vec<u64> = got.iter().map(|g| g.2 - g.1).collect();
+                assert_eq!(
+                    took,
+                    want,
+                    "{coll} {algo} on {cores} cores: {:?} vs {:?}",
+                    took.iter().map(|&p| fmt_ps(p)).collect::<Vec<_>>(),
+                    want.iter().map(|&p| fmt_ps(p)).collect::<Vec<_>>()
+                );
+                covered.insert((coll, algo));
+            }
+        }
+        assert_eq!(
+            outputs[0], outputs[1],
+            "round {round}: 1 and 2 cores differ"
+        );
+    }
+    let all: usize = Coll::ALL.iter().map(|c| c.algorithms().len()).sum();
+    assert_eq!(covered.len(), all, "{covered:?}");
 }

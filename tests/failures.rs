@@ -151,7 +151,7 @@ fn deadlock_is_detected_and_reported() {
     assert_mentions(&job, &["deadlock"]);
     for r in 0..4 {
         let line = format!(
-            "rank {r}: waiting for: receive from rank {} with tag 7",
+            "rank {r}: waiting for: receive from rank {} with tag 7 (in MPI_Recv)",
             (r + 1) % 4
         );
         assert!(

@@ -420,7 +420,10 @@ fn exit_without_finalize() {
 
     let d = scratch("exit3");
     let script = format!(
-        "echo $$ > {}/pid.$VACED_RANK; if [ $VACED_RANK = 1 ]; then exit 3; fi; exec sleep 30",
+        // Rank 1 fails only once rank 0 has written its pid file (else the
+        // launcher may kill rank 0 before it could, and the test would race).
+        "echo $$ > {0}/pid.$VACED_RANK; if [ $VACED_RANK = 1 ]; then \
+         while [ ! -s {0}/pid.0 ]; do sleep 0.01; done; exit 3; fi; exec sleep 30",
         d.display()
     );
     let o = vaced_run(&["-np", "2", "/bin/sh", "-c", &script])

@@ -128,12 +128,14 @@ pub(crate) fn applier(r: &Reduction, dt: MPI_Datatype, ty: &Arc<Datatype>) -> Ap
     match r.how {
         How::Native(f) => Box::new(f),
         How::LongDouble(p, kind) => {
-            let (op, kind, size) = (p.handle(), kind as c_int, ty.size());
+            // elements of the basic type (a derived type holds several)
+            let (op, size, kind) = (p.handle(), kind.packed_size(), kind as c_int);
             Box::new(move |a: &[u8], b: &mut [u8]| {
                 if a.is_empty() {
                     return;
                 }
                 assert_eq!(a.len(), b.len());
+                assert_eq!(a.len() % size, 0, "long double data of whole elements");
                 // SAFETY: a and b hold a.len() / size whole packed elements of
                 // the layout `kind` (size bytes each); the C code reads a,
                 // writes b, within those bytes, through memcpy (no alignment

@@ -86,7 +86,7 @@ pub(crate) fn call(
         return not_running(&mut g, call);
     }
     let w = g.0.as_mut().expect("running world");
-    w.ep.enter();
+    w.ep.enter_call(call);
     let rc = match f(w) {
         Ok(()) => sys::MPI_SUCCESS,
         Err(e) => error(w, comm, call, e),

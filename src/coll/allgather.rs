@@ -1,7 +1,7 @@
 //! MPI_Allgather (MPICH 3.2 allgather.c, MPIR_Allgather_intra): recursive
 //! doubling, Bruck's algorithm, and the ring.
 use super::select::{self, AllgatherAlgo, Coll};
-use super::{put, seg, tag, Comm};
+use super::{missing_subtree, put, seg, tag, Comm, Hand};
 use crate::p2p::Link;
 
 /// In-place allgather: `buf` holds `p` equal blocks in rank order, mine
@@ -32,50 +32,72 @@ pub fn allgather_with<L: Link>(c: &mut Comm<L>, buf: &mut [u8], algo: AllgatherA
 pub fn recursive_doubling<L: Link>(c: &mut Comm<L>, buf: &mut [u8]) {
     let (n, me) = (c.size(), c.me);
     let block = buf.len() / n;
-    let mut curr = block;
+    doubling(
+        c,
+        buf,
+        n * block,
+        me,
+        |r| r,
+        |r| r * block,
+        block,
+        tag::ALLGATHER,
+    );
+}
+
+/// The recursive-doubling allgather of Allgather, Allgatherv and Bcast's
+/// scatter + allgather, on ranks numbered `rel` in 0..n (communicator rank
+/// `comm(rel)`): rank r's data lies at `buf[pos(r)..]`, contiguous in rank
+/// order up to `total` bytes (positions past `total` hold nothing), and I
+/// start with `curr` bytes at `pos(me)`. Each receive is posted for
+/// everything from its position to `total`, as MPICH does. Returns the
+/// bytes I hold at the end.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn doubling<L: Link>(
+    c: &mut Comm<L>,
+    buf: &mut [u8],
+    total: usize,
+    me: usize,
+    comm: impl Fn(usize) -> usize,
+    pos: impl Fn(usize) -> usize,
+    mut curr: usize,
+    tag: i32,
+) -> usize {
+    let n = c.size();
     let mut last_recv = 0;
     let mut mask = 1;
-    let mut i = 0;
     while mask < n {
         let dst = me ^ mask;
-        let dst_tree_root = (dst >> i) << i;
-        let my_tree_root = (me >> i) << i;
+        let my_tree_root = me & !(mask - 1);
         if dst < n {
-            let send_off = my_tree_root * block;
-            let recv_off = dst_tree_root * block;
+            let dst_tree_root = dst & !(mask - 1);
+            let recv_off = pos(dst_tree_root);
+            let want = total.saturating_sub(recv_off);
             let v = c.sendrecv(
-                seg(buf, send_off, curr),
-                dst,
-                (n - dst_tree_root) * block,
-                dst,
-                tag::ALLGATHER,
+                seg(buf, pos(my_tree_root), curr),
+                comm(dst),
+                want,
+                comm(dst),
+                tag,
             );
             put(buf, recv_off, &v);
             last_recv = v.len();
             curr += last_recv;
         }
-        if dst_tree_root + mask > n && n > my_tree_root + mask {
-            let completed = n - my_tree_root - mask;
-            let offset = block * (my_tree_root + mask);
-            let mut tmp_mask = mask >> 1;
-            while tmp_mask > 0 {
-                let dst = me ^ tmp_mask;
-                let tree_root = me & !(2 * tmp_mask - 1);
-                if dst > me && me < tree_root + completed && dst >= tree_root + completed {
-                    c.send(seg(buf, offset, last_recv), dst, tag::ALLGATHER);
-                } else if dst < me && dst < tree_root + completed && me >= tree_root + completed {
-                    let want = (n - (my_tree_root + mask)) * block;
-                    let v = c.recv(want, dst, tag::ALLGATHER);
+        for hand in missing_subtree(me, mask, n) {
+            let offset = pos(my_tree_root + mask);
+            match hand {
+                Hand::To(r) => c.send(seg(buf, offset, last_recv), comm(r), tag),
+                Hand::From(r) => {
+                    let v = c.recv(total.saturating_sub(offset), comm(r), tag);
                     put(buf, offset, &v);
                     last_recv = v.len();
                     curr += last_recv;
                 }
-                tmp_mask >>= 1;
             }
         }
         mask <<= 1;
-        i += 1;
     }
+    curr
 }
 
 /// Bruck: gather into a buffer that starts with my block; in step k receive

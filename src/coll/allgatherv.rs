@@ -1,8 +1,9 @@
 //! MPI_Allgatherv (MPICH 3.2 allgatherv.c, MPIR_Allgatherv_intra):
 //! recursive doubling, Bruck's algorithm, and a ring that moves blocks in
 //! chunks (pipelined).
+use super::allgather::doubling;
 use super::select::{self, AllgathervAlgo, Coll, ALLGATHERV_PIPELINE_MSG_SIZE};
-use super::{put, seg, tag, Comm, Layout};
+use super::{put, tag, Comm, Layout};
 use crate::p2p::Link;
 
 /// In-place allgatherv: rank i's block is `buf[layout.range(i)]`, mine
@@ -31,57 +32,24 @@ pub fn allgatherv_with<L: Link>(
 }
 
 /// Recursive doubling over a contiguous copy of the blocks in rank order
-/// (as MPICH does, since displacements may make `buf` non-contiguous); see
-/// `allgather::recursive_doubling` for the non-power-of-two branch.
+/// (as MPICH does, since displacements may make `buf` non-contiguous): the
+/// exchanges of Allgather's recursive doubling ([`doubling`]).
 pub fn recursive_doubling<L: Link>(c: &mut Comm<L>, buf: &mut [u8], layout: Layout) {
     let (n, me) = (c.size(), c.me);
     let total = layout.total();
     let pos: Vec<usize> = (0..=n).map(|i| layout.counts[..i].iter().sum()).collect();
     let mut tmp = vec![0u8; total];
     put(&mut tmp, pos[me], &buf[layout.range(me)]);
-    let mut curr = layout.counts[me];
-    let mut last_recv = 0;
-    let mut mask = 1;
-    let mut i = 0;
-    while mask < n {
-        let dst = me ^ mask;
-        let dst_tree_root = (dst >> i) << i;
-        let my_tree_root = (me >> i) << i;
-        if dst < n {
-            let send_off = pos[my_tree_root];
-            let recv_off = pos[dst_tree_root];
-            let v = c.sendrecv(
-                seg(&tmp, send_off, curr),
-                dst,
-                total - recv_off,
-                dst,
-                tag::ALLGATHERV,
-            );
-            put(&mut tmp, recv_off, &v);
-            last_recv = v.len();
-            curr += last_recv;
-        }
-        if dst_tree_root + mask > n && n > my_tree_root + mask {
-            let completed = n - my_tree_root - mask;
-            let offset = pos[my_tree_root + mask];
-            let mut tmp_mask = mask >> 1;
-            while tmp_mask > 0 {
-                let dst = me ^ tmp_mask;
-                let tree_root = me & !(2 * tmp_mask - 1);
-                if dst > me && me < tree_root + completed && dst >= tree_root + completed {
-                    c.send(seg(&tmp, offset, last_recv), dst, tag::ALLGATHERV);
-                } else if dst < me && dst < tree_root + completed && me >= tree_root + completed {
-                    let v = c.recv(total - offset, dst, tag::ALLGATHERV);
-                    put(&mut tmp, offset, &v);
-                    last_recv = v.len();
-                    curr += last_recv;
-                }
-                tmp_mask >>= 1;
-            }
-        }
-        mask <<= 1;
-        i += 1;
-    }
+    doubling(
+        c,
+        &mut tmp,
+        total,
+        me,
+        |r| r,
+        |r| pos[r],
+        layout.counts[me],
+        tag::ALLGATHERV,
+    );
     for j in 0..n {
         if j != me {
             buf[layout.range(j)].copy_from_slice(&tmp[pos[j]..pos[j + 1]]);

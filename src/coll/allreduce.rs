@@ -3,7 +3,7 @@
 //! doubling) ("redscat_allgather"). Both reduce a non-power-of-two size to
 //! the nearest lower power of two first: even ranks below 2*rem send their
 //! data to rank+1, and get the result back from it at the end.
-use super::reduce::pieces;
+use super::reduce::redscat_phase;
 use super::select::{self, AllreduceAlgo, Coll};
 use super::{pof2_floor, tag, Comm, Op};
 use crate::p2p::Link;
@@ -31,21 +31,7 @@ pub fn allreduce_with<L: Link>(
     let pof2 = pof2_floor(n);
     let rem = n - pof2;
     let len = buf.len();
-    // Fold the first 2*rem ranks pairwise.
-    let newrank = if me < 2 * rem {
-        if me.is_multiple_of(2) {
-            c.send(buf, me + 1, tag::ALLREDUCE);
-            None
-        } else {
-            let mut tmp = c.recv(len, me - 1, tag::ALLREDUCE);
-            // The sender is below me: the order is right for any op.
-            c.combine(op, &mut tmp, buf, true);
-            Some(me / 2)
-        }
-    } else {
-        Some(me - rem)
-    };
-    if let Some(nr) = newrank {
+    if let Some(nr) = fold(c, buf, op, rem, tag::ALLREDUCE) {
         match algo {
             AllreduceAlgo::RecursiveDoubling => recursive_doubling(c, buf, op, nr, rem, pof2),
             AllreduceAlgo::RedscatAllgather => redscat_allgather(c, buf, elem, op, nr, rem, pof2),
@@ -61,8 +47,32 @@ pub fn allreduce_with<L: Link>(
     }
 }
 
-/// Real rank of new rank `nr` after the fold.
-fn real(nr: usize, rem: usize) -> usize {
+/// Fold the first `2 * rem` ranks pairwise: even ranks send `buf` to
+/// rank + 1 and sit out (`None`), odd ones combine it into theirs; returns
+/// my new rank among the remaining power of two.
+pub(crate) fn fold<L: Link>(
+    c: &mut Comm<L>,
+    buf: &mut [u8],
+    op: &mut Op,
+    rem: usize,
+    tag: i32,
+) -> Option<usize> {
+    let me = c.me;
+    if me >= 2 * rem {
+        Some(me - rem)
+    } else if me.is_multiple_of(2) {
+        c.send(buf, me + 1, tag);
+        None
+    } else {
+        let mut tmp = c.recv(buf.len(), me - 1, tag);
+        // The sender is below me: the order is right for any op.
+        c.combine(op, &mut tmp, buf, true);
+        Some(me / 2)
+    }
+}
+
+/// Real rank of new rank `nr` after [`fold`].
+pub(crate) fn real(nr: usize, rem: usize) -> usize {
     if nr < rem {
         nr * 2 + 1
     } else {
@@ -91,10 +101,9 @@ pub fn recursive_doubling<L: Link>(
     }
 }
 
-/// The reduce-scatter + allgather core among the pof2 remaining ranks. MPICH
-/// runs it only for predefined (commutative) ops and always combines as
-/// `received (op) mine`; forced with a non-commutative op, the same messages
-/// are combined in rank order.
+/// The reduce-scatter + allgather core among the pof2 remaining ranks:
+/// [`redscat_phase`], then an allgather by recursive doubling in the reverse
+/// order of the halving.
 pub fn redscat_allgather<L: Link>(
     c: &mut Comm<L>,
     buf: &mut [u8],
@@ -104,60 +113,15 @@ pub fn redscat_allgather<L: Link>(
     rem: usize,
     pof2: usize,
 ) {
-    let count = buf.len() / elem;
-    let (cnts, disps) = pieces(count, pof2);
-    let bytes = |a: usize, b: usize| cnts[a..b].iter().sum::<usize>() * elem;
-    let at = |i: usize| disps[i] * elem;
-    let (mut send_idx, mut recv_idx, mut last_idx) = (0, 0, pof2);
-    let mut mask = 1;
-    while mask < pof2 {
-        let newdst = nr ^ mask;
-        let dst = real(newdst, rem);
-        let (send_len, recv_len);
-        if nr < newdst {
-            send_idx = recv_idx + pof2 / (mask * 2);
-            send_len = bytes(send_idx, last_idx);
-            recv_len = bytes(recv_idx, send_idx);
-        } else {
-            recv_idx = send_idx + pof2 / (mask * 2);
-            send_len = bytes(send_idx, recv_idx);
-            recv_len = bytes(recv_idx, last_idx);
-        }
-        let so = at(send_idx);
-        let mut tmp = c.sendrecv(&buf[so..so + send_len], dst, recv_len, dst, tag::ALLREDUCE);
-        let ro = at(recv_idx);
-        c.combine(op, &mut tmp, &mut buf[ro..ro + recv_len], newdst < nr);
-        send_idx = recv_idx;
-        mask <<= 1;
-        if mask < pof2 {
-            last_idx = recv_idx + pof2 / mask;
-        }
-    }
-    // Allgather by recursive doubling, in the reverse order of the halving.
-    mask >>= 1;
+    let real = |newdst: usize| real(newdst, rem);
+    let mut pieces = redscat_phase(c, buf, elem, op, nr, pof2, real, tag::ALLREDUCE);
+    let mut mask = pof2 >> 1;
     while mask > 0 {
         let newdst = nr ^ mask;
-        let dst = real(newdst, rem);
-        let (send_len, recv_len);
-        if nr < newdst {
-            if mask != pof2 / 2 {
-                last_idx += pof2 / (mask * 2);
-            }
-            recv_idx = send_idx + pof2 / (mask * 2);
-            send_len = bytes(send_idx, recv_idx);
-            recv_len = bytes(recv_idx, last_idx);
-        } else {
-            recv_idx = send_idx - pof2 / (mask * 2);
-            send_len = bytes(send_idx, last_idx);
-            recv_len = bytes(recv_idx, send_idx);
-        }
-        let so = at(send_idx);
-        let v = c.sendrecv(&buf[so..so + send_len], dst, recv_len, dst, tag::ALLREDUCE);
-        let ro = at(recv_idx);
-        buf[ro..ro + v.len()].copy_from_slice(&v);
-        if nr > newdst {
-            send_idx = recv_idx;
-        }
+        let dst = real(newdst);
+        let (send, recv) = pieces.gather_step(nr, newdst, mask);
+        let v = c.sendrecv(&buf[send], dst, recv.len(), dst, tag::ALLREDUCE);
+        buf[recv.start..recv.start + v.len()].copy_from_slice(&v);
         mask >>= 1;
     }
 }

@@ -5,6 +5,7 @@
 use super::select::{self, AlltoallAlgo, Coll, ALLTOALL_THROTTLE};
 use super::{tag, Comm};
 use crate::p2p::Link;
+use std::ops::Range;
 
 /// All-to-all of equal blocks: `recv` gets `p` blocks in rank order (block
 /// j from rank j); `send` holds `p` blocks (block j for rank j), or is
@@ -82,12 +83,27 @@ pub fn bruck<L: Link>(c: &mut Comm<L>, send: &[u8], recv: &mut [u8]) {
     }
 }
 
-/// Isend/irecv in rounds of ALLTOALL_THROTTLE partners: in round ii post
-/// receives from rank+ii+i and sends to rank-ii-i (i < throttle), then wait
-/// for all of them.
+/// Isend/irecv in rounds of ALLTOALL_THROTTLE partners ([`rounds`]).
 pub fn scattered<L: Link>(c: &mut Comm<L>, send: &[u8], recv: &mut [u8]) {
+    let b = recv.len() / c.size();
+    let block = |j: usize| j * b..(j + 1) * b;
+    rounds(c, send, block, recv, block, tag::ALLTOALL);
+}
+
+/// The isend/irecv schedule of MPICH's Alltoall and Alltoallv: in rounds of
+/// ALLTOALL_THROTTLE partners, round ii posts receives from rank+ii+i and
+/// then sends to rank-ii-i (i < throttle), skipping empty blocks, and waits
+/// for all of them. `send[srange(j)]` goes to rank j; what rank j sends
+/// lands in `recv[rrange(j)]`.
+pub(crate) fn rounds<L: Link>(
+    c: &mut Comm<L>,
+    send: &[u8],
+    srange: impl Fn(usize) -> Range<usize>,
+    recv: &mut [u8],
+    rrange: impl Fn(usize) -> Range<usize>,
+    tag: i32,
+) {
     let (n, me) = (c.size(), c.me);
-    let b = recv.len() / n;
     let bblock = if ALLTOALL_THROTTLE == 0 {
         n
     } else {
@@ -96,17 +112,28 @@ pub fn scattered<L: Link>(c: &mut Comm<L>, send: &[u8], recv: &mut [u8]) {
     let mut ii = 0;
     while ii < n {
         let ss = (n - ii).min(bblock);
-        let srcs: Vec<usize> = (0..ss).map(|i| (me + i + ii) % n).collect();
-        let rreqs: Vec<_> = srcs.iter().map(|&s| c.irecv(b, s, tag::ALLTOALL)).collect();
-        let sreqs: Vec<_> = (0..ss)
-            .map(|i| {
-                let dst = (me + n - i - ii) % n;
-                c.isend(&send[dst * b..(dst + 1) * b], dst, tag::ALLTOALL)
-            })
-            .collect();
-        let data = c.wait_all(&sreqs, &rreqs, tag::ALLTOALL);
+        let mut srcs = Vec::new();
+        let mut rreqs = Vec::new();
+        for i in 0..ss {
+            let src = (me + i + ii) % n;
+            let r = rrange(src);
+            if !r.is_empty() {
+                rreqs.push(c.irecv(r.len(), src, tag));
+                srcs.push(src);
+            }
+        }
+        let mut sreqs = Vec::new();
+        for i in 0..ss {
+            let dst = (me + n - i - ii) % n;
+            let r = srange(dst);
+            if !r.is_empty() {
+                sreqs.push(c.isend(&send[r], dst, tag));
+            }
+        }
+        let data = c.wait_all(&sreqs, &rreqs, tag);
         for (s, v) in srcs.into_iter().zip(data) {
-            recv[s * b..s * b + v.len()].copy_from_slice(&v);
+            let at = rrange(s).start;
+            recv[at..at + v.len()].copy_from_slice(&v);
         }
         ii += bblock;
     }

@@ -2,8 +2,8 @@
 //! isend/irecv with scattered partners, skipping empty blocks; for
 //! MPI_IN_PLACE pairwise sendrecv_replace. MPI_Alltoallw packs each block
 //! and comes here.
-use super::alltoall::sendrecv_replace_pairs;
-use super::select::{self, AlltoallvAlgo, Coll, ALLTOALL_THROTTLE};
+use super::alltoall::{rounds, sendrecv_replace_pairs};
+use super::select::{self, AlltoallvAlgo, Coll};
 use super::{tag, Comm, Layout};
 use crate::p2p::Link;
 
@@ -55,7 +55,7 @@ pub fn alltoallv_with<L: Link>(
 }
 
 /// Rounds of ALLTOALL_THROTTLE partners as in Alltoall's isend/irecv
-/// algorithm; receives and sends of empty blocks are not posted.
+/// algorithm ([`rounds`]); receives and sends of empty blocks are not posted.
 pub fn scattered<L: Link>(
     c: &mut Comm<L>,
     send: &[u8],
@@ -63,38 +63,8 @@ pub fn scattered<L: Link>(
     recv: &mut [u8],
     rlayout: Layout,
 ) {
-    let (n, me) = (c.size(), c.me);
-    let bblock = if ALLTOALL_THROTTLE == 0 {
-        n
-    } else {
-        ALLTOALL_THROTTLE
-    };
-    let mut ii = 0;
-    while ii < n {
-        let ss = (n - ii).min(bblock);
-        let mut srcs = Vec::new();
-        let mut rreqs = Vec::new();
-        for i in 0..ss {
-            let src = (me + i + ii) % n;
-            if rlayout.counts[src] > 0 {
-                rreqs.push(c.irecv(rlayout.counts[src], src, tag::ALLTOALLV));
-                srcs.push(src);
-            }
-        }
-        let mut sreqs = Vec::new();
-        for i in 0..ss {
-            let dst = (me + n - i - ii) % n;
-            if slayout.counts[dst] > 0 {
-                sreqs.push(c.isend(&send[slayout.range(dst)], dst, tag::ALLTOALLV));
-            }
-        }
-        let data = c.wait_all(&sreqs, &rreqs, tag::ALLTOALLV);
-        for (s, v) in srcs.into_iter().zip(data) {
-            let at = rlayout.displs[s];
-            recv[at..at + v.len()].copy_from_slice(&v);
-        }
-        ii += bblock;
-    }
+    let (srange, rrange) = (|j| slayout.range(j), |j| rlayout.range(j));
+    rounds(c, send, srange, recv, rrange, tag::ALLTOALLV);
 }
 
 /// MPI_IN_PLACE: MPICH's pairwise sendrecv_replace schedule.

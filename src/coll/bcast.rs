@@ -3,6 +3,7 @@
 //! allgather. The scatter splits the bytes into `ceil(nbytes / p)` pieces in
 //! relative-rank order (a broadcast applies no operator, so byte boundaries
 //! are fine, as in MPICH).
+use super::allgather::doubling;
 use super::select::{self, BcastAlgo, Coll};
 use super::{put, seg, tag, Comm};
 use crate::p2p::Link;
@@ -106,58 +107,25 @@ fn piece(nbytes: usize, ss: usize, r: usize) -> usize {
 }
 
 /// MPIR_Bcast_scatter_doubling_allgather: scatter, then a recursive-doubling
-/// allgather of the pieces (on relative ranks). For a size that is not a
-/// power of two MPICH's code sends the missing pieces down a halving tree
-/// inside each subtree (its "experimental" branch, which MPICH's default
-/// rule never reaches); that branch is kept so forcing this algorithm works
-/// for any size.
+/// allgather of the pieces on relative ranks ([`doubling`], as in
+/// Allgather). For a size that is not a power of two MPICH's code sends the
+/// missing pieces down a halving tree inside each subtree (its
+/// "experimental" branch, which MPICH's default rule never reaches); that
+/// branch is kept so forcing this algorithm works for any size.
 pub fn scatter_doubling_allgather<L: Link>(c: &mut Comm<L>, buf: &mut [u8], root: usize) {
     let (n, me, nbytes) = (c.size(), c.me, buf.len());
     let rel = (me + n - root) % n;
     let ss = scatter(c, buf, root);
-    let mut curr = piece(nbytes, ss, rel);
-    let mut recv_size = 0;
-    let mut mask = 1;
-    let mut i = 0;
-    while mask < n {
-        let rdst = rel ^ mask;
-        let dst_tree_root = (rdst >> i) << i;
-        let my_tree_root = (rel >> i) << i;
-        let send_off = my_tree_root * ss;
-        let recv_off = dst_tree_root * ss;
-        if rdst < n {
-            let dst = (rdst + root) % n;
-            let want = nbytes.saturating_sub(recv_off);
-            let v = c.sendrecv(seg(buf, send_off, curr), dst, want, dst, tag::BCAST);
-            put(buf, recv_off, &v);
-            recv_size = v.len();
-            curr += recv_size;
-        }
-        if dst_tree_root + mask > n && n > my_tree_root + mask {
-            // Ranks of my subtree whose partner does not exist get the
-            // partner subtree's pieces from those that have them.
-            let completed = n - my_tree_root - mask;
-            let offset = ss * (my_tree_root + mask);
-            let mut tmp_mask = mask >> 1;
-            while tmp_mask > 0 {
-                let rdst = rel ^ tmp_mask;
-                let tree_root = rel & !(2 * tmp_mask - 1);
-                let dst = (rdst + root) % n;
-                if rdst > rel && rel < tree_root + completed && rdst >= tree_root + completed {
-                    c.send(seg(buf, offset, recv_size), dst, tag::BCAST);
-                } else if rdst < rel && rdst < tree_root + completed && rel >= tree_root + completed
-                {
-                    let v = c.recv(nbytes.saturating_sub(offset), dst, tag::BCAST);
-                    put(buf, offset, &v);
-                    recv_size = v.len();
-                    curr += recv_size;
-                }
-                tmp_mask >>= 1;
-            }
-        }
-        mask <<= 1;
-        i += 1;
-    }
+    let curr = doubling(
+        c,
+        buf,
+        nbytes,
+        rel,
+        |r| (r + root) % n,
+        |r| r * ss,
+        piece(nbytes, ss, rel),
+        tag::BCAST,
+    );
     check_len(curr, nbytes, me);
 }
 

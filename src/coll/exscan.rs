@@ -1,5 +1,7 @@
 //! MPI_Exscan (MPICH 3.2 exscan.c, MPIR_Exscan): recursive doubling as in
-//! MPI_Scan, the result collecting only what comes from lower ranks.
+//! MPI_Scan ([`doubling`]), the result collecting only what comes from lower
+//! ranks.
+use super::scan::doubling;
 use super::select::{self, Coll, ExscanAlgo};
 use super::{tag, Comm, Op};
 use crate::p2p::Link;
@@ -29,26 +31,14 @@ pub fn exscan_with<L: Link>(
 }
 
 pub fn recursive_doubling<L: Link>(c: &mut Comm<L>, send: &[u8], recv: &mut [u8], op: &mut Op) {
-    let (n, me, len) = (c.size(), c.me, send.len());
     let mut partial = send.to_vec();
     let mut have = false;
-    let mut mask = 1;
-    while mask < n {
-        let dst = me ^ mask;
-        if dst < n {
-            let mut tmp = c.sendrecv(&partial, dst, len, dst, tag::EXSCAN);
-            if me > dst {
-                c.reduce_local(op, &tmp, &mut partial);
-                if have {
-                    c.reduce_local(op, &tmp, recv);
-                } else {
-                    recv.copy_from_slice(&tmp);
-                    have = true;
-                }
-            } else {
-                c.combine(op, &mut tmp, &mut partial, false);
-            }
+    doubling(c, &mut partial, op, tag::EXSCAN, |c, op, tmp| {
+        if have {
+            c.reduce_local(op, tmp, recv);
+        } else {
+            recv.copy_from_slice(tmp);
+            have = true;
         }
-        mask <<= 1;
-    }
+    });
 }

@@ -130,6 +130,43 @@ pub(crate) fn pof2_floor(n: usize) -> usize {
     1 << (usize::BITS - 1 - n.leading_zeros())
 }
 
+/// A transfer of the non-power-of-two part of a recursive-doubling step
+/// ([`missing_subtree`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Hand {
+    /// Send what I received in this step to this rank.
+    To(usize),
+    /// Receive from this rank what it received in this step.
+    From(usize),
+}
+
+/// MPICH's recursive-doubling exchanges on `n` ranks (Allgather,
+/// Allgatherv, Bcast, Reduce_scatter), step `mask`: rank `r` exchanges with
+/// `r ^ mask` the data of its aligned subtree of `mask` ranks. When `n` is
+/// not a power of two, some ranks of my subtree have no partner; those that
+/// had one hand what they received down a halving tree to those that did
+/// not. Returns my transfers of that kind, in order (none for most ranks).
+pub(crate) fn missing_subtree(r: usize, mask: usize, n: usize) -> Vec<Hand> {
+    let my_tree_root = r & !(mask - 1);
+    let dst_tree_root = (r ^ mask) & !(mask - 1);
+    let mut hands = Vec::new();
+    if dst_tree_root + mask > n && n > my_tree_root + mask {
+        let completed = n - my_tree_root - mask;
+        let mut tmp_mask = mask >> 1;
+        while tmp_mask > 0 {
+            let dst = r ^ tmp_mask;
+            let tree_root = r & !(2 * tmp_mask - 1);
+            if dst > r && r < tree_root + completed && dst >= tree_root + completed {
+                hands.push(Hand::To(dst));
+            } else if dst < r && dst < tree_root + completed && r >= tree_root + completed {
+                hands.push(Hand::From(dst));
+            }
+            tmp_mask >>= 1;
+        }
+    }
+    hands
+}
+
 /// `buf[off..off + len]`, empty when `len` is 0 (the offset may then lie
 /// past the end, as MPICH's offsets do for ranks that get no data).
 pub(crate) fn seg(buf: &[u8], off: usize, len: usize) -> &[u8] {
@@ -210,13 +247,8 @@ impl<L: Link> Comm<'_, L> {
         self.take(r, tag)
     }
 
-    /// MPIC_Sendrecv: post the receive, start the send, wait for both.
-    ///
-    /// MPICH waits for the send, then for the receive. Here both are one
-    /// waiting activity (the same progress interval, so the same times):
-    /// the p2p engine defers a REQ matched to a receive that is not being
-    /// waited for, so two ranks exchanging rendezvous messages would each
-    /// wait for an ACK the other never sends.
+    /// MPIC_Sendrecv: post the receive, start the send, wait for the send,
+    /// then wait for the receive (two waiting activities, in MPICH's order).
     pub(crate) fn sendrecv(
         &mut self,
         data: &[u8],
@@ -227,8 +259,9 @@ impl<L: Link> Comm<'_, L> {
     ) -> Vec<u8> {
         let rr = self.irecv(len, src, tag);
         let sr = self.isend(data, dest, tag);
-        self.core.wait_all(&[rr, sr]);
+        self.core.wait_all(&[sr]);
         self.core.free(sr);
+        self.core.wait_all(&[rr]);
         self.take(rr, tag)
     }
 

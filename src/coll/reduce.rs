@@ -3,6 +3,7 @@
 use super::select::{self, Coll, ReduceAlgo};
 use super::{pof2_floor, tag, Comm, Op};
 use crate::p2p::Link;
+use std::ops::Range;
 
 /// Reduce `buf` (my contribution, `elem` bytes per element) to `root`,
 /// where `buf` receives the result; on other ranks `buf` is scratch.
@@ -65,26 +66,129 @@ pub fn binomial<L: Link>(c: &mut Comm<L>, buf: &mut [u8], op: &mut Op, root: usi
     }
 }
 
-/// Element counts of the `pof2` pieces of the reduce-scatter and their
-/// displacements (the last piece takes the remainder).
-pub(crate) fn pieces(count: usize, pof2: usize) -> (Vec<usize>, Vec<usize>) {
-    let mut cnts = vec![count / pof2; pof2];
-    cnts[pof2 - 1] = count - (count / pof2) * (pof2 - 1);
-    let mut disps = vec![0; pof2];
-    for i in 1..pof2 {
-        disps[i] = disps[i - 1] + cnts[i - 1];
+/// Rabenseifner's split of a buffer of `count` elements into `pof2` pieces
+/// (the last takes the remainder), and the pieces a rank holds:
+/// `[send_idx, last_idx)` in MPICH's names, as the reduce-scatter phase
+/// ([`redscat_phase`]) leaves them and the gather phase
+/// ([`Pieces::gather_step`]) grows them back.
+pub(crate) struct Pieces {
+    cnts: Vec<usize>,
+    disps: Vec<usize>,
+    elem: usize,
+    pof2: usize,
+    pub(crate) send_idx: usize,
+    pub(crate) last_idx: usize,
+}
+
+impl Pieces {
+    /// The split, with all pieces held.
+    pub(crate) fn new(count: usize, elem: usize, pof2: usize) -> Pieces {
+        let mut cnts = vec![count / pof2; pof2];
+        cnts[pof2 - 1] = count - (count / pof2) * (pof2 - 1);
+        let mut disps = vec![0; pof2];
+        for i in 1..pof2 {
+            disps[i] = disps[i - 1] + cnts[i - 1];
+        }
+        Pieces {
+            cnts,
+            disps,
+            elem,
+            pof2,
+            send_idx: 0,
+            last_idx: pof2,
+        }
     }
-    (cnts, disps)
+
+    /// The bytes of pieces `a..b`.
+    pub(crate) fn range(&self, a: usize, b: usize) -> Range<usize> {
+        let at = self.disps[a] * self.elem;
+        at..at + self.cnts[a..b].iter().sum::<usize>() * self.elem
+    }
+
+    /// One step of the gather phase, which undoes the halving step of
+    /// distance `mask` (pof2/2 first) between new ranks `nr` and `newdst`:
+    /// the bytes `nr` sends and those it receives. Updates the held pieces
+    /// to what `nr` holds once the step is done.
+    pub(crate) fn gather_step(
+        &mut self,
+        nr: usize,
+        newdst: usize,
+        mask: usize,
+    ) -> (Range<usize>, Range<usize>) {
+        let half = self.pof2 / (mask * 2);
+        if nr < newdst {
+            if mask != self.pof2 / 2 {
+                self.last_idx += half;
+            }
+            let recv_idx = self.send_idx + half;
+            (
+                self.range(self.send_idx, recv_idx),
+                self.range(recv_idx, self.last_idx),
+            )
+        } else {
+            let recv_idx = self.send_idx - half;
+            let step = (
+                self.range(self.send_idx, self.last_idx),
+                self.range(recv_idx, self.send_idx),
+            );
+            self.send_idx = recv_idx;
+            step
+        }
+    }
+}
+
+/// The reduce-scatter phase of Rabenseifner's Reduce and Allreduce among the
+/// `pof2` ranks left after folding: recursive halving, distance 1 first. New
+/// rank `nr` exchanges with `nr ^ mask` (communicator rank `real(nr ^
+/// mask)`) the half of its pieces that the partner keeps, and combines the
+/// half it keeps with what it receives; it ends holding one reduced piece.
+/// MPICH runs this only for predefined (commutative) ops and always
+/// combines as `received (op) mine`; forced with a non-commutative op, the
+/// same messages are combined in rank order.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn redscat_phase<L: Link>(
+    c: &mut Comm<L>,
+    buf: &mut [u8],
+    elem: usize,
+    op: &mut Op,
+    nr: usize,
+    pof2: usize,
+    real: impl Fn(usize) -> usize,
+    tag: i32,
+) -> Pieces {
+    let mut p = Pieces::new(buf.len() / elem, elem, pof2);
+    let mut recv_idx = 0;
+    let mut mask = 1;
+    while mask < pof2 {
+        let newdst = nr ^ mask;
+        let dst = real(newdst);
+        let half = pof2 / (mask * 2);
+        let (send, recv);
+        if nr < newdst {
+            p.send_idx = recv_idx + half;
+            send = p.range(p.send_idx, p.last_idx);
+            recv = p.range(recv_idx, p.send_idx);
+        } else {
+            recv_idx = p.send_idx + half;
+            send = p.range(p.send_idx, recv_idx);
+            recv = p.range(recv_idx, p.last_idx);
+        }
+        let mut tmp = c.sendrecv(&buf[send], dst, recv.len(), dst, tag);
+        c.combine(op, &mut tmp, &mut buf[recv], newdst < nr);
+        p.send_idx = recv_idx;
+        mask <<= 1;
+        if mask < pof2 {
+            p.last_idx = recv_idx + pof2 / mask;
+        }
+    }
+    p
 }
 
 /// MPIR_Reduce_redscat_gather. Non-power-of-two: odd ranks below 2*rem send
-/// their data to rank-1 and sit out. Recursive halving (distance 1 first)
+/// their data to rank-1 and sit out. Recursive halving ([`redscat_phase`])
 /// leaves each of the pof2 ranks one reduced piece, then a binomial gather
 /// brings the pieces to the root (rank 0 hands its piece to an odd excluded
-/// root, which takes its place). MPICH runs this only for predefined
-/// (commutative) ops and always combines as `received (op) mine`; when it is
-/// forced with a non-commutative op the same messages are combined in rank
-/// order instead.
+/// root, which takes its place).
 pub fn redscat_gather<L: Link>(
     c: &mut Comm<L>,
     buf: &mut [u8],
@@ -110,51 +214,23 @@ pub fn redscat_gather<L: Link>(
         newrank = Some(me - rem);
     }
     let real = |nr: usize| if nr < rem { nr * 2 } else { nr + rem };
-    let (cnts, disps) = pieces(count, pof2);
-    let bytes = |a: usize, b: usize| cnts[a..b].iter().sum::<usize>() * elem;
-    let at = |i: usize| disps[i] * elem;
-    let mut send_idx = 0;
-    let mut last_idx = pof2;
-    if let Some(nr) = newrank {
-        let mut recv_idx = 0;
-        let mut mask = 1;
-        while mask < pof2 {
-            let newdst = nr ^ mask;
-            let dst = real(newdst);
-            let (send_len, recv_len);
-            if nr < newdst {
-                send_idx = recv_idx + pof2 / (mask * 2);
-                send_len = bytes(send_idx, last_idx);
-                recv_len = bytes(recv_idx, send_idx);
-            } else {
-                recv_idx = send_idx + pof2 / (mask * 2);
-                send_len = bytes(send_idx, recv_idx);
-                recv_len = bytes(recv_idx, last_idx);
-            }
-            let so = at(send_idx);
-            let mut tmp = c.sendrecv(&buf[so..so + send_len], dst, recv_len, dst, tag::REDUCE);
-            let ro = at(recv_idx);
-            c.combine(op, &mut tmp, &mut buf[ro..ro + recv_len], newdst < nr);
-            send_idx = recv_idx;
-            mask <<= 1;
-            if mask < pof2 {
-                last_idx = recv_idx + pof2 / mask;
-            }
-        }
-    }
+    let mut pieces = match newrank {
+        Some(nr) => redscat_phase(c, buf, elem, op, nr, pof2, real, tag::REDUCE),
+        None => Pieces::new(count, elem, pof2),
+    };
 
     // Gather to the root.
     let newroot;
     if root < 2 * rem {
         if !root.is_multiple_of(2) {
             if me == root {
-                let v = c.recv(cnts[0] * elem, 0, tag::REDUCE);
+                let v = c.recv(pieces.range(0, 1).len(), 0, tag::REDUCE);
                 buf[..v.len()].copy_from_slice(&v);
                 newrank = Some(0);
-                send_idx = 0;
-                last_idx = 2;
+                pieces.send_idx = 0;
+                pieces.last_idx = 2;
             } else if newrank == Some(0) {
-                c.send(&buf[..cnts[0] * elem], root, tag::REDUCE);
+                c.send(&buf[pieces.range(0, 1)], root, tag::REDUCE);
                 newrank = None;
             }
             newroot = 0;
@@ -176,30 +252,13 @@ pub fn redscat_gather<L: Link>(
         }
         let newdst_tree_root = (newdst >> j) << j;
         let newroot_tree_root = (newroot >> j) << j;
-        let (recv_idx, send_len, recv_len);
-        if nr < newdst {
-            if mask != pof2 / 2 {
-                last_idx += pof2 / (mask * 2);
-            }
-            recv_idx = send_idx + pof2 / (mask * 2);
-            send_len = bytes(send_idx, recv_idx);
-            recv_len = bytes(recv_idx, last_idx);
-        } else {
-            recv_idx = send_idx - pof2 / (mask * 2);
-            send_len = bytes(send_idx, last_idx);
-            recv_len = bytes(recv_idx, send_idx);
-        }
+        let (send, recv) = pieces.gather_step(nr, newdst, mask);
         if newdst_tree_root == newroot_tree_root {
-            let so = at(send_idx);
-            c.send(&buf[so..so + send_len], dst, tag::REDUCE);
+            c.send(&buf[send], dst, tag::REDUCE);
             break;
         } else {
-            let v = c.recv(recv_len, dst, tag::REDUCE);
-            let ro = at(recv_idx);
-            buf[ro..ro + v.len()].copy_from_slice(&v);
-        }
-        if nr > newdst {
-            send_idx = recv_idx;
+            let v = c.recv(recv.len(), dst, tag::REDUCE);
+            buf[recv.start..recv.start + v.len()].copy_from_slice(&v);
         }
         mask >>= 1;
         j = j.wrapping_sub(1);

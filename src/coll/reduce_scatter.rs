@@ -2,8 +2,9 @@
 //! recursive halving (commutative, short), pairwise exchange (commutative,
 //! long), Traff's butterfly for non-commutative ops on a power-of-two size
 //! with equal counts, and recursive doubling (non-commutative otherwise).
+use super::allreduce::{fold, real};
 use super::select::{self, Coll, ReduceScatterAlgo};
-use super::{pof2_floor, put, tag, Comm, Op};
+use super::{missing_subtree, pof2_floor, put, tag, Comm, Hand, Op};
 use crate::p2p::Link;
 
 /// Reduce the `sum(counts)` bytes of `send` over all ranks and leave block i
@@ -19,7 +20,7 @@ pub fn reduce_scatter<L: Link>(
 ) {
     let algo = select::forced(c.core.model(), Coll::ReduceScatter)
         .unwrap_or_else(|| default_algo(c.size(), counts, op));
-    run(c, send, recv, counts, elem, op, algo, tag::REDUCE_SCATTER);
+    reduce_scatter_with(c, send, recv, counts, elem, op, algo);
 }
 
 pub fn reduce_scatter_with<L: Link>(
@@ -57,6 +58,7 @@ pub(crate) fn run<L: Link>(
     tag: i32,
 ) {
     let total: usize = counts.iter().sum();
+    debug_assert_eq!(send.len(), total, "the send buffer holds every block");
     if total == 0 {
         return;
     }
@@ -80,8 +82,8 @@ fn displs(counts: &[usize]) -> Vec<usize> {
 }
 
 /// Recursive halving (commutative ops only). Non-power-of-two: even ranks
-/// below 2*rem send everything to rank+1, which also computes their block
-/// and sends it back at the end. Then, for mask = pof2/2 down to 1, keep the
+/// below 2*rem send everything to rank+1 (Allreduce's [`fold`]), which also
+/// computes their block and sends it back at the end. Then, for mask = pof2/2 down to 1, keep the
 /// half of the current range that holds my blocks and exchange the other
 /// half with `newrank ^ mask`.
 pub fn recursive_halving<L: Link>(
@@ -95,24 +97,11 @@ pub fn recursive_halving<L: Link>(
 ) {
     let (n, me) = (c.size(), c.me);
     let disps = displs(counts);
-    let total = disps[n];
     let mut results = send.to_vec();
     let pof2 = pof2_floor(n);
     let rem = n - pof2;
-    let newrank = if me < 2 * rem {
-        if me.is_multiple_of(2) {
-            c.send(&results, me + 1, tag);
-            None
-        } else {
-            let mut tmp = c.recv(total, me - 1, tag);
-            c.combine(op, &mut tmp, &mut results, true);
-            Some(me / 2)
-        }
-    } else {
-        Some(me - rem)
-    };
-    if let Some(nr) = newrank {
-        let old = |i: usize| if i < rem { i * 2 + 1 } else { i + rem };
+    if let Some(nr) = fold(c, &mut results, op, rem, tag) {
+        let old = |i: usize| real(i, rem);
         let newcnts: Vec<usize> = (0..pof2)
             .map(|i| {
                 let o = old(i);
@@ -314,20 +303,14 @@ pub fn recursive_doubling<L: Link>(
             unpack(&mut tmp_recv, &rr, &v);
             received = true;
         }
-        if dst_tree_root + mask > n && n > my_tree_root + mask {
-            let completed = n - my_tree_root - mask;
-            let mut tmp_mask = mask >> 1;
-            while tmp_mask > 0 {
-                let dst = me ^ tmp_mask;
-                let tree_root = me & !(2 * tmp_mask - 1);
-                if dst > me && me < tree_root + completed && dst >= tree_root + completed {
-                    c.send(&pack(&tmp_recv, &rr), dst, tag);
-                } else if dst < me && dst < tree_root + completed && me >= tree_root + completed {
-                    let v = c.recv(rlen, dst, tag);
+        for hand in missing_subtree(me, mask, n) {
+            match hand {
+                Hand::To(r) => c.send(&pack(&tmp_recv, &rr), r, tag),
+                Hand::From(r) => {
+                    let v = c.recv(rlen, r, tag);
                     unpack(&mut tmp_recv, &rr, &v);
                     received = true;
                 }
-                tmp_mask >>= 1;
             }
         }
         if received {

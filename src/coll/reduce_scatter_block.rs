@@ -18,16 +18,7 @@ pub fn reduce_scatter_block<L: Link>(
     let counts = vec![recv.len(); c.size()];
     let algo = select::forced(c.core.model(), Coll::ReduceScatterBlock)
         .unwrap_or_else(|| default_algo(c.size(), &counts, op));
-    run(
-        c,
-        send,
-        recv,
-        &counts,
-        elem,
-        op,
-        algo,
-        tag::REDUCE_SCATTER_BLOCK,
-    );
+    reduce_scatter_block_with(c, send, recv, elem, op, algo);
 }
 
 pub fn reduce_scatter_block_with<L: Link>(

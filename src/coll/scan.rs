@@ -30,18 +30,35 @@ pub fn scan_with<L: Link>(
 }
 
 pub fn recursive_doubling<L: Link>(c: &mut Comm<L>, buf: &mut [u8], op: &mut Op) {
-    let (n, me, len) = (c.size(), c.me, buf.len());
     let mut partial = buf.to_vec();
+    doubling(c, &mut partial, op, tag::SCAN, |c, op, tmp| {
+        c.reduce_local(op, tmp, buf)
+    });
+}
+
+/// The recursive doubling of Scan and Exscan: `partial` (my contribution
+/// at first) becomes the reduction over my aligned subtree. In step `mask`
+/// it is exchanged with `rank ^ mask` and the partner's is folded into it
+/// in rank order; the partner's data from a lower rank is also handed to
+/// `from_below`.
+pub(crate) fn doubling<L: Link>(
+    c: &mut Comm<L>,
+    partial: &mut [u8],
+    op: &mut Op,
+    tag: i32,
+    mut from_below: impl FnMut(&mut Comm<L>, &mut Op, &[u8]),
+) {
+    let (n, me, len) = (c.size(), c.me, partial.len());
     let mut mask = 1;
     while mask < n {
         let dst = me ^ mask;
         if dst < n {
-            let mut tmp = c.sendrecv(&partial, dst, len, dst, tag::SCAN);
+            let mut tmp = c.sendrecv(partial, dst, len, dst, tag);
             if me > dst {
-                c.reduce_local(op, &tmp, &mut partial);
-                c.reduce_local(op, &tmp, buf);
+                c.reduce_local(op, &tmp, partial);
+                from_below(c, op, &tmp);
             } else {
-                c.combine(op, &mut tmp, &mut partial, false);
+                c.combine(op, &mut tmp, partial, false);
             }
         }
         mask <<= 1;

@@ -58,7 +58,12 @@ impl History {
             // No waiting activity began before ta: the first one after it.
             return self.starts.first().copied().unwrap_or(cur);
         }
-        if self.ends[i - 1] > ta {
+        // A waiting activity covers its end: Algorithm 2 (lines 22-27) deals
+        // with the early messages arriving at ta <= AWTend inside the wait, so
+        // a message arriving exactly at AWTend must be handled there too when
+        // the host delivers it later (Algorithm 3's strict `AWTend > ta`
+        // would time it differently depending on the host).
+        if self.ends[i - 1] >= ta {
             ta
         } else if i < self.starts.len() {
             self.starts[i]
@@ -88,11 +93,11 @@ mod tests {
         // covered by [10, 20): ta
         assert_eq!(h.handling_time(t(15), t(50)), t(15));
         assert_eq!(h.handling_time(t(10), t(50)), t(10));
-        // end is exclusive: 20 is not covered, next start is 30
-        assert_eq!(h.handling_time(t(20), t(50)), t(30));
+        // the end is covered (as lines 22-27 of Algorithm 2 cover it)
+        assert_eq!(h.handling_time(t(20), t(50)), t(20));
         assert_eq!(h.handling_time(t(25), t(50)), t(30));
-        // zero-length interval covers nothing: next start 50
-        assert_eq!(h.handling_time(t(30), t(50)), t(50));
+        // a zero-length interval (a test) covers its instant only
+        assert_eq!(h.handling_time(t(30), t(50)), t(30));
         assert_eq!(h.handling_time(t(40), t(50)), t(50));
         // before every interval: first start
         assert_eq!(h.handling_time(t(5), t(50)), t(10));

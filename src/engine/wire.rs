@@ -130,6 +130,11 @@ pub struct Decoder {
 
 impl Decoder {
     /// Feed one record; returns a message once it is complete.
+    /// No message is half-decoded (every record read so far made a message).
+    pub fn is_idle(&self) -> bool {
+        self.partial.is_empty()
+    }
+
     pub fn feed(&mut self, rec: &[u8]) -> Result<Option<Msg>, String> {
         let u32at = |o: usize| u32::from_le_bytes(rec[o..o + 4].try_into().unwrap());
         let u64at = |o: usize| u64::from_le_bytes(rec[o..o + 8].try_into().unwrap());

@@ -15,6 +15,9 @@ pub struct RunArgs {
     pub cores: Option<u32>,
     /// `--report FILE.json`.
     pub report: Option<PathBuf>,
+    /// `--sync fast`: decide timing-dependent operations on host arrival
+    /// (approximate); default `--sync exact` (conservative decisions).
+    pub sync_fast: bool,
     /// The program, as given.
     pub program: OsString,
     /// Its arguments.
@@ -42,13 +45,17 @@ impl std::error::Error for UsageError {}
 /// Usage text, `cmd` being the name the launcher was called by.
 pub fn usage(cmd: &str) -> String {
     format!(
-        "usage: {cmd} [-n N | -np N] [--target NAME|FILE] [--cores C] [--report FILE.json] PROGRAM [ARGS...]\n\
+        "usage: {cmd} [-n N | -np N] [--target NAME|FILE] [--cores C] [--sync exact|fast] [--report FILE.json] PROGRAM [ARGS...]\n\
          \n\
          \x20 -n, -np N          number of ranks (default 1)\n\
          \x20 --target NAME|FILE target machine: a preset name or a TOML file\n\
          \x20                    (default: $VACED_TARGET, else tianhe1a)\n\
          \x20 --cores C          host cores the ranks may use at once\n\
          \x20                    (default: the host's available parallelism)\n\
+         \x20 --sync exact|fast  exact (default): MPI_ANY_SOURCE, Test*, Iprobe,\n\
+         \x20                    Waitany/some decided conservatively, the same\n\
+         \x20                    whatever the host does; fast: on host arrival\n\
+         \x20                    (quicker, approximate)\n\
          \x20 --report FILE.json also write the prediction report as JSON\n\
          \x20 -h, --help         show this help\n"
     )
@@ -60,6 +67,7 @@ pub fn parse(argv: &[OsString]) -> Result<Parsed, UsageError> {
     let mut target = None;
     let mut cores = None;
     let mut report = None;
+    let mut sync_fast = false;
     let mut i = 0;
     while i < argv.len() {
         let arg = &argv[i];
@@ -70,6 +78,7 @@ pub fn parse(argv: &[OsString]) -> Result<Parsed, UsageError> {
                 target,
                 cores,
                 report,
+                sync_fast,
                 program: arg.clone(),
                 args: argv[i + 1..].to_vec(),
             };
@@ -84,7 +93,7 @@ pub fn parse(argv: &[OsString]) -> Result<Parsed, UsageError> {
         }
         if !matches!(
             name,
-            "-n" | "-np" | "--n" | "--np" | "--target" | "--cores" | "--report"
+            "-n" | "-np" | "--n" | "--np" | "--target" | "--cores" | "--report" | "--sync"
         ) {
             if s == "--" {
                 return Err(UsageError("missing program after `--`".into()));
@@ -128,6 +137,17 @@ pub fn parse(argv: &[OsString]) -> Result<Parsed, UsageError> {
                     return Err(UsageError("`--target` needs a non-empty value".into()));
                 }
                 target = Some(value);
+            }
+            "--sync" => {
+                sync_fast = match value.as_str() {
+                    "exact" => false,
+                    "fast" => true,
+                    _ => {
+                        return Err(UsageError(format!(
+                            "`--sync {value}`: want `exact` or `fast`"
+                        )))
+                    }
+                };
             }
             "--report" => {
                 if value.is_empty() {
@@ -190,6 +210,7 @@ mod tests {
                 target: Some("tianhe1a".into()),
                 cores: Some(2),
                 report: Some(PathBuf::from("out.json")),
+                sync_fast: false,
                 program: "./app".into(),
                 args: os(&["-x", "--target", "y"]),
             }
@@ -202,6 +223,9 @@ mod tests {
         assert_eq!(r.nranks, 8);
         assert_eq!(r.target.as_deref(), Some("my.toml"));
         assert_eq!(r.cores, Some(3));
+        assert!(!r.sync_fast);
+        let f = run(&["--sync", "fast", "p"]);
+        assert!(f.sync_fast);
         assert_eq!(r.report, None);
         assert_eq!(r.program, OsString::from("prog"));
         assert!(r.args.is_empty());
@@ -247,6 +271,10 @@ mod tests {
         assert_eq!(err(&["-n"]), "option `-n` needs a value");
         assert_eq!(err(&["-n", "4"]), "missing program to run");
         assert_eq!(err(&[]), "missing program to run");
+        assert_eq!(
+            err(&["--sync", "slow", "p"]),
+            "`--sync slow`: want `exact` or `fast`"
+        );
         assert_eq!(
             err(&["--cores", "0", "p"]),
             "`--cores 0`: the number of cores must be at least 1"

@@ -78,6 +78,10 @@ pub fn mpirun(cmd: &str, argv: &[OsString]) -> i32 {
         .unwrap_or(1);
     let cores = a.cores.unwrap_or(host_cores).min(a.nranks);
 
+    // The ranks inherit the synchronisation mode (and VACED_HOST_JITTER).
+    let sync_mode = if a.sync_fast { "fast" } else { "exact" };
+    std::env::set_var("VACED_SYNC", sync_mode);
+
     // Before any thread exists, so every thread keeps these blocked and they
     // reach only our sigtimedwait.
     let mut sigs = INTERRUPTS.to_vec();
@@ -163,6 +167,7 @@ pub fn mpirun(cmd: &str, argv: &[OsString]) -> i32 {
                 wall: ended.duration_since(spawned.began),
                 host_cpu_ns: os::children_cpu_ns(),
                 startup: spawned.startup,
+                sync_fast: a.sync_fast,
                 results: (0..a.nranks).map(|r| seg.slot(r).result()).collect(),
             };
             cleanup::remove_job_files(cmd, &seg_name, &job.shm_prefix());

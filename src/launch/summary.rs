@@ -21,6 +21,8 @@ pub struct JobSummary {
     pub host_cpu_ns: u64,
     /// From the start of spawning until every rank was started.
     pub startup: Duration,
+    /// `--sync fast`: timing-dependent outcomes were decided on host arrival.
+    pub sync_fast: bool,
     /// Every rank's result slot, by rank.
     pub results: Vec<RankResult>,
 }
@@ -31,9 +33,14 @@ pub fn emit_report(s: &JobSummary, json: Option<&Path>) -> io::Result<()> {
         target: s.target.clone(),
         cores: s.cores,
         // Operations whose outcome depends on timing (MPI_ANY_SOURCE, Test*,
-        // Iprobe, Waitany/some) are decided on host arrival for now; the
-        // conservative protocol (DESIGN.md) is not built yet.
-        sync_mode: "host arrival".to_string(),
+        // Iprobe, Waitany/some): conservative decisions (exact, the default)
+        // or host arrival (`--sync fast`, approximate).
+        sync_mode: if s.sync_fast {
+            "fast (approximate: decided on host arrival)"
+        } else {
+            "conservative (exact)"
+        }
+        .to_string(),
         wall: s.wall,
         host_cpu: Duration::from_nanos(s.host_cpu_ns),
         startup: Some(s.startup),

@@ -36,6 +36,11 @@ pub struct Datatype {
     /// MPI_Get_elements returns MPI_UNDEFINED for a byte count that is not
     /// a whole number of elements (predefined types but the C pair structs).
     whole_only: bool,
+    /// The one predefined type all basic elements of this type are copies
+    /// of (a predefined type is its own; the pair types count as basic),
+    /// or None for a heterogeneous type: what predefined reduction
+    /// operators apply to (MPICH's "homogeneous" derived types).
+    basic: Option<sys::MPI_Datatype>,
     contents: Option<Box<Contents>>,
 }
 
@@ -93,6 +98,7 @@ impl Datatype {
                 vec![]
             },
             whole_only: true,
+            basic: None,
             contents: None,
         }
     }
@@ -152,6 +158,7 @@ impl Datatype {
             align: l.align,
             runs: merge_runs(&l.runs),
             whole_only: false,
+            basic: None,
             contents: Some(Box::new(contents)),
         }
     }
@@ -166,6 +173,15 @@ impl Datatype {
 
     pub fn name(&self) -> &str {
         &self.name
+    }
+    /// The predefined type every basic element of this type is (see the
+    /// field); None for a heterogeneous type or one without elements.
+    pub fn basic(&self) -> Option<sys::MPI_Datatype> {
+        self.basic
+    }
+    /// Records the predefined type all basic elements are copies of.
+    pub fn set_basic(&mut self, basic: Option<sys::MPI_Datatype>) {
+        self.basic = basic;
     }
     /// Gives the type its final name (the handle table names derived types).
     pub fn set_name(&mut self, name: String) {
@@ -470,6 +486,8 @@ pub(crate) fn predefined_types() -> Vec<(sys::MPI_Datatype, Datatype)> {
                     false,
                 ),
             };
+            let mut t = t;
+            t.basic = Some(*handle);
             (*handle, t)
         })
         .collect()

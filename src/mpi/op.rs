@@ -227,6 +227,17 @@ pub enum LdKind {
     PairInt = 2,
 }
 
+impl LdKind {
+    /// Packed bytes of one element of this layout.
+    pub fn packed_size(self) -> usize {
+        match self {
+            LdKind::Real => 16,
+            LdKind::Complex => 32,
+            LdKind::PairInt => 20,
+        }
+    }
+}
+
 /// A predefined operator applied to a predefined element type.
 #[derive(Clone, Copy, Debug)]
 pub enum Kernel {
@@ -581,7 +592,9 @@ impl OpTable {
     /// for an invalid operator, for MPI_REPLACE / MPI_NO_OP (one-sided
     /// accumulate only) and for a predefined operator on a predefined type it
     /// is not defined on; MPI_ERR_TYPE for a predefined operator on a derived
-    /// datatype (not supported: see [`basic_of`]).
+    /// datatype whose basic elements are not all of one predefined type
+    /// (a homogeneous derived type is reduced element by element of its
+    /// basic type: the packed bytes are a sequence of those elements).
     pub fn resolve(&self, op: MPI_Op, dt: MPI_Datatype, ty: &Datatype) -> MpiResult<Reduction> {
         let p = match self.get(op)? {
             OpRef::User(u) => {
@@ -602,12 +615,15 @@ impl OpTable {
                 ),
             );
         }
-        let Some((basic, grp)) = basic_of(dt) else {
+        // a predefined type, or a derived one made of a single predefined type
+        let found = basic_of(dt).or_else(|| ty.basic().and_then(basic_of));
+        let Some((basic, grp)) = found else {
             return fail(
                 sys::MPI_ERR_TYPE,
                 format!(
-                    "{} on datatype {}: predefined operators apply to predefined \
-                     datatypes only in vaced (use a user-defined operator)",
+                    "{} on datatype {}: predefined operators apply only to predefined \
+                     datatypes and to derived datatypes whose basic elements are all of \
+                     one predefined type (use a user-defined operator)",
                     p.name(),
                     ty.name()
                 ),

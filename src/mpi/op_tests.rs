@@ -359,12 +359,138 @@ fn user_operators_table() {
     );
 }
 
+fn pre(h: MPI_Datatype) -> crate::mpi::type_contents::TypeRef {
+    TypeTable::new().get_ref(h).unwrap()
+}
+
+fn derived(t: Datatype) -> crate::mpi::type_contents::TypeRef {
+    crate::mpi::type_contents::TypeRef {
+        handle: 0x4c00_7777,
+        predefined: false,
+        ty: std::sync::Arc::new(t),
+    }
+}
+
+/// Resolves `op` on the derived type `ty` (handle unknown to basic_of).
+fn resolve_derived(op: MPI_Op, ty: &Datatype) -> MpiResult<Reduction> {
+    OpTable::new().resolve(op, 0x4c00_7777, ty)
+}
+
 #[test]
-fn predefined_operator_on_a_derived_type_is_a_type_error() {
-    let ty = Datatype::new("derived", &[(0, 4), (8, 4)], 16);
-    let e = OpTable::new()
-        .resolve(sys::MPI_SUM, 0x4c00_7777, &ty)
-        .unwrap_err();
+fn derived_types_record_their_single_basic_type() {
+    use crate::mpi::typemap as tm;
+    let dbl = pre(sys::MPI_DOUBLE);
+    let v = tm::vector(3, 2, 4, &dbl).unwrap();
+    assert_eq!(v.basic(), Some(sys::MPI_DOUBLE));
+    // built from a derived type of doubles: still doubles
+    let c = tm::contiguous(2, &derived(v.clone())).unwrap();
+    assert_eq!(c.basic(), Some(sys::MPI_DOUBLE));
+    let s = tm::create_struct(&[1, 2], &[0, 64], &[derived(v.clone()), dbl.clone()]).unwrap();
+    assert_eq!(s.basic(), Some(sys::MPI_DOUBLE));
+    let r = tm::resized(&derived(s), -8, 200).unwrap();
+    assert_eq!(r.basic(), Some(sys::MPI_DOUBLE));
+    assert_eq!(tm::dup(&derived(r)).basic(), Some(sys::MPI_DOUBLE));
+    // a pair type is its own basic type
+    let p = tm::indexed(&[1, 1], &[0, 2], &pre(sys::MPI_DOUBLE_INT)).unwrap();
+    assert_eq!(p.basic(), Some(sys::MPI_DOUBLE_INT));
+    // mixed members: none; MPI_INT and MPI_INT32_T are different types
+    let m = tm::create_struct(&[1, 1], &[0, 8], &[dbl.clone(), pre(sys::MPI_INT)]).unwrap();
+    assert_eq!(m.basic(), None);
+    let m = tm::create_struct(
+        &[1, 1],
+        &[0, 4],
+        &[pre(sys::MPI_INT), pre(sys::MPI_INT32_T)],
+    )
+    .unwrap();
+    assert_eq!(m.basic(), None);
+    // zero-length blocks of another type do not count
+    let z = tm::create_struct(&[2, 0], &[0, 16], &[dbl.clone(), pre(sys::MPI_INT)]).unwrap();
+    assert_eq!(z.basic(), Some(sys::MPI_DOUBLE));
+    // no elements at all: no basic type
+    assert_eq!(tm::contiguous(0, &dbl).unwrap().basic(), None);
+    // a heterogeneous member makes the whole heterogeneous
+    let h = tm::contiguous(3, &derived(m)).unwrap();
+    assert_eq!(h.basic(), None);
+    // predefined types are their own
+    let t = TypeTable::new();
+    assert_eq!(t.get(sys::MPI_FLOAT).unwrap().basic(), Some(sys::MPI_FLOAT));
+    assert_eq!(
+        t.get(sys::MPI_SHORT_INT).unwrap().basic(),
+        Some(sys::MPI_SHORT_INT)
+    );
+}
+
+#[test]
+fn predefined_operators_apply_to_homogeneous_derived_types() {
+    use crate::mpi::typemap as tm;
+    // a vector of doubles: 2 elements of 2 doubles, packed as 4 doubles
+    let v = tm::vector(2, 2, 3, &pre(sys::MPI_DOUBLE)).unwrap();
+    let r = resolve_derived(sys::MPI_SUM, &v).unwrap();
+    assert!(r.commutative && r.builtin);
+    let How::Native(f) = r.how else {
+        panic!("not a Rust kernel: {:?}", r.how)
+    };
+    let mut io = bytes(&[1.5f64, -2.0, 4.0, 0.25]);
+    f(&bytes(&[2.0f64, 3.0, -1.0, 0.5]), &mut io);
+    assert_eq!(values::<f64>(&io), vec![3.5, 1.0, 3.0, 0.75]);
+    // MAXLOC on a contiguous type of MPI_2INT
+    let c = tm::contiguous(2, &pre(sys::MPI_2INT)).unwrap();
+    let How::Native(f) = resolve_derived(sys::MPI_MAXLOC, &c).unwrap().how else {
+        panic!("not a Rust kernel")
+    };
+    let mut io = bytes(&[5i32, 1, 7, 3]);
+    f(&bytes(&[5i32, 0, 9, 2]), &mut io);
+    assert_eq!(values::<i32>(&io), vec![5, 0, 9, 2]);
+    // long double elements keep their C kernel
+    let l = tm::contiguous(3, &pre(sys::MPI_LONG_DOUBLE)).unwrap();
+    assert!(matches!(
+        resolve_derived(sys::MPI_SUM, &l).unwrap().how,
+        How::LongDouble(Predef::Sum, LdKind::Real)
+    ));
+    assert_eq!(LdKind::Real.packed_size(), 16);
+    assert_eq!(LdKind::Complex.packed_size(), 32);
+    assert_eq!(LdKind::PairInt.packed_size(), 20);
+}
+
+#[test]
+fn operators_on_derived_types_keep_the_type_and_op_errors() {
+    use crate::mpi::typemap as tm;
+    // heterogeneous: MPI_ERR_TYPE
+    let mut m =
+        tm::create_struct(&[1, 1], &[0, 8], &[pre(sys::MPI_DOUBLE), pre(sys::MPI_INT)]).unwrap();
+    m.set_name("mixed".into());
+    let e = resolve_derived(sys::MPI_SUM, &m).unwrap_err();
     assert_eq!(e.class, sys::MPI_ERR_TYPE);
-    assert!(e.msg.contains("MPI_SUM on datatype derived"), "{}", e.msg);
+    assert!(
+        e.msg.starts_with("MPI_SUM on datatype mixed: "),
+        "{}",
+        e.msg
+    );
+    // a byte-built type has no basic type
+    let ty = Datatype::new("bytes", &[(0, 4), (8, 4)], 16);
+    assert_eq!(
+        resolve_derived(sys::MPI_SUM, &ty).unwrap_err().class,
+        sys::MPI_ERR_TYPE
+    );
+    // homogeneous, but the operator is not defined on the basic type
+    let mut v = tm::vector(2, 1, 2, &pre(sys::MPI_FLOAT)).unwrap();
+    v.set_name("floats".into());
+    let e = resolve_derived(sys::MPI_BAND, &v).unwrap_err();
+    assert_eq!(
+        (e.class, e.msg.as_str()),
+        (
+            sys::MPI_ERR_OP,
+            "MPI_BAND is not defined on datatype floats"
+        )
+    );
+    let c = tm::contiguous(2, &pre(sys::MPI_CHAR)).unwrap();
+    assert_eq!(
+        resolve_derived(sys::MPI_SUM, &c).unwrap_err().class,
+        sys::MPI_ERR_OP
+    );
+    let p = tm::contiguous(2, &pre(sys::MPI_FLOAT_INT)).unwrap();
+    assert_eq!(
+        resolve_derived(sys::MPI_SUM, &p).unwrap_err().class,
+        sys::MPI_ERR_OP
+    );
 }

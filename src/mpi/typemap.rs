@@ -86,6 +86,20 @@ struct Builder {
     /// Explicit bounds of copies that have them.
     slb: Option<isize>,
     sub: Option<isize>,
+    /// The basic type of the copies so far (see [`Datatype::basic`]).
+    basic: Basic,
+}
+
+/// The basic type of a type map under construction.
+#[derive(Default, Clone, Copy)]
+enum Basic {
+    /// No basic element yet.
+    #[default]
+    None,
+    /// Every basic element so far is a copy of this predefined type.
+    One(sys::MPI_Datatype),
+    /// Elements of different types (or of a type without a basic type).
+    Mixed,
 }
 
 fn min_in(slot: &mut Option<isize>, v: isize) {
@@ -134,6 +148,11 @@ impl Builder {
         if old.size() == 0 {
             return Ok(());
         }
+        self.basic = match (self.basic, old.basic()) {
+            (Basic::None, Some(t)) => Basic::One(t),
+            (Basic::One(a), Some(t)) if a == t => Basic::One(a),
+            _ => Basic::Mixed,
+        };
         if old.is_dense() {
             let len = n.checked_mul(old.size()).map_or_else(overflow, Ok)?;
             self.push_block(disp + old.origin(), len);
@@ -199,7 +218,12 @@ impl Builder {
             align,
             runs: merge_runs(&self.runs),
         };
-        Ok(Datatype::from_layout("", layout, contents))
+        let mut t = Datatype::from_layout("", layout, contents);
+        t.set_basic(match self.basic {
+            Basic::One(b) => Some(b),
+            Basic::None | Basic::Mixed => None,
+        });
+        Ok(t)
     }
 }
 

@@ -2,6 +2,7 @@
 //! receives (eager and rendezvous), matching in arrival / post order, the
 //! early queue, the waiting activity (Algorithm 2) and DealMessage
 //! (Algorithm 3). Host I/O goes through a [`Link`].
+use super::decide;
 use super::link::Link;
 use super::request::{Op, ReqId, Request, Table, Target};
 use super::{SendMode, Status};
@@ -10,6 +11,7 @@ use crate::engine::{Breakdown, Clock, History};
 use crate::model::{Model, VTime};
 use crate::transport::{RecvBuf, SendBuf};
 use std::collections::VecDeque;
+use std::time::Instant;
 
 /// A message taken from the host inbox and not yet finished with.
 struct Held {
@@ -36,6 +38,10 @@ enum Goal<'a> {
 pub struct Counters {
     pub msgs_sent: u64,
     pub bytes_sent: u64,
+    /// Conservative decisions taken (each waited for a safe snapshot).
+    pub decisions: u64,
+    /// Host time spent waiting for them, in ns.
+    pub decide_wait_ns: u64,
 }
 
 pub struct Core<L: Link> {
@@ -57,6 +63,21 @@ pub struct Core<L: Link> {
     decoder: Decoder,
     scratch: Vec<u8>,
     pub counters: Counters,
+    /// Conservative decisions (exact mode); off: decide on host arrival.
+    exact: bool,
+    /// tV as last published (a lower bound on what we send next).
+    tv_pub: VTime,
+    /// Our own bound word as last published (see `decide`).
+    own_pub: u64,
+    /// Inside a blocking waiting activity.
+    blocking: bool,
+    /// The time of the decision we wait to take.
+    deciding: Option<VTime>,
+    /// The MPI call in progress (deadlock reports).
+    call: String,
+    /// Earliest completion (or entry into the unexpected queue) during the
+    /// blocking wait in progress: a wait deciding at T may end this early.
+    floor: Option<VTime>,
 }
 
 fn matches(m: &Msg, src: Option<u32>, tag: Option<i32>, ctx: u32) -> bool {
@@ -83,7 +104,23 @@ impl<L: Link> Core<L> {
             decoder: Decoder::default(),
             scratch: Vec::new(),
             counters: Counters::default(),
+            exact: true,
+            tv_pub: VTime::ZERO,
+            own_pub: 0,
+            blocking: false,
+            deciding: None,
+            call: String::new(),
+            floor: None,
         }
+    }
+
+    /// Exact mode (conservative decisions, the default) or fast mode
+    /// (non-deterministic operations decided on host arrival).
+    pub fn set_exact(&mut self, on: bool) {
+        self.exact = on;
+    }
+    pub fn is_exact(&self) -> bool {
+        self.exact
     }
 
     pub fn rank(&self) -> u32 {
@@ -105,6 +142,14 @@ impl<L: Link> Core<L> {
     pub fn enter(&mut self) {
         let now = self.link.cpu_now_ns();
         self.clock.enter(now);
+        self.tv_pub = self.clock.now();
+        self.publish_own();
+    }
+    /// [`Core::enter`] for MPI call `name` (named in deadlock reports).
+    pub fn enter_call(&mut self, name: &str) {
+        self.call.clear();
+        self.call.push_str(name);
+        self.enter();
     }
     /// Leaving the library.
     pub fn leave(&mut self) {
@@ -131,8 +176,14 @@ impl<L: Link> Core<L> {
 
     fn emit(&mut self, dest: u32, m: &Msg, body: Body) {
         let max = self.link.max_record();
+        let ta = self.noted(m);
         let link = &mut self.link;
-        wire::encode(m, body, max, |parts| link.send(dest, parts));
+        wire::encode(m, body, max, |parts| link.send(dest, parts, ta));
+    }
+
+    /// The arrival time to note for `m` at its destination (exact mode).
+    fn noted(&self, m: &Msg) -> Option<VTime> {
+        (self.exact && m.kind != Kind::Nudge).then_some(m.ta)
     }
 
     fn header(&self, kind: Kind, ctx: u32, tag: i32, size: u64, ta: VTime) -> Msg {
@@ -200,9 +251,10 @@ impl<L: Link> Core<L> {
             // The request owns the bytes; emit borrows them from a take.
             let req = self.reqs.get(id);
             let max = self.link.max_record();
+            let ta = self.noted(&m);
             let link = &mut self.link;
             wire::encode(&m, Body::Inline(req.send_bytes()), max, |p| {
-                link.send(dest, p)
+                link.send(dest, p, ta)
             });
             self.clock.advance_comm(tr);
             self.complete(id, tr, Status::default());
@@ -300,10 +352,17 @@ impl<L: Link> Core<L> {
             bound: false,
         };
         let id = self.reqs.insert(Request::new(op, t));
+        if self.exact && src.is_none() {
+            // A wildcard-source receive is decided later (conservatively).
+            self.posted.push(id);
+            return id;
+        }
         let found = self.pending.iter().position(|&h| {
             let m = &self.held[h].as_ref().unwrap().msg;
             matches(m, src, tag, ctx)
         });
+        // An undecided wildcard posted earlier may take that message.
+        let found = found.filter(|&pos| !self.behind_wildcard(self.pending[pos]));
         match found {
             None => self.posted.push(id),
             Some(pos) => {
@@ -312,11 +371,153 @@ impl<L: Link> Core<L> {
                 if self.held[h].as_ref().unwrap().unexpected_since.is_some() {
                     // In the unexpected queue: handled in the starting phase.
                     let held = self.take_held(h);
-                    self.receive_unexpected(id, held);
+                    self.receive_unexpected(id, held, t);
                 }
             }
         }
         id
+    }
+
+    /// A posted receive with MPI_ANY_SOURCE that nothing is bound to yet
+    /// (exact mode): messages it could take wait in `pending` until it is
+    /// decided, and no later receive may take them (non-overtaking).
+    fn undecided(&self, r: ReqId) -> bool {
+        let q = self.reqs.get(r);
+        self.exact
+            && q.done.is_none()
+            && matches!(
+                q.op,
+                Op::Recv {
+                    src: None,
+                    bound: false,
+                    ..
+                }
+            )
+    }
+
+    /// Whether held message `h` matches an undecided wildcard receive.
+    fn behind_wildcard(&self, h: usize) -> bool {
+        let m = self.msg(h);
+        self.posted.iter().any(|&r| {
+            self.undecided(r)
+                && matches!(&self.reqs.get(r).op, Op::Recv { tag, ctx, .. } if matches(m, None, *tag, *ctx))
+        })
+    }
+
+    /// The first posted receive (post order) that `m` matches, unless an
+    /// undecided wildcard comes first, or, behind an undecided wildcard, that
+    /// receive also matches an earlier pending message from the same source
+    /// (the first `earlier` entries of `pending` precede `m`): which of the two
+    /// it takes depends on what the wildcard takes (non-overtaking).
+    fn posted_match(&self, m: &Msg, earlier: usize) -> Option<usize> {
+        let p = self
+            .posted
+            .iter()
+            .position(|&r| match &self.reqs.get(r).op {
+                Op::Recv { src, tag, ctx, .. } => matches(m, *src, *tag, *ctx),
+                _ => false,
+            })?;
+        let r = self.posted[p];
+        if self.undecided(r) {
+            return None;
+        }
+        if self.exact && self.posted[..p].iter().any(|&w| self.undecided(w)) {
+            let Op::Recv { src, tag, ctx, .. } = self.reqs.get(r).op else {
+                unreachable!()
+            };
+            let held_back = self.pending.iter().take(earlier).any(|&h| {
+                let e = self.msg(h);
+                e.src == m.src && matches(e, src, tag, ctx)
+            });
+            if held_back {
+                return None;
+            }
+        }
+        Some(p)
+    }
+
+    /// Bind pending messages to posted receives again (after a wildcard was
+    /// decided or cancelled), in arrival order; messages already in the
+    /// unexpected queue are received as if at the time the receive was posted.
+    fn rematch(&mut self) {
+        let mut k = 0;
+        while k < self.pending.len() {
+            let h = self.pending[k];
+            match self.posted_match(self.msg(h), k) {
+                Some(p) => {
+                    let r = self.posted.remove(p);
+                    self.pending.remove(k);
+                    self.bind(h, r);
+                    if let Some(u) = self.held[h].as_ref().unwrap().unexpected_since {
+                        let held = self.take_held(h);
+                        let t = u.max(self.reqs.get(r).t_post);
+                        self.receive_unexpected(r, held, t);
+                    }
+                }
+                None => k += 1,
+            }
+        }
+    }
+
+    /// The message a wildcard-source receive or probe takes (exact mode):
+    /// among the first matching pending message of each source (per-pair
+    /// order), the earliest arrival, ties to the lower rank.
+    fn pick_any(&self, tag: Option<i32>, ctx: u32) -> Option<usize> {
+        let mut seen: Vec<u32> = Vec::new();
+        let mut best: Option<(VTime, u32, usize)> = None;
+        for &i in &self.pending {
+            let m = self.msg(i);
+            if !matches(m, None, tag, ctx) || seen.contains(&m.src) {
+                continue;
+            }
+            seen.push(m.src);
+            let key = (m.ta, m.src, i);
+            if best.is_none_or(|b| (key.0, key.1) < (b.0, b.1)) {
+                best = Some(key);
+            }
+        }
+        best.map(|b| b.2)
+    }
+
+    /// Decide undecided wildcard receives in post order. `by`: in a test at
+    /// that time (already settled): only with a message arriving by then.
+    /// Otherwise (a blocking wait) each decision waits until no message
+    /// arriving by the candidate's arrival can still come. Returns whether
+    /// one was bound.
+    fn decide_wildcards(&mut self, goal: Goal, by: Option<VTime>) -> bool {
+        let mut progressed = false;
+        while let Some(w) = self.posted.iter().copied().find(|&r| self.undecided(r)) {
+            let Op::Recv { tag, ctx, .. } = self.reqs.get(w).op else {
+                unreachable!()
+            };
+            let Some(c) = self.pick_any(tag, ctx) else {
+                break;
+            };
+            let ta = self.msg(c).ta;
+            match by {
+                Some(t) if ta > t => break,
+                Some(_) => {}
+                None => {
+                    self.settle(ta, true, goal);
+                    if self.pick_any(tag, ctx) != Some(c) {
+                        continue;
+                    }
+                }
+            }
+            let pos = self.pending.iter().position(|&h| h == c).unwrap();
+            self.pending.remove(pos);
+            self.posted.retain(|&r| r != w);
+            self.bind(c, w);
+            self.counters.decisions += 1;
+            if let Some(u) = self.held[c].as_ref().unwrap().unexpected_since {
+                let held = self.take_held(c);
+                let t = u.max(self.reqs.get(w).t_post);
+                self.receive_unexpected(w, held, t);
+            }
+            self.rematch();
+            progressed = true;
+        }
+        progressed
     }
 
     fn bind(&mut self, h: usize, r: ReqId) {
@@ -334,9 +535,8 @@ impl<L: Link> Core<L> {
     /// whether the host delivered the message before the receive was posted
     /// or after (then it is handled in a later wait, where no starting phase
     /// can be charged any more); both paths now give the same times.
-    fn receive_unexpected(&mut self, r: ReqId, held: Held) {
+    fn receive_unexpected(&mut self, r: ReqId, held: Held, now: VTime) {
         let m = held.msg;
-        let now = self.clock.now();
         match m.kind {
             Kind::Eager => {
                 let t = now + self.model.mem_time(m.size) + self.model.o_recv;
@@ -418,6 +618,9 @@ impl<L: Link> Core<L> {
     // ---- completion --------------------------------------------------------
 
     fn complete(&mut self, r: ReqId, t: VTime, st: Status) {
+        if self.blocking && self.reqs.get(r).waited {
+            self.lower_floor(t);
+        }
         let req = self.reqs.get_mut(r);
         req.done = Some(t);
         req.status = st;
@@ -456,6 +659,7 @@ impl<L: Link> Core<L> {
             ..Status::default()
         };
         self.complete(r, t, st);
+        self.rematch();
         true
     }
     /// Requests not yet freed (the user's and background ones).
@@ -504,6 +708,9 @@ impl<L: Link> Core<L> {
     }
 
     fn first_pending(&self, s: Option<u32>, t: Option<i32>, c: u32) -> Option<usize> {
+        if self.exact && s.is_none() {
+            return self.pick_any(t, c);
+        }
         self.pending
             .iter()
             .copied()
@@ -519,15 +726,7 @@ impl<L: Link> Core<L> {
             unexpected_since: None,
         });
         if data_or_req {
-            let m = self.msg(i);
-            let pos = self
-                .posted
-                .iter()
-                .position(|&r| match &self.reqs.get(r).op {
-                    Op::Recv { src, tag, ctx, .. } => matches(m, *src, *tag, *ctx),
-                    _ => false,
-                });
-            match pos {
+            match self.posted_match(self.msg(i), self.pending.len()) {
                 Some(p) => {
                     let r = self.posted.remove(p);
                     self.bind(i, r);
@@ -549,6 +748,9 @@ impl<L: Link> Core<L> {
                 // No receive yet: into the unexpected queue (it stays in
                 // `pending`, in arrival order).
                 self.held[i].as_mut().unwrap().unexpected_since = Some(t);
+                if self.blocking {
+                    self.lower_floor(t);
+                }
             }
             (Kind::Eager, Some(r)) => {
                 let held = self.take_held(i);
@@ -600,13 +802,14 @@ impl<L: Link> Core<L> {
         let req = self.reqs.get(s);
         let remote = matches!(req.op, Op::Send { remote: true, .. });
         let max = self.link.max_record();
+        let ta = self.noted(&m);
         let link = &mut self.link;
         let body = if remote {
             Body::None
         } else {
             Body::Inline(req.send_bytes())
         };
-        wire::encode(&m, body, max, |p| link.send(dest, p));
+        wire::encode(&m, body, max, |p| link.send(dest, p, ta));
         self.complete(s, tr, Status::default());
     }
 
@@ -621,6 +824,23 @@ impl<L: Link> Core<L> {
                     Ok(Some(m)) => return Some(m),
                     Ok(None) => continue,
                     Err(e) => panic!("vaced: rank {}: corrupt message: {e}", self.me),
+                }
+            }
+            if self.exact {
+                // Everything read is handled: publish what we hold, then
+                // forget the arrivals we were told of.
+                self.publish_own();
+                if self.decoder.is_idle() {
+                    if let Some(old) = self.link.settle_unread() {
+                        let own = self.own_pub;
+                        decide::poke_unblocked(
+                            &self.link,
+                            &self.model,
+                            self.me,
+                            (own, Some(old.ps())),
+                            (own, None),
+                        );
+                    }
                 }
             }
             if !block {
@@ -673,6 +893,9 @@ impl<L: Link> Core<L> {
         let start = self.clock.now();
         self.hist.begin(start);
         self.link.publish_vtime(start);
+        self.tv_pub = start;
+        self.blocking = block;
+        self.floor = None;
         self.mark(goal, true);
         let by = if block { None } else { Some(start) };
         if !self.goal_met(goal, by) {
@@ -685,20 +908,38 @@ impl<L: Link> Core<L> {
                     self.early.push(i);
                 }
             }
-            // Lines 11-20: the host inbox, in arrival order.
-            while !self.goal_met(goal, by) {
-                match self.fetch(false) {
-                    Some(m) => {
-                        let i = self.access(m);
-                        if self.msg(i).ta > start && !(block && self.related(i, goal)) {
-                            self.early.push(i);
-                        } else {
-                            self.deal(i);
-                        }
+        }
+        // Lines 11-20: the host inbox, in arrival order.
+        while !self.goal_met(goal, by) {
+            if block && self.exact && self.decide_wildcards(goal, None) {
+                self.deal_related_early(goal);
+                continue;
+            }
+            match self.fetch(false) {
+                Some(m) => {
+                    let i = self.access(m);
+                    if self.msg(i).ta > start && !(block && self.related(i, goal)) {
+                        self.early.push(i);
+                    } else {
+                        self.deal(i);
                     }
-                    None if !block => break,
-                    None => self.idle(goal),
                 }
+                None if !block => break,
+                None => self.idle(goal),
+            }
+        }
+        // Exact mode: an outcome that depends on what has arrived by a time
+        // waits until nothing arriving by then can still come.
+        if self.exact && !self.is_final(goal, block, start) {
+            let t = if block {
+                self.decision_time(goal, start)
+            } else {
+                start
+            };
+            self.settle(t, block, goal);
+            self.counters.decisions += 1;
+            if !block {
+                self.decide_wildcards(goal, Some(t));
             }
         }
         let end = if block {
@@ -719,7 +960,172 @@ impl<L: Link> Core<L> {
         self.hist.end(end);
         self.clock.advance_wait(end);
         self.link.publish_vtime(end);
+        self.tv_pub = end;
+        self.blocking = false;
+        self.publish_own();
         end
+    }
+
+    /// Held early messages now related to the wait: deal them.
+    fn deal_related_early(&mut self, goal: Goal) {
+        let early = std::mem::take(&mut self.early);
+        for i in early {
+            if self.related(i, goal) {
+                self.deal(i);
+            } else {
+                self.early.push(i);
+            }
+        }
+    }
+
+    /// Whether the outcome of a waiting activity whose goal is met (or, for
+    /// a test, that found nothing more to read) cannot depend on messages
+    /// still to come.
+    fn is_final(&self, goal: Goal, block: bool, start: VTime) -> bool {
+        let all_done = |rs: &[ReqId]| {
+            rs.iter()
+                .all(|&r| self.reqs.get(r).done.is_some_and(|d| block || d <= start))
+        };
+        match goal {
+            // Met: every request is complete (wildcards were decided on the way).
+            Goal::All(_) if block => true,
+            Goal::All(rs) | Goal::Any(rs) => all_done(rs),
+            Goal::Probe(Some(_), ..) => block || self.goal_met(goal, Some(start)),
+            Goal::Probe(None, ..) => false,
+        }
+    }
+
+    /// The time a met blocking goal's outcome is decided at: the earliest
+    /// completion (Waitany) or the arrival of the probed message.
+    fn decision_time(&self, goal: Goal, start: VTime) -> VTime {
+        match goal {
+            Goal::Probe(s, t, c) => self
+                .first_pending(s, t, c)
+                .map_or(start, |i| self.msg(i).ta),
+            _ => self.goal_end(goal, start),
+        }
+    }
+
+    // ---- conservative decisions (see `decide`) --------------------------------
+
+    fn lower_floor(&mut self, t: VTime) {
+        self.floor = Some(self.floor.map_or(t, |f| f.min(t)));
+    }
+
+    /// Our own bound word now (see `decide`).
+    fn own_word(&self) -> u64 {
+        let held = self.early.iter().map(|&i| self.msg(i).ta).min();
+        let base = if self.blocking {
+            // Deciding at T, the wait ends at T or, if something completed
+            // meanwhile, possibly as early as that (Waitany, Probe).
+            self.deciding.map(|t| self.floor.map_or(t, |f| f.min(t)))
+        } else {
+            Some(self.tv_pub)
+        };
+        let lb = match (base, held) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let tie = match (self.deciding, lb) {
+            (Some(t), Some(l)) => t == l && held.is_none_or(|h| h > t),
+            _ => false,
+        };
+        decide::encode(lb, tie)
+    }
+
+    /// Publish our own bound if it changed; poke the deciders a rise frees.
+    fn publish_own(&mut self) {
+        if !self.exact {
+            return;
+        }
+        let new = self.own_word();
+        self.set_own(new);
+    }
+
+    fn set_own(&mut self, new: u64) {
+        let old = self.own_pub;
+        if new == old {
+            return;
+        }
+        self.link.publish_bound(old, new);
+        self.own_pub = new;
+        if new > old {
+            let (u, _) = self.link.peer_bound(self.me);
+            decide::poke_unblocked(&self.link, &self.model, self.me, (old, u), (new, u));
+        }
+    }
+
+    /// Finalizing: we send nothing any more.
+    pub(crate) fn finish_bounds(&mut self) {
+        if self.exact {
+            self.set_own(decide::FINAL);
+        }
+    }
+
+    /// Wait until no message arriving by `t` can still reach us, handling
+    /// what arrives meanwhile as the waiting activity in progress does
+    /// (arrivals by `t` are dealt with; in a blocking wait, related ones too).
+    fn settle(&mut self, t: VTime, block: bool, goal: Goal) {
+        let began = Instant::now();
+        self.deciding = Some(t);
+        self.link.set_deciding(Some(t));
+        self.publish_own();
+        loop {
+            while let Some(m) = self.fetch(false) {
+                let i = self.access(m);
+                if self.msg(i).ta <= t || (block && self.related(i, goal)) {
+                    self.deal(i);
+                } else {
+                    self.early.push(i);
+                }
+            }
+            let seen = self.link.pokes();
+            if decide::scan(&self.link, &self.model, self.me, t).is_ok() {
+                break;
+            }
+            if self.sleep_deciding(seen, goal) {
+                break;
+            }
+        }
+        self.deciding = None;
+        self.link.set_deciding(None);
+        self.publish_own();
+        self.counters.decide_wait_ns += began.elapsed().as_nanos() as u64;
+    }
+
+    /// Sleep until a record arrives or a bound we wait on rises. If our going
+    /// idle leaves the job quiescent and our decision is its next event,
+    /// return true: the decision is safe now.
+    fn sleep_deciding(&mut self, seen: u32, goal: Goal) -> bool {
+        let mine = self.earliest_early_index();
+        let early_min = mine.map(|k| self.msg(self.early[k]).ta);
+        self.link.publish_blocked(early_min, &self.describe(goal));
+        if !self.link.idle_begin() {
+            self.link.wait_poked(seen);
+            self.link.idle_end();
+            return false;
+        }
+        match self.link.earliest_event() {
+            Some((_, 1, r)) if r == self.me => {
+                self.link.idle_end();
+                true
+            }
+            Some((_, _, r)) if r == self.me => {
+                self.link.idle_end();
+                let i = self
+                    .early
+                    .remove(mine.expect("we published an early message"));
+                self.deal(i);
+                false
+            }
+            Some((_, _, r)) => {
+                self.nudge(r);
+                self.link.wait_poked(seen);
+                self.link.idle_end();
+                false
+            }
+            None => self.report_deadlock(),
+        }
     }
 
     /// Nothing to read and the wait is not over: sleep until a message
@@ -738,15 +1144,15 @@ impl<L: Link> Core<L> {
             self.link.idle_end();
             return;
         }
-        match self.link.earliest_early() {
-            Some((_, r)) if r == self.me => {
+        match self.link.earliest_event() {
+            Some((_, 0, r)) if r == self.me => {
                 self.link.idle_end();
                 let i = self
                     .early
                     .remove(mine.expect("we published an early message"));
                 self.deal(i);
             }
-            Some((_, r)) => {
+            Some((_, _, r)) => {
                 self.nudge(r);
                 self.link.wait_incoming();
                 self.link.idle_end();
@@ -784,6 +1190,15 @@ impl<L: Link> Core<L> {
 
     /// What a waiting activity waits for, in words (deadlock reports).
     fn describe(&self, goal: Goal) -> String {
+        let what = self.describe_goal(goal);
+        if self.call.is_empty() {
+            what
+        } else {
+            format!("{what} (in {})", self.call)
+        }
+    }
+
+    fn describe_goal(&self, goal: Goal) -> String {
         let req = |r: ReqId| -> Option<String> {
             let q = self.reqs.get(r);
             if q.done.is_some() {
@@ -899,6 +1314,7 @@ impl<L: Link> Core<L> {
         }
         let start = self.clock.now();
         self.hist.begin(start);
+        self.blocking = true;
         while !bg.iter().all(|&r| self.reqs.get(r).done.is_some()) {
             let m = self
                 .fetch(true)
@@ -907,6 +1323,7 @@ impl<L: Link> Core<L> {
             self.deal(i);
         }
         self.hist.end(start);
+        self.blocking = false;
         for r in bg {
             self.reqs.remove(r);
         }

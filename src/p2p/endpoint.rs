@@ -23,11 +23,51 @@ impl Link for PortLink {
     fn max_record(&self) -> usize {
         self.port.max_record()
     }
-    fn send(&mut self, dest: u32, parts: &[&[u8]]) {
-        self.port.send(dest, parts)
+    fn send(&mut self, dest: u32, parts: &[&[u8]], ta: Option<VTime>) {
+        self.port.send_timed(dest, parts, ta.map(|t| t.ps()))
     }
     fn try_recv(&mut self, out: &mut Vec<u8>) -> bool {
-        self.port.try_recv(out)
+        self.port.try_recv_keep(out)
+    }
+    fn settle_unread(&mut self) -> Option<VTime> {
+        self.port.settle_unread().map(VTime::from_ps)
+    }
+    fn generation(&self) -> u64 {
+        self.port.segment().generation()
+    }
+    fn peer_bound(&self, j: u32) -> (Option<u64>, u64) {
+        let seg = self.port.segment();
+        let u = seg.unread_min(j);
+        (u, seg.slot(j).lower_bound())
+    }
+    fn publish_bound(&self, old: u64, new: u64) {
+        self.port
+            .segment()
+            .publish_lower_bound(self.port.rank(), old, new)
+    }
+    fn set_deciding(&self, t: Option<VTime>) {
+        self.port
+            .segment()
+            .set_deciding(self.port.rank(), t.map(|t| t.ps()))
+    }
+    fn deciding_at(&self, j: u32) -> Option<VTime> {
+        self.port
+            .segment()
+            .slot(j)
+            .deciding_at()
+            .map(VTime::from_ps)
+    }
+    fn deciders(&self) -> u32 {
+        self.port.segment().deciders()
+    }
+    fn poke(&self, j: u32) {
+        self.port.segment().slot(j).poke()
+    }
+    fn pokes(&self) -> u32 {
+        self.port.segment().slot(self.port.rank()).pokes()
+    }
+    fn wait_poked(&mut self, seen: u32) {
+        self.port.wait_poked(seen)
     }
     fn wait_incoming(&mut self) {
         self.port.wait_incoming()
@@ -61,10 +101,17 @@ impl Link for PortLink {
     fn idle_end(&mut self) {
         self.port.idle_end()
     }
-    fn earliest_early(&self) -> Option<(VTime, u32)> {
+    fn earliest_event(&self) -> Option<(VTime, u8, u32)> {
         let seg = self.port.segment();
         (0..seg.nranks())
-            .filter_map(|r| seg.slot(r).early_min().map(|t| (VTime::from_ps(t), r)))
+            .flat_map(|r| {
+                let s = seg.slot(r);
+                [
+                    s.early_min().map(|t| (VTime::from_ps(t), 0, r)),
+                    s.deciding_at().map(|t| (VTime::from_ps(t), 1, r)),
+                ]
+            })
+            .flatten()
             .min()
     }
     fn waiting_report(&self) -> Vec<Option<String>> {
@@ -129,6 +176,10 @@ impl Core<PortLink> {
                 (seg, 0, false)
             }
         };
+        if let Some(mut j) = crate::transport::jitter::Jitter::from_env(rank) {
+            // Chaos: ranks join in a random order.
+            std::thread::sleep(std::time::Duration::from_micros(j.below(2000)));
+        }
         if use_cma {
             cma::allow_peers();
         }
@@ -142,7 +193,17 @@ impl Core<PortLink> {
             pid,
             cma: use_cma,
         };
-        Ok(Core::new(link, model))
+        let mut core = Core::new(link, model);
+        match std::env::var("VACED_SYNC").as_deref() {
+            Ok("fast") => core.set_exact(false),
+            Ok("exact") | Err(_) => {}
+            Ok(other) => {
+                return Err(format!(
+                    "VACED_SYNC={other:?}: want \"exact\" (conservative decisions) or \"fast\""
+                ))
+            }
+        }
+        Ok(core)
     }
 
     /// MPI_Finalize: settle background sends, publish the results, give the
@@ -158,20 +219,25 @@ impl Core<PortLink> {
             host_cpu_ns: b.app_cpu_ns,
             msgs_sent: self.counters.msgs_sent,
             bytes_sent: self.counters.bytes_sent,
+            decisions: self.counters.decisions,
+            decide_wait_ns: self.counters.decide_wait_ns,
         };
         let rank = self.rank();
         let port = &mut self.link.port;
         let slot = port.segment().slot(rank);
         slot.publish_vtime(r.vtime_ps);
         slot.set_early_min(None);
+        self.finish_bounds();
+        let port = &mut self.link.port;
+        let slot = port.segment().slot(rank);
         slot.store_result(&r);
         slot.set_state(RankState::Finalized);
         port.release_token();
         // A finalized rank is idle for good. If that leaves the job
         // quiescent, someone holds the next event, or nobody can go on.
         if port.idle_begin().quiescent() {
-            match self.link.earliest_early() {
-                Some((_, r)) => self.nudge(r),
+            match self.link.earliest_event() {
+                Some((_, _, r)) => self.nudge(r),
                 None => {
                     let report = self.link.waiting_report();
                     if report.iter().any(|w| w.is_some()) {

@@ -8,10 +8,16 @@ pub trait Link {
     fn size(&self) -> u32;
     /// Largest record `send` accepts.
     fn max_record(&self) -> usize;
-    /// Deliver one record (the concatenation of `parts`) to `dest`.
-    fn send(&mut self, dest: u32, parts: &[&[u8]]);
-    /// Next incoming record, in per-sender order; false if none now.
+    /// Deliver one record (the concatenation of `parts`) to `dest`; `ta`: the
+    /// target arrival time of the message it carries (noted in `dest`'s
+    /// unread arrivals), None for host-only records (nudges).
+    fn send(&mut self, dest: u32, parts: &[&[u8]], ta: Option<VTime>);
+    /// Next incoming record, in per-sender order; false if none now. The
+    /// noted arrivals stay until [`Link::settle_unread`].
     fn try_recv(&mut self, out: &mut Vec<u8>) -> bool;
+    /// Every record read has been handled: forget the noted arrivals if the
+    /// inbox is empty. Returns the earliest one forgotten, if any.
+    fn settle_unread(&mut self) -> Option<VTime>;
     /// Sleep until a record is there.
     fn wait_incoming(&mut self);
     /// This thread's CPU time in nanoseconds.
@@ -30,13 +36,35 @@ pub trait Link {
     /// Publish, before going idle, the arrival time of the earliest message
     /// in our early queue and what we wait for.
     fn publish_blocked(&self, early_min: Option<VTime>, waiting_on: &str);
+    // ---- conservative decisions (see `decide`) --------------------------
+
+    /// The bound generation (unchanged across a scan: consistent snapshot).
+    fn generation(&self) -> u64;
+    /// Rank `j`'s unread arrivals (ps), then its own bound word, read in
+    /// that order.
+    fn peer_bound(&self, j: u32) -> (Option<u64>, u64);
+    /// Publish our own bound word (was `old`).
+    fn publish_bound(&self, old: u64, new: u64);
+    /// Publish the time of the decision we wait to take (None: none).
+    fn set_deciding(&self, t: Option<VTime>);
+    fn deciding_at(&self, j: u32) -> Option<VTime>;
+    /// Ranks waiting to take a decision.
+    fn deciders(&self) -> u32;
+    /// Wake rank `j` from [`Link::wait_poked`].
+    fn poke(&self, j: u32);
+    /// Times we were poked.
+    fn pokes(&self) -> u32;
+    /// Sleep until a record is there or our poke count is no longer `seen`.
+    fn wait_poked(&mut self, seen: u32);
+
     /// Count ourselves idle; true if the whole job is now quiescent (every
     /// rank idle or finalized, no record in flight).
     fn idle_begin(&mut self) -> bool;
     fn idle_end(&mut self);
-    /// The earliest early-queued message of the job: (arrival, rank), ties to
-    /// the lower rank. Read only while the job is quiescent.
-    fn earliest_early(&self) -> Option<(VTime, u32)>;
+    /// The job's next event while it is quiescent: the least (time, kind,
+    /// rank) over early-queued messages (kind 0, at their arrival) and
+    /// pending decisions (kind 1, at their time).
+    fn earliest_event(&self) -> Option<(VTime, u8, u32)>;
     /// Every rank's published waiting-on text, `None` for finalized ranks.
     fn waiting_report(&self) -> Vec<Option<String>>;
     /// End the job: it can make no progress.

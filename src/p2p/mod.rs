@@ -15,6 +15,7 @@
 //! * `finalize()` at MPI_Finalize; `abort(code)` ends the job.
 
 pub mod core;
+pub mod decide;
 pub mod endpoint;
 pub mod link;
 pub mod request;

@@ -4,7 +4,7 @@ use super::link::Link;
 use super::Core;
 use crate::model::{Model, VTime};
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 struct Inbox {
@@ -12,12 +12,20 @@ struct Inbox {
     cv: Condvar,
     early_min: AtomicU64,
     waiting_on: Mutex<String>,
+    /// Earliest unread arrival (ps), u64::MAX: none.
+    unread: AtomicU64,
+    lower_bound: AtomicU64,
+    /// Decision time + 1, 0: none.
+    deciding: AtomicU64,
+    pokes: AtomicU32,
 }
 
 /// (idle ranks << 32) | records in flight, as in the shared segment.
 struct Shared {
     boxes: Vec<Inbox>,
     activity: AtomicU64,
+    generation: AtomicU64,
+    deciders: AtomicU32,
 }
 
 pub struct MemLink {
@@ -36,11 +44,93 @@ impl Link for MemLink {
     fn max_record(&self) -> usize {
         self.max_record
     }
-    fn send(&mut self, dest: u32, parts: &[&[u8]]) {
+    fn send(&mut self, dest: u32, parts: &[&[u8]], ta: Option<VTime>) {
         let b = &self.shared.boxes[dest as usize];
         self.shared.activity.fetch_add(1, Ordering::SeqCst);
-        b.q.lock().unwrap().push_back(parts.concat());
+        {
+            let mut q = b.q.lock().unwrap();
+            if let Some(t) = ta {
+                b.unread.fetch_min(t.ps(), Ordering::SeqCst);
+            }
+            q.push_back(parts.concat());
+        }
+        if ta.is_some() {
+            self.shared.generation.fetch_add(1, Ordering::SeqCst);
+        }
         b.cv.notify_all();
+    }
+    fn settle_unread(&mut self) -> Option<VTime> {
+        let b = &self.shared.boxes[self.rank as usize];
+        let q = b.q.lock().unwrap();
+        if !q.is_empty() || b.unread.load(Ordering::SeqCst) == u64::MAX {
+            return None;
+        }
+        self.shared.generation.fetch_add(1, Ordering::SeqCst);
+        let old = b.unread.swap(u64::MAX, Ordering::SeqCst);
+        (old != u64::MAX).then(|| VTime::from_ps(old))
+    }
+    fn generation(&self) -> u64 {
+        self.shared.generation.load(Ordering::SeqCst)
+    }
+    fn peer_bound(&self, j: u32) -> (Option<u64>, u64) {
+        let b = &self.shared.boxes[j as usize];
+        let u = b.unread.load(Ordering::SeqCst);
+        (
+            (u != u64::MAX).then_some(u),
+            b.lower_bound.load(Ordering::SeqCst),
+        )
+    }
+    fn publish_bound(&self, old: u64, new: u64) {
+        let b = &self.shared.boxes[self.rank as usize];
+        if new > old {
+            self.shared.generation.fetch_add(1, Ordering::SeqCst);
+            b.lower_bound.store(new, Ordering::SeqCst);
+        } else if new < old {
+            b.lower_bound.store(new, Ordering::SeqCst);
+            self.shared.generation.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    fn set_deciding(&self, t: Option<VTime>) {
+        let b = &self.shared.boxes[self.rank as usize];
+        let was = b
+            .deciding
+            .swap(t.map_or(0, |t| t.ps() + 1), Ordering::SeqCst);
+        match (was != 0, t.is_some()) {
+            (false, true) => {
+                self.shared.deciders.fetch_add(1, Ordering::SeqCst);
+            }
+            (true, false) => {
+                self.shared.deciders.fetch_sub(1, Ordering::SeqCst);
+            }
+            _ => {}
+        }
+    }
+    fn deciding_at(&self, j: u32) -> Option<VTime> {
+        let d = self.shared.boxes[j as usize]
+            .deciding
+            .load(Ordering::SeqCst);
+        d.checked_sub(1).map(VTime::from_ps)
+    }
+    fn deciders(&self) -> u32 {
+        self.shared.deciders.load(Ordering::SeqCst)
+    }
+    fn poke(&self, j: u32) {
+        let b = &self.shared.boxes[j as usize];
+        let _q = b.q.lock().unwrap();
+        b.pokes.fetch_add(1, Ordering::SeqCst);
+        b.cv.notify_all();
+    }
+    fn pokes(&self) -> u32 {
+        self.shared.boxes[self.rank as usize]
+            .pokes
+            .load(Ordering::SeqCst)
+    }
+    fn wait_poked(&mut self, seen: u32) {
+        let b = &self.shared.boxes[self.rank as usize];
+        let mut q = b.q.lock().unwrap();
+        while q.is_empty() && b.pokes.load(Ordering::SeqCst) == seen {
+            q = b.cv.wait(q).unwrap();
+        }
     }
     fn try_recv(&mut self, out: &mut Vec<u8>) -> bool {
         match self.shared.boxes[self.rank as usize]
@@ -88,12 +178,18 @@ impl Link for MemLink {
     fn idle_end(&mut self) {
         self.shared.activity.fetch_sub(1 << 32, Ordering::SeqCst);
     }
-    fn earliest_early(&self) -> Option<(VTime, u32)> {
+    fn earliest_event(&self) -> Option<(VTime, u8, u32)> {
         (0..self.shared.boxes.len())
-            .filter_map(|r| {
-                let t = self.shared.boxes[r].early_min.load(Ordering::SeqCst);
-                t.checked_sub(1).map(|t| (VTime::from_ps(t), r as u32))
+            .flat_map(|r| {
+                let b = &self.shared.boxes[r];
+                let e = b.early_min.load(Ordering::SeqCst);
+                let d = b.deciding.load(Ordering::SeqCst);
+                [
+                    e.checked_sub(1).map(|t| (VTime::from_ps(t), 0, r as u32)),
+                    d.checked_sub(1).map(|t| (VTime::from_ps(t), 1, r as u32)),
+                ]
             })
+            .flatten()
             .min()
     }
     fn waiting_report(&self) -> Vec<Option<String>> {
@@ -113,11 +209,17 @@ impl Drop for MemLink {
     /// does); if that leaves the job quiescent, wake the holder of the next
     /// event.
     fn drop(&mut self) {
-        self.shared.boxes[self.rank as usize]
-            .early_min
-            .store(0, Ordering::SeqCst);
+        let me = &self.shared.boxes[self.rank as usize];
+        me.early_min.store(0, Ordering::SeqCst);
+        let old = me.lower_bound.load(Ordering::SeqCst);
+        self.publish_bound(old, super::decide::FINAL);
+        for j in 0..self.size() {
+            if self.deciding_at(j).is_some() {
+                self.poke(j);
+            }
+        }
         if self.idle_begin() {
-            if let Some((_, r)) = self.earliest_early() {
+            if let Some((_, _, r)) = self.earliest_event() {
                 let b = &self.shared.boxes[r as usize];
                 self.shared.activity.fetch_add(1, Ordering::SeqCst);
                 // An empty record is not a message: encode a nudge.
@@ -162,9 +264,15 @@ where
                 cv: Condvar::new(),
                 early_min: AtomicU64::new(0),
                 waiting_on: Mutex::new(String::new()),
+                unread: AtomicU64::new(u64::MAX),
+                lower_bound: AtomicU64::new(0),
+                deciding: AtomicU64::new(0),
+                pokes: AtomicU32::new(0),
             })
             .collect(),
         activity: AtomicU64::new(0),
+        generation: AtomicU64::new(0),
+        deciders: AtomicU32::new(0),
     });
     let f = Arc::new(f);
     let hs: Vec<_> = (0..n)

@@ -352,3 +352,212 @@ fn unexpected_message_gives_the_same_times_whenever_the_host_delivers_it() {
     let t1 = 1_000_000 + 3 * m(1000);
     assert_eq!(outcomes, vec![t1 + m(1000), t1 + m(1000)]);
 }
+
+// ---- conservative decisions --------------------------------------------------
+
+const US: u64 = 1_000_000;
+
+/// Send 8 bytes to `dest` after `compute_us` of virtual time, the host
+/// delaying the send by `delay_ms` (no virtual time at scale 0).
+fn late_send(c: &mut Core<MemLink>, dest: u32, tag: i32, compute_us: u64, delay_ms: u64) {
+    std::thread::sleep(Duration::from_millis(delay_ms));
+    c.compute(VTime::from_ps(compute_us * US));
+    let data = [c.rank() as u8; 8];
+    let r = c.isend(sbuf(&data), dest, tag, 0, SendMode::Standard);
+    c.wait_all(&[r]);
+    c.free(r);
+}
+
+#[test]
+fn wildcard_receive_takes_earliest_arrival_not_first_on_host() {
+    // Rank 1 sends at 10 us but 60 ms late on the host; rank 2 at 20 us at
+    // once. MPI_ANY_SOURCE takes rank 1's (arrival 10 us + 2 M(8)) at
+    // 10 us + 3 M(8), then rank 2's (arrival 20 us + 2 M(8)) at 20 us + 3 M(8);
+    // a specific receive posted behind the undecided wildcard gets nothing
+    // the wildcard could take first (non-overtaking).
+    let t = run(3, 1 << 16, |c| match c.rank() {
+        0 => {
+            let mut a = [0u8; 8];
+            let mut b = [0u8; 8];
+            let w = c.irecv(rbuf(&mut a), None, None, 0);
+            let s = c.irecv(rbuf(&mut b), Some(2), None, 0);
+            c.wait_all(&[w]);
+            assert_eq!(c.status(w).source, 1);
+            assert_eq!(c.vtime().ps(), 10 * US + 3 * m(8));
+            c.wait_all(&[s]);
+            assert_eq!(c.status(s).source, 2);
+            assert_eq!((a[0], b[0]), (1, 2));
+            c.free(w);
+            c.free(s);
+        }
+        1 => late_send(c, 0, 0, 10, 60),
+        _ => late_send(c, 0, 0, 20, 0),
+    });
+    assert_eq!(t[0], 20 * US + 3 * m(8));
+}
+
+#[test]
+fn waitany_and_test_decide_by_virtual_time() {
+    // Rank 0: receives from 1 (sent at 10 us, 60 ms late on the host) and
+    // 2 (sent at 20 us). Waitany returns rank 1's first, at 10 us + 3 M(8).
+    // Then a receive from 3 (sent at 40 us, late on the host) tested at
+    // 35 us: not there yet; at 50 us: there (handled at 50 us, the first test
+    // after its arrival, complete at 50 us + M(8) > 50 us: still false); at
+    // 55 us: true.
+    let t = run(4, 1 << 16, |c| match c.rank() {
+        0 => {
+            let mut a = [0u8; 8];
+            let mut b = [0u8; 8];
+            let mut d = [0u8; 8];
+            let r1 = c.irecv(rbuf(&mut a), Some(1), None, 0);
+            let r2 = c.irecv(rbuf(&mut b), Some(2), None, 0);
+            assert_eq!(c.wait_any(&[r2, r1]), vec![1]);
+            assert_eq!(c.vtime().ps(), 10 * US + 3 * m(8));
+            c.wait_all(&[r2]);
+            let r3 = c.irecv(rbuf(&mut d), Some(3), None, 0);
+            let mut flags = Vec::new();
+            for at in [35, 50, 55] {
+                let now = c.vtime().ps();
+                c.compute(VTime::from_ps(at * US - now));
+                flags.push(!c.test(&[r3]).is_empty());
+            }
+            assert_eq!(flags, vec![false, false, true]);
+            c.free(r1);
+            c.free(r2);
+            c.free(r3);
+        }
+        1 => late_send(c, 0, 0, 10, 60),
+        2 => late_send(c, 0, 0, 20, 0),
+        _ => late_send(c, 0, 0, 40, 80),
+    });
+    assert_eq!(t[0], 55 * US);
+}
+
+#[test]
+fn probe_any_source_and_iprobe_decide_by_virtual_time() {
+    // Rank 1 sends tag 7 at 10 us (60 ms late on the host), rank 2 tag 8 at
+    // 5 us. A blocking MPI_Probe(ANY_SOURCE) sees rank 2's first (earliest
+    // arrival), whatever the host order; an MPI_Iprobe at 8 us sees rank 2's
+    // only; at 12 us it sees rank 1's (rank 2's taken meanwhile).
+    run(3, 1 << 16, |c| match c.rank() {
+        0 => {
+            let st = c.iprobe(None, None, 0);
+            assert_eq!(st, None, "nothing arrives by 0");
+            let st = c.probe(None, None, 0);
+            assert_eq!((st.source, st.tag), (2, 8));
+            let mut b = [0u8; 8];
+            let now = c.vtime().ps();
+            c.compute(VTime::from_ps(8 * US - now));
+            let st = c.iprobe(None, None, 0).expect("rank 2's message by 8 us");
+            assert_eq!(st.source, 2);
+            recv(c, &mut b, 2);
+            let now = c.vtime().ps();
+            c.compute(VTime::from_ps(12 * US - now));
+            let st = c.iprobe(None, None, 0).expect("rank 1's message by 12 us");
+            assert_eq!((st.source, st.tag), (1, 7));
+            recv(c, &mut b, 1);
+        }
+        1 => late_send(c, 0, 7, 10, 60),
+        _ => late_send(c, 0, 8, 5, 0),
+    });
+}
+
+#[test]
+fn receive_behind_undecided_wildcard_keeps_per_source_order() {
+    // Rank 0 posts W = (ANY_SOURCE, tag 5) then R = (rank 2, any tag). Rank 2
+    // sends tag 5 at 1 us then tag 6 later; rank 1 sends tag 5 at 0 us, but
+    // 60 ms late on the host. W takes rank 1's (earliest arrival), so R must
+    // take rank 2's first message (tag 5), not its second, although the
+    // second is on the host long before W can be decided.
+    run(3, 1 << 16, |c| match c.rank() {
+        0 => {
+            let (mut a, mut b, mut d) = ([0u8; 8], [0u8; 8], [0u8; 8]);
+            let w = c.irecv(rbuf(&mut a), None, Some(5), 0);
+            let r = c.irecv(rbuf(&mut b), Some(2), None, 0);
+            c.wait_all(&[r, w]);
+            assert_eq!((c.status(w).source, c.status(w).tag), (1, 5));
+            assert_eq!((c.status(r).source, c.status(r).tag), (2, 5));
+            let x = c.irecv(rbuf(&mut d), Some(2), None, 0);
+            c.wait_all(&[x]);
+            assert_eq!(c.status(x).tag, 6);
+            for q in [w, r, x] {
+                c.free(q);
+            }
+        }
+        1 => late_send(c, 0, 5, 0, 60),
+        _ => {
+            late_send(c, 0, 5, 1, 0);
+            late_send(c, 0, 6, 1, 0);
+        }
+    });
+}
+
+#[test]
+fn waitany_over_rendezvous_receives() {
+    // 200 KB messages (rendezvous: REQ, ACK, DATA; hop 0 so L(b, 0) = M(b)).
+    // Rank 1 starts its send at 10 us (60 ms late on the host), rank 2 at
+    // 20 us. Rank 0 waits from 0: rank 1's REQ arrives at 10 us + 2 M(H), the
+    // ACK reaches rank 1 at 10 us + 4 M(H), the DATA leaves then and is
+    // received at 10 us + 4 M(H) + 3 M(b): Waitany returns rank 1's first.
+    const B: usize = 200_000;
+    let t = run(3, 1 << 16, |c| match c.rank() {
+        0 => {
+            let mut a = vec![0u8; B];
+            let mut b = vec![0u8; B];
+            let r1 = c.irecv(rbuf(&mut a), Some(1), None, 0);
+            let r2 = c.irecv(rbuf(&mut b), Some(2), None, 0);
+            assert_eq!(c.wait_any(&[r2, r1]), vec![1]);
+            assert_eq!(c.vtime().ps(), 10 * US + 4 * m(64) + 3 * m(B as u64));
+            c.wait_all(&[r2]);
+            assert!(a.iter().all(|&x| x == 1) && b.iter().all(|&x| x == 2));
+            c.free(r1);
+            c.free(r2);
+        }
+        r => {
+            std::thread::sleep(Duration::from_millis(if r == 1 { 60 } else { 0 }));
+            c.compute(VTime::from_ps(if r == 1 { 10 } else { 20 } * US));
+            let data = vec![r as u8; B];
+            send(c, &data, 0, SendMode::Standard);
+        }
+    });
+    assert_eq!(t[0], 20 * US + 4 * m(64) + 3 * m(B as u64));
+}
+
+#[test]
+fn message_arriving_exactly_at_the_end_of_a_wait_is_timed_alike_whenever_delivered() {
+    // Rank 1 waits for A (1000 B from rank 0, sent at 0: ta = 2M, the wait
+    // ends at 3M). Rank 2 sends B (1000 B) at M, so ta(B) = 3M: exactly the
+    // end of that wait. Rank 1 then posts the receive of B, sends 8 B to
+    // rank 0 and waits for B. Delivered during the first wait, B is dealt
+    // with at its end (lines 22-27 of Algorithm 2) and sits in the unexpected
+    // queue; delivered later, the history lookup must find it covered by the
+    // same wait (ends are covered). Either way B completes at 3M + M = 4M.
+    let x = 1000u64;
+    let mut outcomes = Vec::new();
+    for (d0, d2) in [(0u64, 40u64), (40, 0)] {
+        let t = run(3, 1 << 16, move |c| {
+            let a = vec![1u8; x as usize];
+            let mut y = vec![0u8; x as usize];
+            match c.rank() {
+                0 => {
+                    std::thread::sleep(Duration::from_millis(d0));
+                    send(c, &a, 1, SendMode::Standard);
+                }
+                2 => {
+                    std::thread::sleep(Duration::from_millis(d2));
+                    c.compute(VTime::from_ps(m(x)));
+                    send(c, &a, 1, SendMode::Standard);
+                }
+                _ => {
+                    recv(c, &mut y, 0);
+                    let r = c.irecv(rbuf(&mut y), Some(2), None, 0);
+                    send(c, &[0u8; 8], 0, SendMode::Standard);
+                    c.wait_all(&[r]);
+                    c.free(r);
+                }
+            }
+        });
+        outcomes.push(t[1]);
+    }
+    assert_eq!(outcomes, vec![4 * m(x), 4 * m(x)]);
+}

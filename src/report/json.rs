@@ -34,6 +34,8 @@ struct RankJson {
     host_cpu_s: f64,
     msgs_sent: u64,
     bytes_sent: u64,
+    decisions: u64,
+    decide_wait_s: f64,
 }
 
 #[derive(Serialize)]
@@ -50,6 +52,8 @@ struct ReportJson<'a> {
     wait_s: MinAvgMax,
     msgs_sent: u64,
     bytes_sent: u64,
+    decisions: u64,
+    decide_wait_s: f64,
     host_wall_s: f64,
     host_cpu_s: f64,
     app_cpu_s: f64,
@@ -79,6 +83,8 @@ pub fn to_json(r: &Report) -> serde_json::Value {
         wait_s: (&r.wait).into(),
         msgs_sent: r.msgs_sent,
         bytes_sent: r.bytes_sent,
+        decisions: r.decisions,
+        decide_wait_s: r.decide_wait.as_secs_f64(),
         host_wall_s: j.wall.as_secs_f64(),
         host_cpu_s: j.host_cpu.as_secs_f64(),
         app_cpu_s: r.app_cpu.as_secs_f64(),
@@ -99,6 +105,8 @@ pub fn to_json(r: &Report) -> serde_json::Value {
                 host_cpu_s: x.host_cpu_ns as f64 / 1e9,
                 msgs_sent: x.msgs_sent,
                 bytes_sent: x.bytes_sent,
+                decisions: x.decisions,
+                decide_wait_s: x.decide_wait_ns as f64 / 1e9,
             })
             .collect(),
     };
@@ -145,6 +153,8 @@ mod tests {
         assert_eq!(v["wait_s"], json!({"min": 1e-6, "avg": 1e-6, "max": 1e-6}));
         assert_eq!(v["msgs_sent"], 6);
         assert_eq!(v["bytes_sent"], 1_048_976);
+        assert_eq!(v["decisions"], 8);
+        assert_eq!(v["decide_wait_s"], 2e-6);
         assert_eq!(v["host_wall_s"], 0.005);
         assert_eq!(v["host_cpu_s"], 0.009);
         assert_eq!(v["app_cpu_s"], 0.008);
@@ -158,7 +168,8 @@ mod tests {
             json!({
                 "rank": 1, "vtime_s": 5e-6, "vtime_ps": 5_000_000, "compute_s": 3e-6,
                 "comm_s": 1e-6, "wait_s": 1e-6, "host_cpu_s": 0.003,
-                "msgs_sent": 1, "bytes_sent": 1_048_576
+                "msgs_sent": 1, "bytes_sent": 1_048_576,
+                "decisions": 2, "decide_wait_s": 5e-7
             })
         );
         let vt: Vec<u64> = ranks

@@ -50,6 +50,10 @@ pub struct Report {
     /// Messages and bytes sent, summed over ranks.
     pub msgs_sent: u64,
     pub bytes_sent: u64,
+    /// Conservative decisions, summed over ranks, and the host time ranks
+    /// spent waiting for them (summed).
+    pub decisions: u64,
+    pub decide_wait: Duration,
     /// app_cpu / (cores x wall); `None` when cores or wall is zero.
     pub efficiency: Option<f64>,
     /// Host wall time / predicted time; `None` when the prediction is zero.
@@ -87,6 +91,16 @@ impl Report {
                 .iter()
                 .map(|r| r.bytes_sent)
                 .fold(0, u64::saturating_add),
+            decisions: ranks
+                .iter()
+                .map(|r| r.decisions)
+                .fold(0, u64::saturating_add),
+            decide_wait: Duration::from_nanos(
+                ranks
+                    .iter()
+                    .map(|r| r.decide_wait_ns)
+                    .fold(0, u64::saturating_add),
+            ),
             efficiency,
             slowdown,
             job,
@@ -110,6 +124,8 @@ pub(crate) mod tests {
             host_cpu_ns,
             msgs_sent,
             bytes_sent,
+            decisions: 2,
+            decide_wait_ns: 500,
         };
         Report::new(
             JobInfo {

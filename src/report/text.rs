@@ -80,6 +80,13 @@ pub fn render_text(r: &Report) -> String {
         r.msgs_sent,
         human_bytes(r.bytes_sent)
     );
+    let _ = writeln!(
+        out,
+        "  {:<15}{} taken conservatively, host time waiting for them {}",
+        "decisions",
+        r.decisions,
+        human_duration(r.decide_wait)
+    );
     let startup = match j.startup {
         Some(d) => format!("  (start-up {})", human_duration(d)),
         None => String::new(),
@@ -149,6 +156,7 @@ vaced: predicted time on tianhe1a: 5.000 us  (0.000005000000 s, rank 1)
   communication    500.000 ns    1.250 us    2.000 us
   waiting            1.000 us    1.000 us    1.000 us
   messages       6 sent, 1.0 MiB
+  decisions      8 taken conservatively, host time waiting for them 2.000 us
   host wall      5.000 ms  (start-up 1.500 ms)
   host CPU       9.000 ms  (application 8.000 ms)
   efficiency     80.0 %  (application CPU / (2 cores x wall))

@@ -43,6 +43,12 @@ pub struct InboxHdr {
     pub waiters_tail: AtomicU32,
     /// End of the committed records (written by producers under the lock).
     widx: AtomicU64,
+    /// Bitwise NOT of the earliest target arrival time (ps) among the
+    /// records written since the consumer last found the inbox empty (0:
+    /// none): producers raise it with `fetch_max` under the lock before their
+    /// record is visible; the consumer clears it, under the lock, only once it
+    /// has read (and accounted for) everything.
+    unread_min_not: AtomicU64,
     consumer: ConsumerLine,
 }
 
@@ -88,6 +94,25 @@ impl<'a> Inbox<'a> {
     /// No committed record is waiting to be read.
     pub fn is_empty(&self) -> bool {
         self.hdr.consumer.ridx.load(Ordering::Acquire) == self.hdr.widx.load(Ordering::Acquire)
+    }
+
+    /// Note, under the lock, that a record arriving at `ta_ps` is about to be
+    /// written.
+    pub fn note_arrival(&self, ta_ps: u64) {
+        self.hdr.unread_min_not.fetch_max(!ta_ps, Ordering::SeqCst);
+    }
+
+    /// Earliest arrival among records not yet accounted for by the consumer.
+    pub fn unread_min(&self) -> Option<u64> {
+        match self.hdr.unread_min_not.load(Ordering::SeqCst) {
+            0 => None,
+            v => Some(!v),
+        }
+    }
+
+    /// Consumer, under the lock, with nothing left to read: forget arrivals.
+    pub fn clear_unread(&self) {
+        self.hdr.unread_min_not.store(0, Ordering::SeqCst);
     }
 
     /// Append one record made of `parts` (`len` bytes in all). The caller holds

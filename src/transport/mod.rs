@@ -34,6 +34,7 @@ pub mod cputime;
 mod doorbell;
 mod futex;
 mod inbox;
+pub mod jitter;
 pub mod process;
 pub mod segment;
 mod shm;
@@ -60,6 +61,8 @@ pub struct Port {
     holds_token: bool,
     /// Scratch list of producers to wake.
     wake: Vec<u32>,
+    /// Random host delays for testing (`VACED_HOST_JITTER=seed`).
+    jitter: Option<jitter::Jitter>,
 }
 
 impl Port {
@@ -76,6 +79,7 @@ impl Port {
             overflow: VecDeque::new(),
             holds_token: false,
             wake: Vec::new(),
+            jitter: jitter::Jitter::from_env(rank),
         }
     }
     pub fn rank(&self) -> u32 {
@@ -94,12 +98,22 @@ impl Port {
     }
     /// Append one record (concatenation of `parts`) to `dest`'s inbox.
     pub fn send(&mut self, dest: u32, parts: &[&[u8]]) {
+        self.send_timed(dest, parts, None)
+    }
+
+    /// [`Port::send`] of a record that carries a message arriving at `ta_ps`
+    /// on the target: the destination's inbox keeps the earliest such time
+    /// until its consumer has taken everything (see [`Segment::unread_min`]).
+    pub fn send_timed(&mut self, dest: u32, parts: &[&[u8]], ta_ps: Option<u64>) {
         let len: usize = parts.iter().map(|p| p.len()).sum();
         assert!(
             len <= self.max_record(),
             "transport record of {len} bytes exceeds max_record {}",
             self.max_record()
         );
+        if let Some(j) = &mut self.jitter {
+            j.maybe_delay();
+        }
         // Counted in flight before it can be seen (and received).
         self.seg.activity().fetch_add(1, Ordering::SeqCst);
         let need = rec_size(len);
@@ -110,6 +124,9 @@ impl Port {
                 let _g = futex::lock(&inbox.hdr().lock);
                 if inbox.free_space() >= need {
                     waiters::remove(&self.seg, &inbox, self.rank);
+                    if let Some(ta) = ta_ps {
+                        inbox.note_arrival(ta);
+                    }
                     inbox.write(parts, len);
                     break;
                 }
@@ -143,13 +160,28 @@ impl Port {
                     || me.space_waiting.load(Ordering::Relaxed) == 0
             });
         }
+        if ta_ps.is_some() {
+            // The arrival was noted (a lower bound fell): announce it before
+            // anything we do next can raise our own bound.
+            self.seg.bump_generation();
+        }
         self.seg.slot(dest).bell.ring();
         if gave_token {
             self.acquire_token();
         }
     }
     /// Pop the next incoming record into `out` (cleared first); false if none.
+    /// Finding none, forget the noted arrivals ([`Port::settle_unread`]):
+    /// the caller handles each record before asking for the next.
     pub fn try_recv(&mut self, out: &mut Vec<u8>) -> bool {
+        if self.try_recv_keep(out) {
+            return true;
+        }
+        self.settle_unread();
+        false
+    }
+    /// [`Port::try_recv`] that leaves the noted arrivals alone.
+    pub fn try_recv_keep(&mut self, out: &mut Vec<u8>) -> bool {
         if let Some(rec) = self.overflow.pop_front() {
             *out = rec;
         } else {
@@ -161,6 +193,45 @@ impl Port {
         }
         self.seg.activity().fetch_sub(1, Ordering::SeqCst);
         true
+    }
+    /// Everything read has been accounted for by the caller: forget the
+    /// noted arrivals, unless a producer is writing right now. Returns the
+    /// earliest arrival forgotten, if any (our bound rose).
+    pub fn settle_unread(&mut self) -> Option<u64> {
+        let own = self.seg.inbox(self.rank);
+        let old = own.unread_min()?;
+        if !self.overflow.is_empty() {
+            return None;
+        }
+        let _g = futex::lock(&own.hdr().lock);
+        if !own.is_empty() {
+            return None;
+        }
+        let old = own.unread_min().unwrap_or(old);
+        self.seg.bump_generation();
+        own.clear_unread();
+        Some(old)
+    }
+    /// Sleep until a record can be received or someone pokes us (our poke
+    /// count is no longer `seen`); the core token is given back meanwhile.
+    pub fn wait_poked(&mut self, seen: u32) {
+        if self.has_incoming() || self.seg.slot(self.rank).pokes() != seen {
+            return;
+        }
+        let had_token = self.holds_token;
+        self.release_token();
+        let slot = self.seg.slot(self.rank);
+        slot.set_state(RankState::Blocked);
+        let own = self.seg.inbox(self.rank);
+        slot.bell
+            .wait_until(|| !own.is_empty() || slot.pokes() != seen);
+        slot.set_state(RankState::Running);
+        if let Some(j) = &mut self.jitter {
+            j.maybe_delay();
+        }
+        if had_token {
+            self.acquire_token();
+        }
     }
     /// Whether a record can be received now.
     pub fn has_incoming(&self) -> bool {
@@ -193,6 +264,9 @@ impl Port {
         let own = self.seg.inbox(self.rank);
         slot.bell.wait_until(|| !own.is_empty());
         slot.set_state(RankState::Running);
+        if let Some(j) = &mut self.jitter {
+            j.maybe_delay();
+        }
         if had_token {
             self.acquire_token();
         }

@@ -58,6 +58,10 @@ pub struct RankResult {
     pub host_cpu_ns: u64,
     pub msgs_sent: u64,
     pub bytes_sent: u64,
+    /// Conservative decisions taken.
+    pub decisions: u64,
+    /// Host time spent waiting for them (ns).
+    pub decide_wait_ns: u64,
 }
 
 /// Bytes of a rank's abort message buffer.
@@ -100,13 +104,22 @@ pub struct RankSlot {
     vtime: AtomicU64,
     aborted: AtomicU32,
     abort_code: AtomicI32,
-    result: [AtomicU64; 7],
+    result: [AtomicU64; 9],
     abort_msg: SlotText,
     /// Arrival time + 1 of the earliest message in the rank's early queue
     /// (0: none), published before it goes idle.
     early_min: AtomicU64,
     /// What the rank is blocked on, published before it goes idle.
     waiting_on: SlotText,
+    /// Virtual time + 1 of the decision the rank waits to take (0: none).
+    deciding_at: AtomicU64,
+    /// The rank's own lower bound on the send time of anything it may still
+    /// send, as a word the p2p layer encodes (0 = time 0, the bound of a
+    /// rank that has not started; written by the rank only).
+    lower_bound: AtomicU64,
+    /// Bumped (then the doorbell rung) when another rank's lower bound rose
+    /// past the decision this rank waits to take.
+    poke: AtomicU32,
     /// The rank's doorbell (its own cache line).
     pub(super) bell: Doorbell,
     /// Next rank + 1 in the core-token queue (0 = end).
@@ -169,6 +182,30 @@ impl RankSlot {
     pub fn early_min(&self) -> Option<u64> {
         self.early_min.load(Ordering::Acquire).checked_sub(1)
     }
+    /// Publish the virtual time of a decision we wait to take (None: none).
+    pub fn set_deciding_at(&self, t_ps: Option<u64>) {
+        self.deciding_at
+            .store(t_ps.map_or(0, |t| t.saturating_add(1)), Ordering::SeqCst);
+    }
+    pub fn deciding_at(&self) -> Option<u64> {
+        self.deciding_at.load(Ordering::SeqCst).checked_sub(1)
+    }
+    /// The rank's published lower bound word (see `p2p::decide`).
+    pub fn lower_bound(&self) -> u64 {
+        self.lower_bound.load(Ordering::SeqCst)
+    }
+    pub(super) fn store_lower_bound(&self, w: u64) {
+        self.lower_bound.store(w, Ordering::SeqCst)
+    }
+    /// How many times the rank was poked.
+    pub fn pokes(&self) -> u32 {
+        self.poke.load(Ordering::SeqCst)
+    }
+    /// Tell the rank that a bound it waits on rose, and wake it.
+    pub fn poke(&self) {
+        self.poke.fetch_add(1, Ordering::SeqCst);
+        self.bell.ring();
+    }
     /// Publish what the rank waits for (for deadlock reports).
     pub fn set_waiting_on(&self, what: &str) {
         self.waiting_on.set(what)
@@ -186,6 +223,8 @@ impl RankSlot {
             r.host_cpu_ns,
             r.msgs_sent,
             r.bytes_sent,
+            r.decisions,
+            r.decide_wait_ns,
         ];
         for (cell, x) in self.result.iter().zip(v) {
             cell.store(x, Ordering::Relaxed);
@@ -202,12 +241,14 @@ impl RankSlot {
             host_cpu_ns: g(4),
             msgs_sent: g(5),
             bytes_sent: g(6),
+            decisions: g(7),
+            decide_wait_ns: g(8),
         }
     }
 }
 
 const MAGIC: u64 = u64::from_le_bytes(*b"VACEDSEG");
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 /// Smallest accepted inbox.
 pub const MIN_INBOX_BYTES: u32 = 256;
 /// Largest accepted inbox.
@@ -228,6 +269,12 @@ struct Header {
     /// have finalized); records are sent but not yet received. One word, so
     /// a single atomic operation sees a consistent snapshot of both.
     activity: AtomicU64,
+    /// Bumped after every store that lowers a published bound (a noted
+    /// arrival) and before every store that raises one: a reader that sees
+    /// it unchanged across a scan of the slots saw a consistent snapshot.
+    generation: AtomicU64,
+    /// Ranks waiting to take a conservative decision.
+    deciders: AtomicU32,
 }
 
 /// Byte offsets of the parts of a segment.
@@ -433,6 +480,12 @@ impl Segment {
     pub fn inbox_pending(&self, rank: u32) -> bool {
         !self.inbox(rank).is_empty()
     }
+    /// Earliest target arrival time among the records sent to `rank` that
+    /// it has not yet read and handled (a lower bound for what it may still
+    /// do because of them).
+    pub fn unread_min(&self, rank: u32) -> Option<u64> {
+        self.inbox(rank).unread_min()
+    }
     /// Core tokens not held by any rank.
     pub fn tokens_free(&self) -> u32 {
         self.header().tokens.free()
@@ -440,6 +493,46 @@ impl Segment {
     /// Ranks queued for a core token.
     pub fn token_waiters(&self) -> u32 {
         self.header().tokens.queued()
+    }
+
+    /// The bound generation (see `Header::generation`).
+    pub fn generation(&self) -> u64 {
+        self.header().generation.load(Ordering::SeqCst)
+    }
+    pub(super) fn bump_generation(&self) {
+        self.header().generation.fetch_add(1, Ordering::SeqCst);
+    }
+    /// Publish `rank`'s lower bound word: a rise is announced (generation
+    /// bumped) before it is visible, a fall after.
+    pub fn publish_lower_bound(&self, rank: u32, old: u64, new: u64) {
+        let slot = self.slot(rank);
+        if new > old {
+            self.bump_generation();
+            slot.store_lower_bound(new);
+        } else if new < old {
+            slot.store_lower_bound(new);
+            self.bump_generation();
+        }
+    }
+    /// Ranks waiting to take a conservative decision.
+    pub fn deciders(&self) -> u32 {
+        self.header().deciders.load(Ordering::SeqCst)
+    }
+    /// Publish that `rank` waits to take a decision at `t_ps` (None: no
+    /// longer), keeping the count of deciders.
+    pub fn set_deciding(&self, rank: u32, t_ps: Option<u64>) {
+        let slot = self.slot(rank);
+        let was = slot.deciding_at().is_some();
+        slot.set_deciding_at(t_ps);
+        match (was, t_ps.is_some()) {
+            (false, true) => {
+                self.header().deciders.fetch_add(1, Ordering::SeqCst);
+            }
+            (true, false) => {
+                self.header().deciders.fetch_sub(1, Ordering::SeqCst);
+            }
+            _ => {}
+        }
     }
 
     /// The job's activity word (see [`Activity`]).

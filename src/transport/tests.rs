@@ -279,6 +279,8 @@ fn slots_publish_across_processes() {
         host_cpu_ns: 4,
         msgs_sent: 5,
         bytes_sent: u64::MAX,
+        decisions: 6,
+        decide_wait_ns: 7,
     };
     let mut kids = Children::new();
     kids.spawn(|| {

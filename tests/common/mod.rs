@@ -183,6 +183,10 @@ pub struct Run {
     pub report: Option<PathBuf>,
     pub prog: PathBuf,
     pub args: Vec<String>,
+    /// `--sync MODE`.
+    pub sync: Option<String>,
+    /// Extra environment for mpirun (and so the ranks).
+    pub env: Vec<(String, String)>,
 }
 
 impl Run {
@@ -199,7 +203,21 @@ impl Run {
             report: None,
             prog: prog.to_path_buf(),
             args: Vec::new(),
+            sync: None,
+            env: Vec::new(),
         }
+    }
+
+    pub fn sync(mut self, mode: &str) -> Run {
+        self.sync = Some(mode.to_string());
+        self
+    }
+
+    /// `VACED_HOST_JITTER=seed`: random host delays.
+    pub fn jitter(mut self, seed: u64) -> Run {
+        self.env
+            .push(("VACED_HOST_JITTER".to_string(), seed.to_string()));
+        self
     }
 
     pub fn cores(mut self, c: Option<u32>) -> Run {
@@ -229,6 +247,10 @@ impl Run {
             v.push("--report".into());
             v.push(r.into());
         }
+        if let Some(m) = &self.sync {
+            v.push("--sync".into());
+            v.push(m.into());
+        }
         v.push(self.prog.clone().into());
         v.extend(self.args.iter().map(OsString::from));
         v
@@ -244,7 +266,7 @@ impl Run {
 
     /// Starts the job without waiting for it.
     pub fn spawn(&self) -> Running {
-        mpirun(&self.argv(), false)
+        mpirun_env(&self.argv(), false, &self.env)
     }
 
     /// Starts the job in a process group of its own, as a shell does for a
@@ -258,8 +280,16 @@ impl Run {
 /// Starts `mpirun ARGS` with stdout and stderr captured (in a new process
 /// group if `own_group`).
 pub fn mpirun(argv: &[OsString], own_group: bool) -> Running {
+    mpirun_env(argv, own_group, &[])
+}
+
+/// [`mpirun`] with extra environment variables.
+pub fn mpirun_env(argv: &[OsString], own_group: bool, env: &[(String, String)]) -> Running {
     let cmdline = format!(
-        "mpirun {}",
+        "{}mpirun {}",
+        env.iter()
+            .map(|(k, v)| format!("{k}={v} "))
+            .collect::<String>(),
         argv.iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect::<Vec<_>>()
@@ -268,6 +298,7 @@ pub fn mpirun(argv: &[OsString], own_group: bool) -> Running {
     let mut cmd = Command::new(vaced());
     cmd.arg0("mpirun")
         .args(argv)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

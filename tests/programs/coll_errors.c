@@ -7,10 +7,12 @@
  *     err case=NAME class=C
  *   then runs a correct MPI_Allreduce and prints
  *     after rank=R sum=S
- * usage: coll_errors fatal bcast|allreduce
+ * usage: coll_errors fatal bcast|allreduce|uncommitted|freed|send|comm
  *   default handler (MPI_ERRORS_ARE_FATAL): rank 1 calls MPI_Bcast with root
- *   99, or MPI_Allreduce with MPI_MAXLOC on MPI_INT; the others wait in
- *   MPI_Barrier. The job must end, naming the call. */
+ *   99, MPI_Allreduce with MPI_MAXLOC on MPI_INT, MPI_Gather with an
+ *   uncommitted vector type, MPI_Allgather with a freed one, MPI_Send with an
+ *   uncommitted one, or MPI_Alltoall on a freed communicator; the others wait
+ *   in MPI_Barrier. The job must end, naming the call. */
 #include <mpi.h>
 #include <string.h>
 #include "vtest.h"
@@ -38,9 +40,28 @@ int main(int argc, char **argv)
     MPI_Comm w = MPI_COMM_WORLD;
 
     if (argc > 1 && strcmp(argv[1], "fatal") == 0) {
+        const char *which = argc > 2 ? argv[2] : "bcast";
+        MPI_Datatype vec, gone;
+        MPI_Type_vector(2, 1, 2, MPI_INT, &vec);
+        MPI_Type_contiguous(2, MPI_INT, &gone);
+        MPI_Type_commit(&gone);
+        MPI_Datatype gone_copy = gone;
+        MPI_Type_free(&gone);
+        MPI_Comm dup;
+        MPI_Comm_dup(MPI_COMM_SELF, &dup);
+        MPI_Comm dup_copy = dup;
+        MPI_Comm_free(&dup);
         if (rank == 1) {
-            if (argc > 2 && strcmp(argv[2], "allreduce") == 0)
+            if (strcmp(which, "allreduce") == 0)
                 MPI_Allreduce(a, b, 4, MPI_INT, MPI_MAXLOC, w);
+            else if (strcmp(which, "uncommitted") == 0)
+                MPI_Gather(a, 1, vec, b, 1, vec, 0, w);
+            else if (strcmp(which, "freed") == 0)
+                MPI_Allgather(a, 1, gone_copy, b, 1, MPI_INT, w);
+            else if (strcmp(which, "send") == 0)
+                MPI_Send(a, 1, vec, 0, 0, w);
+            else if (strcmp(which, "comm") == 0)
+                MPI_Alltoall(a, 1, MPI_INT, b, 1, MPI_INT, dup_copy);
             else
                 MPI_Bcast(a, 4, MPI_INT, 99, w);
             printf("returned rank=1\n");
@@ -97,6 +118,55 @@ int main(int argc, char **argv)
     MPI_Op_free(&mine);
     report("op_free_twice", MPI_Op_free(&copy));
     report("allreduce_freed_op", MPI_Allreduce(a, b, 1, MPI_INT, copy, w));
+
+    /* derived datatypes: uncommitted, freed, heterogeneous */
+    MPI_Datatype vec, freed, mixed, fvec;
+    MPI_Type_vector(2, 1, 2, MPI_INT, &vec);                 /* never committed */
+    MPI_Type_contiguous(2, MPI_INT, &freed);
+    MPI_Type_commit(&freed);
+    MPI_Datatype freed_copy = freed;
+    MPI_Type_free(&freed);
+    int bl[2] = {1, 1};
+    MPI_Aint disp[2] = {0, 8};
+    MPI_Datatype members[2] = {MPI_DOUBLE, MPI_INT};
+    MPI_Type_create_struct(2, bl, disp, members, &mixed);
+    MPI_Type_commit(&mixed);
+    MPI_Type_vector(2, 1, 2, MPI_FLOAT, &fvec);
+    MPI_Type_commit(&fvec);
+    report("bcast_uncommitted", MPI_Bcast(a, 1, vec, 0, w));
+    report("allreduce_uncommitted", MPI_Allreduce(a, b, 1, vec, MPI_SUM, w));
+    report("gather_freed", MPI_Gather(a, 1, freed_copy, b, 1, MPI_INT, 0, w));
+    report("alltoall_recv_uncommitted", MPI_Alltoall(a, 1, MPI_INT, b, 1, vec, w));
+    int ones[64];
+    for (int i = 0; i < np; i++)
+        ones[i] = 1;
+    report("scatterv_freed",
+           MPI_Scatterv(a, ones, displs, freed_copy, b, 1, MPI_INT, rank, w));
+    report("reduce_heterogeneous", MPI_Reduce(a, b, 1, mixed, MPI_SUM, 0, w));
+    report("allreduce_vector_band_float", MPI_Allreduce(a, b, 1, fvec, MPI_BAND, w));
+    report("scan_derived_count", MPI_Scan(a, b, -1, fvec, MPI_SUM, w));
+    report("bcast_derived_root", MPI_Bcast(a, 1, fvec, -5, w));
+    MPI_Comm dup;
+    MPI_Comm_dup(w, &dup);
+    MPI_Comm dup_copy = dup;
+    MPI_Comm_free(&dup);
+    report("allgather_freed_comm", MPI_Allgather(a, 1, MPI_INT, b, 1, MPI_INT, dup_copy));
+    report("alltoallw_comm_null", MPI_Alltoallw(a, counts, displs, members, b, counts, displs,
+                                                members, MPI_COMM_NULL));
+    /* point-to-point with derived datatypes */
+    MPI_Request req;
+    MPI_Status st;
+    report("send_uncommitted", MPI_Send(a, 1, vec, next, 0, w));
+    report("isend_freed", MPI_Isend(a, 1, freed_copy, next, 0, w, &req));
+    report("recv_uncommitted", MPI_Recv(b, 1, vec, next, 0, w, &st));
+    report("irecv_freed", MPI_Irecv(b, 1, freed_copy, next, 0, w, &req));
+    report("send_derived_count", MPI_Send(a, -2, fvec, next, 0, w));
+    report("sendrecv_uncommitted",
+           MPI_Sendrecv(a, 1, fvec, next, 0, b, 1, vec, next, 0, w, &st));
+    report("send_freed_comm", MPI_Send(a, 1, fvec, next, 0, dup_copy));
+    MPI_Type_free(&vec);
+    MPI_Type_free(&mixed);
+    MPI_Type_free(&fvec);
 
     int one = rank + 1, sum_out = 0;
     int rc = MPI_Allreduce(&one, &sum_out, 1, MPI_INT, MPI_SUM, w);

@@ -1,5 +1,5 @@
-/* A real deadlock: every rank receives from its right neighbour before
- * anyone sends. vaced must detect it (every rank blocked, nothing in flight)
+/* A real deadlock: every rank receives from its right neighbour (with
+ * argument `any`: from MPI_ANY_SOURCE) before anyone sends. vaced must detect it (every rank blocked, nothing in flight)
  * and end the job with a report of what each rank waits for. */
 #include <mpi.h>
 #include "vtest.h"
@@ -11,7 +11,9 @@ int main(int argc, char **argv)
     int rank, nranks, x = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    MPI_Recv(&x, 1, MPI_INT, (rank + 1) % nranks, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    int any = argc > 1 && argv[1][0] == 'a';
+    MPI_Recv(&x, 1, MPI_INT, any ? MPI_ANY_SOURCE : (rank + 1) % nranks, 7, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
     printf("FAIL rank=%d received a message nobody sent\n", rank);
     MPI_Finalize();
     return 0;

@@ -40,13 +40,16 @@ pub enum HandIface {
     Sub(&'static str),
     /// A DOUBLE PRECISION function without arguments.
     DoubleFn,
+    /// An INTEGER(KIND=MPI_ADDRESS_KIND) function with these arguments.
+    AintFn(&'static str),
     /// No explicit interface (MPI_PCONTROL: programs pass extra arguments).
     Open,
 }
 
-/// Bindings written by hand in src/abi/fortran/special.rs: (Fortran
-/// symbol, C function it calls, interface).
-pub const HAND_WRITTEN: [(&str, &str, HandIface); 6] = [
+/// Bindings written by hand in src/abi/fortran/special.rs and attr.rs:
+/// (Fortran symbol, C function it calls, interface). `Proc` arguments are
+/// procedures (EXTERNAL).
+pub const HAND_WRITTEN: &[(&str, &str, HandIface)] = &[
     ("mpi_init_", "PMPI_Init", HandIface::Sub("")),
     (
         "mpi_init_thread_",
@@ -61,7 +64,100 @@ pub const HAND_WRITTEN: [(&str, &str, HandIface); 6] = [
         "PMPI_Buffer_detach",
         HandIface::Sub("buffer_addr: Buf, size: IntOut"),
     ),
+    (
+        "mpi_aint_add_",
+        "PMPI_Aint_add",
+        HandIface::AintFn("base: Aint, disp: Aint"),
+    ),
+    (
+        "mpi_aint_diff_",
+        "PMPI_Aint_diff",
+        HandIface::AintFn("addr1: Aint, addr2: Aint"),
+    ),
+    (
+        "mpi_type_hvector_",
+        "PMPI_Type_hvector",
+        HandIface::Sub("count: Int, blocklength: Int, stride: Int, oldtype: Int, newtype: IntOut"),
+    ),
+    (
+        "mpi_type_hindexed_",
+        "PMPI_Type_hindexed",
+        HandIface::Sub("count: Int, array_of_blocklengths: Ints, array_of_displacements: Ints, oldtype: Int, newtype: IntOut"),
+    ),
+    (
+        "mpi_type_struct_",
+        "PMPI_Type_struct",
+        HandIface::Sub("count: Int, array_of_blocklengths: Ints, array_of_displacements: Ints, array_of_types: Ints, newtype: IntOut"),
+    ),
+    (
+        "mpi_address_",
+        "PMPI_Address",
+        HandIface::Sub("location: Buf, address: IntOut"),
+    ),
+    (
+        "mpi_type_extent_",
+        "PMPI_Type_extent",
+        HandIface::Sub("datatype: Int, extent: IntOut"),
+    ),
+    (
+        "mpi_type_lb_",
+        "PMPI_Type_lb",
+        HandIface::Sub("datatype: Int, displacement: IntOut"),
+    ),
+    (
+        "mpi_type_ub_",
+        "PMPI_Type_ub",
+        HandIface::Sub("datatype: Int, displacement: IntOut"),
+    ),
+    (
+        "mpi_comm_create_keyval_",
+        "PMPI_Comm_create_keyval",
+        HandIface::Sub("comm_copy_attr_fn: Proc, comm_delete_attr_fn: Proc, comm_keyval: IntOut, extra_state: Aint"),
+    ),
+    (
+        "mpi_keyval_create_",
+        "PMPI_Keyval_create",
+        HandIface::Sub("copy_fn: Proc, delete_fn: Proc, keyval: IntOut, extra_state: Int"),
+    ),
+    (
+        "mpi_comm_set_attr_",
+        "PMPI_Comm_set_attr",
+        HandIface::Sub("comm: Int, comm_keyval: Int, attribute_val: Aint"),
+    ),
+    (
+        "mpi_attr_put_",
+        "PMPI_Attr_put",
+        HandIface::Sub("comm: Int, keyval: Int, attribute_val: Int"),
+    ),
+    (
+        "mpi_comm_get_attr_",
+        "PMPI_Comm_get_attr",
+        HandIface::Sub("comm: Int, comm_keyval: Int, attribute_val: AintOut, flag: Flag"),
+    ),
+    (
+        "mpi_attr_get_",
+        "PMPI_Attr_get",
+        HandIface::Sub("comm: Int, keyval: Int, attribute_val: IntOut, flag: Flag"),
+    ),
 ];
+
+/// The predefined attribute callback procedures (src/abi/fortran/attr.rs):
+/// Fortran name and arguments (all but IERROR). EXTERNAL in mpif.h, with
+/// explicit interfaces in the module.
+pub const PREDEFINED_PROCS: [(&str, &str); 6] = [
+    ("MPI_COMM_NULL_COPY_FN", COPY_ARGS),
+    ("MPI_COMM_NULL_DELETE_FN", DELETE_ARGS),
+    ("MPI_COMM_DUP_FN", COPY_ARGS),
+    ("MPI_NULL_COPY_FN", COPY_ARGS_1),
+    ("MPI_NULL_DELETE_FN", DELETE_ARGS_1),
+    ("MPI_DUP_FN", COPY_ARGS_1),
+];
+const COPY_ARGS: &str = "oldcomm: Int, comm_keyval: Int, extra_state: Aint, \
+    attribute_val_in: Aint, attribute_val_out: AintOut, flag: Flag";
+const DELETE_ARGS: &str = "comm: Int, comm_keyval: Int, attribute_val: Aint, extra_state: Aint";
+const COPY_ARGS_1: &str = "oldcomm: Int, keyval: Int, extra_state: Int, \
+    attribute_val_in: Int, attribute_val_out: IntOut, flag: Flag";
+const DELETE_ARGS_1: &str = "comm: Int, keyval: Int, attribute_val: Int, extra_state: Int";
 
 /// The declaration of a choice buffer: gfortran's NO_ARG_CHECK lets it
 /// take a variable or array of any type, kind and rank (as the buffers of
@@ -77,6 +173,8 @@ fn declaration(kind: &str) -> Result<&'static str, String> {
         "Int" => "integer, intent(in)",
         "IntOut" | "Index" => "integer",
         "Ints" => "integer, dimension(*)",
+        "Ranges" => "integer, dimension(3, *)",
+        "Proc" | "UserFunction" => "external",
         "Logical" => "logical, intent(in)",
         "Flag" => "logical",
         "Logicals" => "logical, dimension(*)",
@@ -418,6 +516,19 @@ fn mpif_h(items: &[Item]) -> Result<String, String> {
         &mut o,
         "      EXTERNAL MPI_WTIME, MPI_WTICK, PMPI_WTIME, PMPI_WTICK",
     )?;
+    for (symbol, _, iface) in HAND_WRITTEN {
+        if let HandIface::AintFn(_) = iface {
+            let name = symbol.trim_end_matches('_').to_ascii_uppercase();
+            for n in [name.clone(), format!("P{name}")] {
+                line72(&mut o, &format!("      INTEGER(KIND=MPI_ADDRESS_KIND) {n}"))?;
+                line72(&mut o, &format!("      EXTERNAL {n}"))?;
+            }
+        }
+    }
+    o.push_str("!\n! ---- predefined attribute callback procedures\n");
+    for (name, _) in PREDEFINED_PROCS {
+        line72(&mut o, &format!("      EXTERNAL {name}"))?;
+    }
     Ok(o)
 }
 
@@ -472,6 +583,22 @@ fn interface(o: &mut String, name: &str, args: &[Arg]) -> Result<(), String> {
     Ok(())
 }
 
+/// The interface body of an INTEGER(KIND=MPI_ADDRESS_KIND) function.
+fn aint_function(o: &mut String, name: &str, args: &[Arg]) -> Result<(), String> {
+    let names: Vec<&str> = args.iter().map(|a| a.name.as_str()).collect();
+    let _ = writeln!(
+        o,
+        "    integer(kind=MPI_ADDRESS_KIND) function {name}({})",
+        names.join(", ")
+    );
+    o.push_str("      import :: MPI_ADDRESS_KIND\n");
+    for a in args {
+        let _ = writeln!(o, "      {} :: {}", declaration(&a.kind)?, a.name);
+    }
+    let _ = writeln!(o, "    end function {name}");
+    Ok(())
+}
+
 fn mpi_f90(items: &[Item], bindings: &[Binding]) -> Result<String, String> {
     let mut o = String::from(MPI_F90_HEAD);
     o.push_str("module mpi\n  implicit none\n");
@@ -512,8 +639,17 @@ fn mpi_f90(items: &[Item], bindings: &[Binding]) -> Result<String, String> {
                     let _ = writeln!(o, "    end function {n}");
                 }
             }
+            HandIface::AintFn(spec) => {
+                let args = parse_args(spec, symbol)?;
+                for n in [name.clone(), format!("P{name}")] {
+                    aint_function(&mut o, &n, &args)?;
+                }
+            }
             HandIface::Open => {}
         }
+    }
+    for (name, spec) in PREDEFINED_PROCS {
+        interface(&mut o, name, &parse_args(spec, name)?)?;
     }
     for (name, args) in &subs {
         interface(&mut o, name, args)?;

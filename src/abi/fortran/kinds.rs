@@ -8,10 +8,12 @@
 //! | `Int`      | INTEGER (in; handles too)      | its value                         |
 //! | `IntOut`   | INTEGER (out or in-out)        | the same address (MPI_Fint = int) |
 //! | `Ints`     | INTEGER array                  | the same address                  |
+//! | `Ranges`   | INTEGER RANGES(3, *)           | the same address (C `int [][3]`)  |
 //! | `Index`    | INTEGER index out (Waitany)    | temporary; +1 unless MPI_UNDEFINED|
 //! | `Logical`  | LOGICAL (in)                   | 0 or 1                            |
 //! | `Flag`     | LOGICAL (out)                  | temporary int; .true. is 1        |
 //! | `Logicals` | LOGICAL array                  | the same address (gfortran: 0/1)  |
+//! | `UserFunction` | EXTERNAL SUBROUTINE (MPI_OP_CREATE) | the procedure's address as it is |
 //! | `Double`   | DOUBLE PRECISION (in)          | its value                         |
 //! | `Aint`, `AintOut`, `Aints` | INTEGER(MPI_ADDRESS_KIND) | value / address        |
 //! | `Count`, `CountOut` | INTEGER(MPI_COUNT_KIND) | value / address                |
@@ -83,6 +85,9 @@ impl<T> Arg for Same<T> {
 pub type IntOut = Same<MPI_Fint>;
 /// An INTEGER array.
 pub type Ints = Same<MPI_Fint>;
+/// INTEGER RANGES(3, N) (MPI_Group_range_incl): column-major, so the
+/// same layout as C's `int ranges[N][3]`.
+pub type Ranges = Same<[MPI_Fint; 3]>;
 /// A LOGICAL array: gfortran's LOGICAL is a 4-byte 0 (.false.) or 1
 /// (.true.), which C reads and writes as int as it is.
 pub type Logicals = Same<MPI_Fint>;
@@ -92,6 +97,26 @@ pub type AintOut = Same<MPI_Aint>;
 pub type Aints = Same<MPI_Aint>;
 /// An INTEGER(KIND=MPI_COUNT_KIND) written by the routine.
 pub type CountOut = Same<MPI_Count>;
+
+/// A procedure argument: gfortran passes the procedure's address (not the
+/// address of a variable), which C takes as it is.
+pub struct Procedure<T>(T);
+
+impl<T: Copy> Arg for Procedure<T> {
+    type F = T;
+    type C = T;
+    unsafe fn new(f: Self::F, _: usize) -> Self {
+        Procedure(f)
+    }
+    fn c(&mut self) -> T {
+        self.0
+    }
+}
+
+/// `SUBROUTINE F(INVEC, INOUTVEC, LEN, DATATYPE)` of MPI_OP_CREATE: every
+/// argument by reference and INTEGER = MPI_Datatype = int, so exactly C's
+/// `MPI_User_function`.
+pub type UserFunction = Procedure<sys::MPI_User_function>;
 
 /// A value read by the routine, same type on both sides.
 pub struct Value<T>(T);
@@ -267,6 +292,7 @@ pub const STR_CAP: usize = sys::MPI_MAX_LIBRARY_VERSION_STRING as usize + 1;
 const _: () = assert!(
     sys::MPI_MAX_PROCESSOR_NAME as usize <= STR_CAP
         && sys::MPI_MAX_ERROR_STRING as usize <= STR_CAP
+        && sys::MPI_MAX_OBJECT_NAME as usize <= STR_CAP
 );
 
 /// CHARACTER*(*) written by the routine: C writes a NUL-terminated string

@@ -90,3 +90,20 @@ macro_rules! fortran {
     (@len) => { 0 };
     (@len $len:ident) => { $len };
 }
+
+/// Defines the profiling twin `p<name>` of a hand-written binding.
+macro_rules! pmpi_twin {
+    ($fname:ident ( $($arg:ident : $ty:ty),* ) $(-> $ret:ty)?) => {
+        #[allow(non_snake_case)]
+        mod $fname {
+            #[allow(unused_imports)]
+            use super::*;
+            #[doc = concat!("Profiling entry point `p", stringify!($fname), "`.")]
+            #[export_name = concat!("p", stringify!($fname))]
+            pub unsafe extern "C" fn pmpi($($arg: $ty),*) $(-> $ret)? {
+                // SAFETY: the same contract as the binding's (the caller's).
+                unsafe { super::$fname($($arg),*) }
+            }
+        }
+    };
+}

@@ -7,7 +7,9 @@
 //!   arrays, choice buffers, CHARACTER with hidden lengths);
 //! * `commons`: the COMMON blocks of MPI_BOTTOM, MPI_IN_PLACE,
 //!   MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE, recognised by address;
-//! * `env`, `p2p`: the tables; `special`: the bindings written by hand;
+//! * `env`, `p2p`, `comm`, `group`, `topo`, `dtype`, `coll`: the tables;
+//!   `special`: the bindings written by hand; `attr`: attribute caching
+//!   with Fortran callbacks (hand-written);
 //! * `handles`: MPI_*_f2c / MPI_*_c2f;
 //! * `generator`: generator of include/mpif.h and include/mpi.f90 (run by
 //!   build.rs; here for the tests).
@@ -19,12 +21,18 @@
 #[macro_use]
 mod macros;
 
+pub mod attr;
+pub mod coll;
+pub mod comm;
 pub mod commons;
+pub mod dtype;
 pub mod env;
+pub mod group;
 pub mod handles;
 pub mod kinds;
 pub mod p2p;
 pub mod special;
+pub mod topo;
 
 #[cfg(test)]
 mod generator;

@@ -193,6 +193,35 @@ fn module_interfaces() {
          integer, dimension(MPI_STATUS_SIZE, *) :: array_of_statuses\n      \
          integer :: ierror\n    end subroutine MPI_WAITALL\n"
     ));
+    // Procedure arguments, the predefined callback procedures, address
+    // functions, ranges.
+    assert!(text.contains(
+        "    subroutine MPI_KEYVAL_CREATE(copy_fn, delete_fn, keyval, extra_state, ierror)\n      \
+         external :: copy_fn\n      external :: delete_fn\n      integer :: keyval\n      \
+         integer, intent(in) :: extra_state\n      integer :: ierror\n    \
+         end subroutine MPI_KEYVAL_CREATE\n"
+    ));
+    assert!(text.contains(
+        "    subroutine MPI_COMM_NULL_DELETE_FN(comm, comm_keyval, attribute_val, extra_state, \
+         ierror)\n      import :: MPI_ADDRESS_KIND\n"
+    ));
+    assert!(
+        !text.contains("PMPI_COMM_DUP_FN"),
+        "no profiling twins of callbacks"
+    );
+    assert!(
+        text.contains("    integer(kind=MPI_ADDRESS_KIND) function PMPI_AINT_DIFF(addr1, addr2)\n")
+    );
+    assert!(text.contains("      integer, dimension(3, *) :: ranges\n"));
+    assert!(text.contains(
+        "    subroutine MPI_OP_CREATE(user_fn, commute, op, ierror)\n      \
+         external :: user_fn\n      logical, intent(in) :: commute\n"
+    ));
+    let mpif = read("include/mpif.h");
+    for (name, _) in generator::PREDEFINED_PROCS {
+        assert!(mpif.contains(&format!("      EXTERNAL {name}\n")), "{name}");
+    }
+    assert!(mpif.contains("      INTEGER(KIND=MPI_ADDRESS_KIND) MPI_AINT_ADD\n"));
     // Choice buffers take any type and rank.
     assert!(text.contains(
         "    subroutine MPI_BUFFER_ATTACH(buffer, size, ierror)\n      \

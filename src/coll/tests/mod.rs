@@ -9,6 +9,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
 mod results;
+pub(crate) mod schedules;
 mod timing;
 
 /// A communicator for a test: `world` ranks in all, the members listed by
@@ -43,9 +44,14 @@ impl Shape {
     }
 }
 
+/// How long a collective test may run before it counts as hung: generous,
+/// as tests share a loaded host.
+const HANG_GUARD: Duration = Duration::from_secs(300);
+
 /// Runs `f` on every member of `shape`; returns each world rank's final
-/// virtual time (ps) and the failures the members reported. Hangs become a
-/// failure after 20 s.
+/// virtual time (ps) and the failures the members reported. A panicking
+/// rank fails the test at once; [`HANG_GUARD`] only turns a hang (a
+/// deadlocked schedule) into a failure, it is no limit on speed.
 pub(super) fn on_comm<F>(shape: &Shape, f: F) -> (Vec<u64>, Vec<String>)
 where
     F: Fn(&mut Comm<MemLink>, &mut Vec<String>) + Send + Sync + 'static,
@@ -71,10 +77,15 @@ where
         });
         let _ = tx.send(times);
     });
-    let times = match rx.recv_timeout(Duration::from_secs(20)) {
+    let times = match rx.recv_timeout(HANG_GUARD) {
         Ok(t) => t,
-        Err(_) => panic!(
-            "collective test on {shape:?} did not finish (a rank panicked or hung); failures so far: {:?}",
+        Err(mpsc::RecvTimeoutError::Disconnected) => panic!(
+            "collective test on {shape:?}: a rank panicked; failures so far: {:?}",
+            fails.lock().unwrap()
+        ),
+        Err(mpsc::RecvTimeoutError::Timeout) => panic!(
+            "collective test on {shape:?} hung ({HANG_GUARD:?} without finishing); \
+             failures so far: {:?}",
             fails.lock().unwrap()
         ),
     };

@@ -38,6 +38,21 @@ fn fill(rank: usize, seed: usize, len: usize) -> Vec<u8> {
         .collect()
 }
 
+/// `fill(r, seed, len)` of ranks r = 0..n, one after the other.
+fn blocks(n: usize, seed: usize, len: usize) -> Vec<u8> {
+    (0..n).flat_map(|r| fill(r, seed, len)).collect()
+}
+
+/// `want` on the root, `len` bytes of junk elsewhere: the buffer a rooted
+/// collective starts from.
+fn rooted(me: usize, root: usize, want: &[u8], len: usize) -> Vec<u8> {
+    if me == root {
+        want.to_vec()
+    } else {
+        vec![0xEE; len]
+    }
+}
+
 fn check(fails: &mut Vec<String>, ok: bool, what: impl FnOnce() -> String) {
     if !ok {
         fails.push(what());
@@ -180,11 +195,7 @@ fn bcast_every_algorithm() {
             for len in [1, 5, 64 + n, 1000] {
                 for root in roots(n) {
                     let want = fill(root, len, len);
-                    let mut buf = if c.me == root {
-                        want.clone()
-                    } else {
-                        vec![0xEE; len]
-                    };
+                    let mut buf = rooted(c.me, root, &want, len);
                     bcast::bcast_with(c, &mut buf, root, algo);
                     check(fails, buf == want, || {
                         format!("{algo:?} len {len} root {root} rank {}", c.me)
@@ -204,21 +215,13 @@ fn bcast_large_and_default_selection() {
             let len = 300_001;
             let root = c.size() - 1;
             let want = fill(root, 1, len);
-            let mut buf = if c.me == root {
-                want.clone()
-            } else {
-                vec![0; len]
-            };
+            let mut buf = rooted(c.me, root, &want, len);
             bcast::bcast_with(c, &mut buf, root, algo);
             check(fails, buf == want, || format!("{algo:?} rank {}", c.me));
         }
         for len in [12287, 12288, 524287, 524288] {
             let want = fill(0, len, len);
-            let mut buf = if c.me == 0 {
-                want.clone()
-            } else {
-                vec![0; len]
-            };
+            let mut buf = rooted(c.me, 0, &want, len);
             bcast::bcast(c, &mut buf, 0);
             check(fails, buf == want, || {
                 format!("default len {len} rank {}", c.me)
@@ -325,13 +328,13 @@ fn gather_and_scatter() {
                 let mut recv = vec![0u8; if c.me == root { n * block } else { 0 }];
                 gather::gather_with(c, &mine, &mut recv, root, GatherAlgo::Binomial);
                 if c.me == root {
-                    let want: Vec<u8> = (0..n).flat_map(|r| fill(r, block, block)).collect();
+                    let want = blocks(n, block, block);
                     check(fails, recv == want, || {
                         format!("gather block {block} root {root}")
                     });
                 }
                 let all: Vec<u8> = if c.me == root {
-                    (0..n).flat_map(|r| fill(r, root, block)).collect()
+                    blocks(n, root, block)
                 } else {
                     Vec::new()
                 };
@@ -404,7 +407,7 @@ fn allgather_every_algorithm() {
                 let mut buf = vec![0u8; n * block];
                 buf[c.me * block..(c.me + 1) * block].copy_from_slice(&fill(c.me, block, block));
                 allgather::allgather_with(c, &mut buf, algo);
-                let want: Vec<u8> = (0..n).flat_map(|r| fill(r, block, block)).collect();
+                let want = blocks(n, block, block);
                 check(fails, buf == want, || {
                     format!("{algo:?} block {block} rank {}", c.me)
                 });
@@ -423,7 +426,7 @@ fn allgather_large_and_default_selection() {
             let mut buf = vec![0u8; n * block];
             buf[c.me * block..(c.me + 1) * block].copy_from_slice(&fill(c.me, 2, block));
             allgather::allgather(c, &mut buf);
-            let want: Vec<u8> = (0..n).flat_map(|r| fill(r, 2, block)).collect();
+            let want = blocks(n, 2, block);
             check(fails, buf == want, || {
                 format!("default total {total} rank {}", c.me)
             });
@@ -494,23 +497,31 @@ fn a2a(s: usize, d: usize, len: usize) -> Vec<u8> {
     fill(s * 1000 + d, 5, len)
 }
 
+/// An alltoall of `b`-byte blocks (in place or not) by `algo`, or by the
+/// entry point's choice: does every rank get its blocks?
+fn alltoall_ok(c: C, b: usize, in_place: bool, algo: Option<AlltoallAlgo>) -> bool {
+    let n = c.size();
+    let send: Vec<u8> = (0..n).flat_map(|d| a2a(c.me, d, b)).collect();
+    let mut recv = if in_place {
+        send.clone()
+    } else {
+        vec![0u8; n * b]
+    };
+    let s = if in_place { None } else { Some(&send[..]) };
+    match algo {
+        Some(a) => alltoall::alltoall_with(c, s, &mut recv, a),
+        None => alltoall::alltoall(c, s, &mut recv),
+    }
+    recv == (0..n).flat_map(|s| a2a(s, c.me, b)).collect::<Vec<u8>>()
+}
+
 #[test]
 fn alltoall_every_algorithm_with_and_without_in_place() {
     check_all(&shapes(), |c: C, fails| {
-        let n = c.size();
         for algo in all::<AlltoallAlgo>() {
             for in_place in [false, true] {
                 for b in [1, 7] {
-                    let send: Vec<u8> = (0..n).flat_map(|d| a2a(c.me, d, b)).collect();
-                    let mut recv = if in_place {
-                        send.clone()
-                    } else {
-                        vec![0u8; n * b]
-                    };
-                    let s = if in_place { None } else { Some(&send[..]) };
-                    alltoall::alltoall_with(c, s, &mut recv, algo);
-                    let want: Vec<u8> = (0..n).flat_map(|s| a2a(s, c.me, b)).collect();
-                    check(fails, recv == want, || {
+                    check(fails, alltoall_ok(c, b, in_place, Some(algo)), || {
                         format!("{algo:?} in_place {in_place} block {b} rank {}", c.me)
                     });
                 }
@@ -529,16 +540,7 @@ fn alltoall_large_and_default_selection() {
         let large: &[usize] = if n <= 3 { &[140_000] } else { &[] };
         for &b in [256, 257, 32768, 32769].iter().chain(large) {
             for in_place in [false, true] {
-                let send: Vec<u8> = (0..n).flat_map(|d| a2a(c.me, d, b)).collect();
-                let mut recv = if in_place {
-                    send.clone()
-                } else {
-                    vec![0u8; n * b]
-                };
-                let s = if in_place { None } else { Some(&send[..]) };
-                alltoall::alltoall(c, s, &mut recv);
-                let want: Vec<u8> = (0..n).flat_map(|s| a2a(s, c.me, b)).collect();
-                check(fails, recv == want, || {
+                check(fails, alltoall_ok(c, b, in_place, None), || {
                     format!("block {b} in_place {in_place} rank {}", c.me)
                 });
             }
@@ -740,21 +742,13 @@ fn entry_points_with_default_selection_on_sub_communicators() {
             let mut g = vec![0u8; n * 3];
             g[me * 3..me * 3 + 3].copy_from_slice(&fill(me, 0, 3));
             allgather::allgather(c, &mut g);
-            check(
-                fails,
-                g == (0..n).flat_map(|r| fill(r, 0, 3)).collect::<Vec<_>>(),
-                || "allgather".into(),
-            );
+            check(fails, g == blocks(n, 0, 3), || "allgather".into());
             let mut recv = vec![0u8; n * 3];
             gather::gather(c, &fill(me, 1, 3), &mut recv, 2);
             if me == 2 {
-                check(
-                    fails,
-                    recv == (0..n).flat_map(|r| fill(r, 1, 3)).collect::<Vec<_>>(),
-                    || "gather".into(),
-                );
+                check(fails, recv == blocks(n, 1, 3), || "gather".into());
             }
-            let all: Vec<u8> = (0..n).flat_map(|r| fill(r, 2, 3)).collect();
+            let all = blocks(n, 2, 3);
             let mut got = vec![0u8; 3];
             scatter::scatter(c, &all, &mut got, 1);
             check(fails, got == fill(me, 2, 3), || "scatter".into());
@@ -767,24 +761,16 @@ fn entry_points_with_default_selection_on_sub_communicators() {
             let mut v = vec![0u8; 2 * n];
             gatherv::gatherv(c, &fill(me, 3, 2), &mut v, l, 0);
             if me == 0 {
-                check(
-                    fails,
-                    v == (0..n).flat_map(|r| fill(r, 3, 2)).collect::<Vec<_>>(),
-                    || "gatherv".into(),
-                );
+                check(fails, v == blocks(n, 3, 2), || "gatherv".into());
             }
-            let src: Vec<u8> = (0..n).flat_map(|r| fill(r, 4, 2)).collect();
+            let src = blocks(n, 4, 2);
             let mut got = vec![0u8; 2];
             scatterv::scatterv(c, &src, l, &mut got, n - 1);
             check(fails, got == fill(me, 4, 2), || "scatterv".into());
             let mut v = vec![0u8; 2 * n];
             v[l.range(me)].copy_from_slice(&fill(me, 5, 2));
             allgatherv::allgatherv(c, &mut v, l, 1);
-            check(
-                fails,
-                v == (0..n).flat_map(|r| fill(r, 5, 2)).collect::<Vec<_>>(),
-                || "allgatherv".into(),
-            );
+            check(fails, v == blocks(n, 5, 2), || "allgatherv".into());
             let send: Vec<u8> = (0..n).flat_map(|d| a2a(me, d, 2)).collect();
             let want: Vec<u8> = (0..n).flat_map(|s| a2a(s, me, 2)).collect();
             let mut r = vec![0u8; 2 * n];

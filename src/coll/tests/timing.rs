@@ -12,60 +12,28 @@
 //!   `ta = tr + L(b)` (Eq. 3-4);
 //! * a receive waited for from `s` is handled at `ta` when `ta >= s` and at
 //!   `s` when the message arrived after the receiver's previous waiting
-//!   activity ended but before this one began (Algorithm 3: progress
-//!   intervals are half-open); it completes `M(b)` later. So a rank leaving
+//!   activity ended but before this one began (Algorithm 3; a waiting
+//!   activity covers arrivals up to and including its end); it completes
+//!   `M(b)` later. So a rank leaving
 //!   its previous wait at `t`, sending `x` bytes and receiving `y` bytes
 //!   sent at `u`, leaves at `max(t + M(x), u + M(y) + L(y)) + M(y)`
 //!   ([`leave`]); the one-way eager time is `E(b) = 2 M(b) + L(b)`.
 //!
 //! All messages here are eager (at most 128 KiB). The configurations avoid
 //! a message arriving (in virtual time) inside, or exactly at the end of, an
-//! earlier waiting activity of its receiver: there the p2p engine's time
-//! still depends on whether the host delivered the message during that wait
-//! (unexpected queue: the copy is charged at the receive's start) or later.
-//! [`leave`] asserts it. This is why the scatter + allgather broadcasts are
+//! earlier waiting activity of its receiver, whose derivation differs
+//! (handled inside that wait, the copy charged from the receive's posting):
+//! [`leave`] asserts it; the engine itself now times both host orders alike. This is why the scatter + allgather broadcasts are
 //! timed on 2 ranks: with more, the root's last scatter piece and its first
 //! allgather piece go to the same rank back to back, and the second arrives
 //! exactly when the first has been received.
+use super::schedules::{e, expected, l, leave, m, self_exchange};
 use super::{all, on_comm, Shape};
 use crate::coll::select::*;
 use crate::coll::*;
-use crate::model::transfer_time;
 use crate::p2p::testing::MemLink;
 
 type C<'a, 'b> = &'a mut Comm<'b, MemLink>;
-
-/// M(b) = b / Bmem.
-fn m(b: usize) -> u64 {
-    transfer_time(b as u64, 6_380_000_000).ps()
-}
-/// L(b) between ranks 3 hops apart: b / Bnet + 15 us + 3 x 0.6 us.
-fn l(b: usize) -> u64 {
-    transfer_time(b as u64, 4_160_000_000).ps() + 15_000_000 + 3 * 600_000
-}
-/// One-way eager time E(b) = M(b) + L(b) + M(b).
-fn e(b: usize) -> u64 {
-    2 * m(b) + l(b)
-}
-
-/// When a rank that left its previous waiting activity at `t` leaves a
-/// sendrecv in which it sends `x` bytes and receives `y` bytes whose sender
-/// started sending at `u` (a plain receive is `x = 0`).
-fn leave(t: u64, x: usize, u: u64, y: usize) -> u64 {
-    let s = t + m(x); // the send's tr: the wait starts there
-    let ta = u + m(y) + l(y);
-    // Not before (nor exactly when) the previous wait ended: such a message
-    // may be taken from the host inside that wait or after it, and the p2p
-    // engine does not yet give both the same time.
-    assert!(ta > t, "the message would arrive inside an earlier wait");
-    s.max(ta) + m(y)
-}
-
-/// A sendrecv with oneself of `b` bytes entered at `t`: the message arrives
-/// at t + M(b) + M(b) (h = 0) and is copied in: t + 3 M(b).
-fn self_exchange(t: u64, b: usize) -> u64 {
-    t + 3 * m(b)
-}
 
 /// `n` ranks on distinct nodes of one board: all pairs 3 hops apart.
 fn spread(n: usize) -> Shape {
@@ -112,6 +80,22 @@ fn noncomm_op<R>(f: impl FnOnce(&mut Op) -> R) -> R {
     })
 }
 
+/// Every algorithm of every collective has a case in the shared
+/// derivations, of the size the tests here run it on.
+#[test]
+fn every_algorithm_has_a_shared_derivation() {
+    for c in Coll::ALL {
+        for a in c.algorithms() {
+            let want = expected(c.key(), a).unwrap_or_else(|| panic!("no case for {c:?} {a}"));
+            assert_eq!(
+                want.len(),
+                super::schedules::case_size(c.key(), a),
+                "{c:?} {a}"
+            );
+        }
+    }
+}
+
 #[test]
 fn barrier_dissemination() {
     // 5 ranks: ceil(lg 5) = 3 steps; in each, every rank sends 0 bytes to
@@ -122,6 +106,11 @@ fn barrier_dissemination() {
     let step = leave(0, 0, 0, 0);
     assert_eq!(step, l(0));
     assert_eq!(t, vec![3 * l(0); 5]);
+    assert_eq!(
+        t,
+        expected("barrier", "dissemination").unwrap(),
+        "the shared derivation"
+    );
 }
 
 #[test]
@@ -157,6 +146,11 @@ fn bcast_binomial() {
     assert_eq!(want[15], 4 * e(b));
     assert_eq!(want[0], 4 * m(b));
     assert_eq!(t, want);
+    assert_eq!(
+        t,
+        expected("bcast", "binomial").unwrap(),
+        "the shared derivation"
+    );
 }
 
 /// Both scatter + allgather broadcasts on 2 ranks, 1999 bytes from rank 0
@@ -173,6 +167,11 @@ fn bcast_two_ranks(algo: BcastAlgo) {
     let want = vec![leave(t0, 1000, r1, 999), leave(r1, 999, t0, 1000)];
     assert_eq!(want[1], r1 + m(999) + m(1000), "{algo:?}");
     assert_eq!(t, want, "{algo:?}");
+    assert_eq!(
+        Some(t),
+        expected("bcast", algo.name()),
+        "the shared derivation"
+    );
 }
 
 #[test]
@@ -197,6 +196,11 @@ fn reduce_binomial() {
     let r0 = leave(0, 0, 0, b);
     assert_eq!(t, vec![leave(r0, 0, r2, b), m(b), r2 + m(b), m(b)]);
     assert_eq!(t[0], 2 * e(b));
+    assert_eq!(
+        t,
+        expected("reduce", "binomial").unwrap(),
+        "the shared derivation"
+    );
 }
 
 #[test]
@@ -216,6 +220,11 @@ fn reduce_redscat_gather() {
         vec![leave(r0, 0, r1, 32), r1 + m(32), h + m(16), h + m(16)]
     );
     assert_eq!(t[0], 2 * e(32) + 2 * e(16));
+    assert_eq!(
+        t,
+        expected("reduce", "redscat_gather").unwrap(),
+        "the shared derivation"
+    );
 }
 
 #[test]
@@ -228,6 +237,11 @@ fn allreduce_recursive_doubling() {
         });
     });
     assert_eq!(t, vec![2 * e(800); 4]);
+    assert_eq!(
+        t,
+        expected("allreduce", "recursive_doubling").unwrap(),
+        "the shared derivation"
+    );
 }
 
 #[test]
@@ -239,6 +253,11 @@ fn allreduce_redscat_allgather() {
         sum_op(|op| allreduce::allreduce_with(c, &mut buf, 8, op, AllreduceAlgo::RedscatAllgather));
     });
     assert_eq!(t, vec![2 * e(32) + 2 * e(16); 4]);
+    assert_eq!(
+        t,
+        expected("allreduce", "redscat_allgather").unwrap(),
+        "the shared derivation"
+    );
 }
 
 #[test]
@@ -254,6 +273,11 @@ fn gather_binomial() {
     let r0 = leave(0, 0, 0, b);
     assert_eq!(t, vec![leave(r0, 0, r2, 2 * b), m(b), r2 + m(2 * b), m(b)]);
     assert_eq!(t[0], e(b) + e(2 * b));
+    assert_eq!(
+        t,
+        expected("gather", "binomial").unwrap(),
+        "the shared derivation"
+    );
 }
 
 #[test]
@@ -271,6 +295,11 @@ fn gatherv_linear() {
         gatherv::gatherv_with(c, &mine, &mut recv, layout, 0, GathervAlgo::Linear);
     });
     assert_eq!(t, vec![e(700), m(300), m(50), m(700)]);
+    assert_eq!(
+        t,
+        expected("gatherv", "linear").unwrap(),
+        "the shared derivation"
+    );
 }
 
 #[test]
@@ -292,6 +321,11 @@ fn scatter_binomial() {
             r2 + m(b),
             leave(0, 0, r2, b)
         ]
+    );
+    assert_eq!(
+        t,
+        expected("scatter", "binomial").unwrap(),
+        "the shared derivation"
     );
 }
 
@@ -321,6 +355,11 @@ fn scatterv_linear() {
         })
         .collect();
     assert_eq!(t, want);
+    assert_eq!(
+        t,
+        expected("scatterv", "linear").unwrap(),
+        "the shared derivation"
+    );
 }
 
 #[test]
@@ -332,6 +371,11 @@ fn allgather_recursive_doubling() {
         allgather::allgather_with(c, &mut buf, AllgatherAlgo::RecursiveDoubling);
     });
     assert_eq!(t, vec![e(500) + e(1000); 4]);
+    assert_eq!(
+        t,
+        expected("allgather", "recursive_doubling").unwrap(),
+        "the shared derivation"
+    );
 }
 
 #[test]
@@ -343,6 +387,11 @@ fn allgather_bruck() {
         allgather::allgather_with(c, &mut buf, AllgatherAlgo::Bruck);
     });
     assert_eq!(t, vec![2 * e(500) + e(1000); 5]);
+    assert_eq!(
+        t,
+        expected("allgather", "bruck").unwrap(),
+        "the shared derivation"
+    );
 }
 
 #[test]
@@ -353,6 +402,11 @@ fn allgather_ring() {
         allgather::allgather_with(c, &mut buf, AllgatherAlgo::Ring);
     });
     assert_eq!(t, vec![3 * e(500); 4]);
+    assert_eq!(
+        t,
+        expected("allgather", "ring").unwrap(),
+        "the shared derivation"
+    );
 }
 
 const COUNTS: [usize; 4] = [400, 600, 200, 800];
@@ -392,6 +446,11 @@ fn allgatherv_recursive_doubling() {
         leave(a[3], hi, a[1], lo),
     ];
     assert_eq!(t, want);
+    assert_eq!(
+        t,
+        expected("allgatherv", "recursive_doubling").unwrap(),
+        "the shared derivation"
+    );
 }
 
 #[test]
@@ -406,6 +465,11 @@ fn allgatherv_bruck() {
         .map(|r| leave(b[r], c[r], b[(r + 2) % 3], c[(r + 2) % 3]))
         .collect();
     assert_eq!(t, want);
+    assert_eq!(
+        t,
+        expected("allgatherv", "bruck").unwrap(),
+        "the shared derivation"
+    );
 }
 
 #[test]
@@ -420,6 +484,11 @@ fn allgatherv_ring() {
         .map(|r| leave(u[r], c[(r + 2) % 3], u[(r + 2) % 3], c[(r + 1) % 3]))
         .collect();
     assert_eq!(t, want);
+    assert_eq!(
+        t,
+        expected("allgatherv", "ring").unwrap(),
+        "the shared derivation"
+    );
 }
 
 #[test]
@@ -452,6 +521,11 @@ fn alltoall_bruck() {
         alltoall::alltoall_with(c, Some(&send), &mut recv, AlltoallAlgo::Bruck);
     });
     assert_eq!(t, vec![2 * e(200) + e(100); 5]);
+    assert_eq!(
+        t,
+        expected("alltoall", "bruck").unwrap(),
+        "the shared derivation"
+    );
 }
 
 #[test]
@@ -475,6 +549,11 @@ fn alltoall_scattered() {
         .unwrap();
     assert_eq!(t, vec![own.max(others).max(wait); 4]);
     assert_eq!(t[0], 5 * m(b) + l(b));
+    assert_eq!(
+        t,
+        expected("alltoall", "scattered").unwrap(),
+        "the shared derivation"
+    );
 }
 
 #[test]
@@ -489,6 +568,13 @@ fn alltoall_pairwise() {
             alltoall::alltoall_with(c, Some(&send), &mut recv, AlltoallAlgo::Pairwise);
         });
         assert_eq!(t, vec![(n as u64 - 1) * e(500); n], "{n} ranks");
+        if n == 4 {
+            assert_eq!(
+                Some(t),
+                expected("alltoall", "pairwise"),
+                "the shared derivation"
+            );
+        }
     }
 }
 
@@ -505,6 +591,11 @@ fn alltoall_pairwise_sendrecv_replace() {
     let x1 = leave(0, b, s0, b);
     assert_eq!(t, vec![leave(s0, b, 0, b), self_exchange(x1, b)]);
     assert_eq!(t[0], 2 * m(b) + l(b));
+    assert_eq!(
+        t,
+        expected("alltoall", "pairwise_sendrecv_replace").unwrap(),
+        "the shared derivation"
+    );
 }
 
 /// Alltoallv test counts: rank s sends count(s, d) bytes to rank d
@@ -555,6 +646,11 @@ fn alltoallv_scattered() {
         })
         .collect();
     assert_eq!(t, want);
+    assert_eq!(
+        t,
+        expected("alltoallv", "scattered").unwrap(),
+        "the shared derivation"
+    );
 }
 
 #[test]
@@ -569,6 +665,11 @@ fn alltoallv_pairwise_sendrecv_replace() {
             leave(s0, count(0, 1), 0, count(1, 0)),
             self_exchange(x1, count(1, 1))
         ]
+    );
+    assert_eq!(
+        t,
+        expected("alltoallv", "pairwise_sendrecv_replace").unwrap(),
+        "the shared derivation"
     );
 }
 
@@ -593,8 +694,22 @@ fn reduce_scatter_times(n: usize, elem: usize, algo: ReduceScatterAlgo, block: b
     })
 }
 
+/// Reduce_scatter and Reduce_scatter_block with `algo` on `n` ranks with
+/// blocks of 2 elements of `elem` bytes give the shared derivation.
+fn shared_reduce_scatter(algo: ReduceScatterAlgo, n: usize, elem: usize) {
+    for (key, block) in [("reduce_scatter", false), ("reduce_scatter_block", true)] {
+        assert_eq!(n, super::schedules::case_size(key, algo.name()));
+        assert_eq!(
+            Some(reduce_scatter_times(n, elem, algo, block)),
+            expected(key, algo.name()),
+            "{key} {algo:?}"
+        );
+    }
+}
+
 #[test]
 fn reduce_scatter_recursive_halving() {
+    shared_reduce_scatter(ReduceScatterAlgo::RecursiveHalving, 4, 8);
     // 4 ranks, 16-byte blocks: exchange half (32 bytes) with rank ^ 2, then
     // a quarter with rank ^ 1.
     assert_eq!(
@@ -605,6 +720,7 @@ fn reduce_scatter_recursive_halving() {
 
 #[test]
 fn reduce_scatter_pairwise() {
+    shared_reduce_scatter(ReduceScatterAlgo::Pairwise, 3, 8);
     // 3 ranks: send rank+i its 16-byte block, receive mine from rank-i.
     assert_eq!(
         reduce_scatter_times(3, 8, ReduceScatterAlgo::Pairwise, false),
@@ -614,6 +730,7 @@ fn reduce_scatter_pairwise() {
 
 #[test]
 fn reduce_scatter_noncommutative() {
+    shared_reduce_scatter(ReduceScatterAlgo::Noncommutative, 4, 1);
     // 4 ranks, 2-byte blocks of a non-commutative op: the butterfly halves
     // the 8 bytes each step: 4 bytes with rank ^ 1, 2 with rank ^ 2.
     assert_eq!(
@@ -629,6 +746,7 @@ fn reduce_scatter_noncommutative() {
 
 #[test]
 fn reduce_scatter_recursive_doubling() {
+    shared_reduce_scatter(ReduceScatterAlgo::RecursiveDoubling, 4, 1);
     // 4 ranks, 2-byte blocks: all blocks but mine (6 bytes) with rank ^ 1,
     // all but my pair's (4 bytes) with rank ^ 2.
     assert_eq!(
@@ -645,12 +763,14 @@ fn scan_and_exscan_recursive_doubling() {
         sum_op(|op| scan::scan_with(c, &mut buf, 8, op, ScanAlgo::RecursiveDoubling));
     });
     assert_eq!(t, vec![2 * e(800); 4]);
+    assert_eq!(Some(t), expected("scan", "recursive_doubling"));
     let t = times(&spread(4), |c| {
         let send = vec![1u8; 800];
         let mut recv = vec![0u8; 800];
         sum_op(|op| exscan::exscan_with(c, &send, &mut recv, 8, op, ExscanAlgo::RecursiveDoubling));
     });
     assert_eq!(t, vec![2 * e(800); 4]);
+    assert_eq!(Some(t), expected("exscan", "recursive_doubling"));
 }
 
 // ---- the entry points pick MPICH's algorithm ---------------------------------
