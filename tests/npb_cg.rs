@@ -4,8 +4,7 @@
 //!
 //! Needs the Fortran bindings of MPI_Barrier and MPI_Reduce (mpi_barrier_,
 //! mpi_reduce_): without them the build fails and the test says which
-//! symbol is missing. IGNORED until libvaced.so has them (remove the two
-//! `#[ignore]`s then); `cargo test --test npb_cg -- --ignored` runs them.
+//! symbol is missing.
 //! Without gfortran the tests say so and pass, as tests/fortran.rs does.
 mod common;
 
@@ -123,7 +122,6 @@ fn assert_verified(job: &Job) {
 }
 
 #[test]
-#[ignore = "needs the Fortran bindings mpi_barrier_ and mpi_reduce_ (MPI_Barrier, MPI_Reduce in a fortran! table of src/abi/fortran/); run with --ignored"]
 fn cg_class_s_verifies_on_4_ranks_of_tianhe1a() {
     let Some(prog) = cg() else {
         return;
@@ -165,7 +163,6 @@ fn expected_traffic(rank: u64) -> (u64, u64) {
 }
 
 #[test]
-#[ignore = "needs the Fortran bindings mpi_barrier_ and mpi_reduce_ (MPI_Barrier, MPI_Reduce in a fortran! table of src/abi/fortran/); run with --ignored"]
 fn cg_class_s_messages_and_virtual_time_are_exact() {
     // Hand check of the formula: 1682 messages and 4,666,112 bytes from
     // rank 0 (the 17.8 MiB total vaced prints for the 4 ranks).
