@@ -239,9 +239,15 @@ impl Core<PortLink> {
             match self.link.earliest_event() {
                 Some((_, _, r)) => self.nudge(r),
                 None => {
+                    // Ranks not finalized may only look idle (a decider poked
+                    // but not yet awake): wake them with records (counted in
+                    // flight) and let them check for themselves; a real
+                    // deadlock is then reported by the last of them to idle.
                     let report = self.link.waiting_report();
-                    if report.iter().any(|w| w.is_some()) {
-                        self.report_deadlock();
+                    for (r, w) in report.iter().enumerate() {
+                        if w.is_some() {
+                            self.nudge(r as u32);
+                        }
                     }
                 }
             }
