@@ -75,7 +75,7 @@ pub fn case_size(coll: &str, algo: &str) -> usize {
     }
 }
 
-fn bcast_binomial(n: usize, b: usize) -> Vec<u64> {
+pub(super) fn bcast_binomial(n: usize, b: usize) -> Vec<u64> {
     let mut want = vec![0; n];
     fn walk(rel: usize, at: u64, n: usize, b: usize, want: &mut [u64]) {
         let top = if rel == 0 {

@@ -124,25 +124,7 @@ fn bcast_binomial() {
         let mut buf = vec![7u8; b];
         bcast::bcast_with(c, &mut buf, 0, BcastAlgo::Binomial);
     });
-    let mut want = vec![0; n];
-    fn walk(rel: usize, at: u64, n: usize, b: usize, want: &mut [u64]) {
-        let top = if rel == 0 {
-            n.next_power_of_two()
-        } else {
-            rel & rel.wrapping_neg()
-        };
-        let mut t = at;
-        let mut mask = top >> 1;
-        while mask > 0 {
-            if rel + mask < n {
-                walk(rel + mask, leave(0, 0, t, b), n, b, want);
-                t += m(b);
-            }
-            mask >>= 1;
-        }
-        want[rel] = t;
-    }
-    walk(0, 0, n, b, &mut want);
+    let want = super::schedules::bcast_binomial(n, b);
     assert_eq!(want[15], 4 * e(b));
     assert_eq!(want[0], 4 * m(b));
     assert_eq!(t, want);
