@@ -349,9 +349,6 @@ fn expected_self(n: u32) -> Lines {
 }
 
 #[test]
-#[ignore = "known race (issue 5 stays open): under heavy host load this job intermittently \
-            hangs or reports a false deadlock at MPI_Finalize; pokes to deciders are not counted \
-            as in flight, so the job can look quiescent while a poked decider has not woken yet"]
 fn sends_to_self_with_any_source() {
     check_everywhere(3, "nd_self", &[], &expected_self(3));
 }

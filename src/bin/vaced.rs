@@ -17,6 +17,9 @@ commands:
   run [MPIRUN ARGS...]     same as mpirun (see `vaced run --help`)
   target list              list the preset target machines
   target show NAME|FILE    print a target's resolved configuration
+  inspect /vaced-JOB       print what every rank of a running job publishes
+                           (its segment is /dev/shm/vaced-JOB; for a job
+                           that seems stuck)
   --help, -h               show this help
   --version, -V            show the version
 ";
@@ -51,6 +54,7 @@ fn vaced(args: &[OsString]) -> i32 {
         Some("env") if rest.is_empty() => env(),
         Some("env") => usage_error("`vaced env` takes no arguments"),
         Some("target") => target(rest),
+        Some("inspect") => inspect(rest),
         Some("--help" | "-h" | "help") => {
             print!("{USAGE}");
             0
@@ -60,6 +64,25 @@ fn vaced(args: &[OsString]) -> i32 {
             0
         }
         _ => usage_error(&format!("unknown command `{}`", first.to_string_lossy())),
+    }
+}
+
+/// `vaced inspect /vaced-<job>`: print what every rank of a running job
+/// publishes (a debugging aid for a job that seems stuck).
+fn inspect(args: &[OsString]) -> i32 {
+    let [name] = args else {
+        return usage_error("`vaced inspect` takes the segment name (/vaced-...)");
+    };
+    let name = name.to_string_lossy();
+    match vaced::transport::Segment::attach(&name) {
+        Ok(seg) => {
+            print!("{}", seg.describe());
+            0
+        }
+        Err(e) => {
+            eprintln!("vaced inspect: {e}");
+            1
+        }
     }
 }
 

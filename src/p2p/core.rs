@@ -178,7 +178,9 @@ impl<L: Link> Core<L> {
         let max = self.link.max_record();
         let ta = self.noted(m);
         let link = &mut self.link;
-        wire::encode(m, body, max, |parts| link.send(dest, parts, ta));
+        wire::encode(m, body, max, |parts| {
+            link.send(dest, parts, ta);
+        });
     }
 
     /// The arrival time to note for `m` at its destination (exact mode).
@@ -254,7 +256,7 @@ impl<L: Link> Core<L> {
             let ta = self.noted(&m);
             let link = &mut self.link;
             wire::encode(&m, Body::Inline(req.send_bytes()), max, |p| {
-                link.send(dest, p, ta)
+                link.send(dest, p, ta);
             });
             self.clock.advance_comm(tr);
             self.complete(id, tr, Status::default());
@@ -809,7 +811,9 @@ impl<L: Link> Core<L> {
         } else {
             Body::Inline(req.send_bytes())
         };
-        wire::encode(&m, body, max, |p| link.send(dest, p, ta));
+        wire::encode(&m, body, max, |p| {
+            link.send(dest, p, ta);
+        });
         self.complete(s, tr, Status::default());
     }
 
@@ -1055,10 +1059,47 @@ impl<L: Link> Core<L> {
         }
     }
 
-    /// Finalizing: we send nothing any more.
-    pub(crate) fn finish_bounds(&mut self) {
+    /// Finalizing, once the results are published: we send and read nothing
+    /// more (our bound becomes +inf, records reaching us are dropped). We
+    /// count as idle for good; if that leaves the job quiescent, the holder
+    /// of its next event is woken, or, with none, every rank still waiting,
+    /// to look for itself (a rank poked but not yet awake only looks idle; a
+    /// real deadlock is reported by the last of them to go idle).
+    pub(crate) fn retire(&mut self) {
+        self.link.publish_blocked(None, "");
         if self.exact {
             self.set_own(decide::FINAL);
+        }
+        if let Some(old) = self.link.close() {
+            if self.exact {
+                let own = self.own_pub;
+                decide::poke_unblocked(
+                    &self.link,
+                    &self.model,
+                    self.me,
+                    (own, Some(old.ps())),
+                    (own, None),
+                );
+            }
+        }
+        if !self.link.idle_begin() {
+            return;
+        }
+        loop {
+            match self.link.earliest_event() {
+                // Not delivered: `r` finalized after we read its event.
+                Some((_, _, r)) if !self.nudge(r) => continue,
+                Some(_) => return,
+                None => {
+                    let report = self.link.waiting_report();
+                    for (r, w) in report.iter().enumerate() {
+                        if w.is_some() {
+                            self.nudge(r as u32);
+                        }
+                    }
+                    return;
+                }
+            }
         }
     }
 
@@ -1119,8 +1160,11 @@ impl<L: Link> Core<L> {
                 false
             }
             Some((_, _, r)) => {
-                self.nudge(r);
-                self.link.wait_poked(seen);
+                // Not delivered: `r` finalized after we read its event; look
+                // again (the caller scans and comes back here).
+                if self.nudge(r) {
+                    self.link.wait_poked(seen);
+                }
                 self.link.idle_end();
                 false
             }
@@ -1153,8 +1197,11 @@ impl<L: Link> Core<L> {
                 self.deal(i);
             }
             Some((_, _, r)) => {
-                self.nudge(r);
-                self.link.wait_incoming();
+                // Not delivered: `r` finalized after we read its event; the
+                // caller comes back here and looks again.
+                if self.nudge(r) {
+                    self.link.wait_incoming();
+                }
                 self.link.idle_end();
             }
             None => self.report_deadlock(),
@@ -1166,9 +1213,15 @@ impl<L: Link> Core<L> {
         (0..self.early.len()).min_by_key(|&k| (self.msg(self.early[k]).ta, k))
     }
 
-    pub(crate) fn nudge(&mut self, r: u32) {
+    /// Wake rank `r` with a host-only record (counted in flight until `r`
+    /// reads it). False if `r` has finalized: it acts no more.
+    pub(crate) fn nudge(&mut self, r: u32) -> bool {
         let m = self.header(Kind::Nudge, 0, 0, 0, VTime::ZERO);
-        self.emit(r, &m, Body::None);
+        let max = self.link.max_record();
+        let link = &mut self.link;
+        let mut delivered = true;
+        wire::encode(&m, Body::None, max, |p| delivered &= link.send(r, p, None));
+        delivered
     }
 
     pub(crate) fn report_deadlock(&mut self) -> ! {

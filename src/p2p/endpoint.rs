@@ -23,8 +23,11 @@ impl Link for PortLink {
     fn max_record(&self) -> usize {
         self.port.max_record()
     }
-    fn send(&mut self, dest: u32, parts: &[&[u8]], ta: Option<VTime>) {
+    fn send(&mut self, dest: u32, parts: &[&[u8]], ta: Option<VTime>) -> bool {
         self.port.send_timed(dest, parts, ta.map(|t| t.ps()))
+    }
+    fn close(&mut self) -> Option<VTime> {
+        self.port.close().1.map(VTime::from_ps)
     }
     fn try_recv(&mut self, out: &mut Vec<u8>) -> bool {
         self.port.try_recv_keep(out)
@@ -226,32 +229,10 @@ impl Core<PortLink> {
         let port = &mut self.link.port;
         let slot = port.segment().slot(rank);
         slot.publish_vtime(r.vtime_ps);
-        slot.set_early_min(None);
-        self.finish_bounds();
-        let port = &mut self.link.port;
-        let slot = port.segment().slot(rank);
         slot.store_result(&r);
-        slot.set_state(RankState::Finalized);
         port.release_token();
-        // A finalized rank is idle for good. If that leaves the job
-        // quiescent, someone holds the next event, or nobody can go on.
-        if port.idle_begin().quiescent() {
-            match self.link.earliest_event() {
-                Some((_, _, r)) => self.nudge(r),
-                None => {
-                    // Ranks not finalized may only look idle (a decider poked
-                    // but not yet awake): wake them with records (counted in
-                    // flight) and let them check for themselves; a real
-                    // deadlock is then reported by the last of them to idle.
-                    let report = self.link.waiting_report();
-                    for (r, w) in report.iter().enumerate() {
-                        if w.is_some() {
-                            self.nudge(r as u32);
-                        }
-                    }
-                }
-            }
-        }
+        // Publishes RankState::Finalized (the launcher reads the result).
+        self.retire();
     }
 
     /// End the whole job: record why in our slot (the launcher reports it and

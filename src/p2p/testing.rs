@@ -4,7 +4,7 @@ use super::link::Link;
 use super::Core;
 use crate::model::{Model, VTime};
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 struct Inbox {
@@ -18,6 +18,8 @@ struct Inbox {
     /// Decision time + 1, 0: none.
     deciding: AtomicU64,
     pokes: AtomicU32,
+    /// The rank is done: it reads nothing more (set under `q`'s lock).
+    closed: AtomicBool,
 }
 
 /// (idle ranks << 32) | records in flight, as in the shared segment.
@@ -44,11 +46,15 @@ impl Link for MemLink {
     fn max_record(&self) -> usize {
         self.max_record
     }
-    fn send(&mut self, dest: u32, parts: &[&[u8]], ta: Option<VTime>) {
+    fn send(&mut self, dest: u32, parts: &[&[u8]], ta: Option<VTime>) -> bool {
         let b = &self.shared.boxes[dest as usize];
         self.shared.activity.fetch_add(1, Ordering::SeqCst);
         {
             let mut q = b.q.lock().unwrap();
+            if b.closed.load(Ordering::SeqCst) {
+                self.shared.activity.fetch_sub(1, Ordering::SeqCst);
+                return false;
+            }
             if let Some(t) = ta {
                 b.unread.fetch_min(t.ps(), Ordering::SeqCst);
             }
@@ -58,6 +64,18 @@ impl Link for MemLink {
             self.shared.generation.fetch_add(1, Ordering::SeqCst);
         }
         b.cv.notify_all();
+        true
+    }
+    fn close(&mut self) -> Option<VTime> {
+        let b = &self.shared.boxes[self.rank as usize];
+        {
+            let mut q = b.q.lock().unwrap();
+            b.closed.store(true, Ordering::SeqCst);
+            let n = q.len() as u64;
+            q.clear();
+            self.shared.activity.fetch_sub(n, Ordering::SeqCst);
+        }
+        self.settle_unread()
     }
     fn settle_unread(&mut self) -> Option<VTime> {
         let b = &self.shared.boxes[self.rank as usize];
@@ -196,52 +214,13 @@ impl Link for MemLink {
         self.shared
             .boxes
             .iter()
-            .map(|b| Some(b.waiting_on.lock().unwrap().clone()))
+            .map(|b| {
+                (!b.closed.load(Ordering::SeqCst)).then(|| b.waiting_on.lock().unwrap().clone())
+            })
             .collect()
     }
     fn deadlock(&mut self, report: &str) -> ! {
         panic!("{report}")
-    }
-}
-
-impl Drop for MemLink {
-    /// A rank thread that is done counts as idle for good (as a finalized rank
-    /// does); if that leaves the job quiescent, wake the holder of the next
-    /// event.
-    fn drop(&mut self) {
-        let me = &self.shared.boxes[self.rank as usize];
-        me.early_min.store(0, Ordering::SeqCst);
-        let old = me.lower_bound.load(Ordering::SeqCst);
-        self.publish_bound(old, super::decide::FINAL);
-        for j in 0..self.size() {
-            if self.deciding_at(j).is_some() {
-                self.poke(j);
-            }
-        }
-        if self.idle_begin() {
-            if let Some((_, _, r)) = self.earliest_event() {
-                let b = &self.shared.boxes[r as usize];
-                self.shared.activity.fetch_add(1, Ordering::SeqCst);
-                // An empty record is not a message: encode a nudge.
-                let m = crate::engine::Msg {
-                    kind: crate::engine::Kind::Nudge,
-                    src: self.rank,
-                    ctx: 0,
-                    tag: 0,
-                    size: 0,
-                    ta: VTime::ZERO,
-                    sreq: 0,
-                    rreq: 0,
-                    payload: crate::engine::Payload::None,
-                };
-                let mut rec = Vec::new();
-                crate::engine::wire::encode(&m, crate::engine::Body::None, 1 << 16, |p| {
-                    rec = p.concat()
-                });
-                b.q.lock().unwrap().push_back(rec);
-                b.cv.notify_all();
-            }
-        }
     }
 }
 
@@ -268,6 +247,7 @@ where
                 lower_bound: AtomicU64::new(0),
                 deciding: AtomicU64::new(0),
                 pokes: AtomicU32::new(0),
+                closed: AtomicBool::new(false),
             })
             .collect(),
         activity: AtomicU64::new(0),
@@ -287,7 +267,10 @@ where
                 let mut c = Core::new(link, model());
                 c.enter();
                 f(&mut c);
-                c.vtime().ps()
+                let t = c.vtime().ps();
+                // Done: as MPI_Finalize, idle for good.
+                c.retire();
+                t
             })
         })
         .collect();

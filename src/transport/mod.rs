@@ -97,14 +97,19 @@ impl Port {
         self.holds_token
     }
     /// Append one record (concatenation of `parts`) to `dest`'s inbox.
-    pub fn send(&mut self, dest: u32, parts: &[&[u8]]) {
+    pub fn send(&mut self, dest: u32, parts: &[&[u8]]) -> bool {
         self.send_timed(dest, parts, None)
     }
 
     /// [`Port::send`] of a record that carries a message arriving at `ta_ps`
     /// on the target: the destination's inbox keeps the earliest such time
     /// until its consumer has taken everything (see [`Segment::unread_min`]).
-    pub fn send_timed(&mut self, dest: u32, parts: &[&[u8]], ta_ps: Option<u64>) {
+    ///
+    /// Returns false, the record dropped, when `dest` has finalized
+    /// ([`Port::close`]): it reads nothing any more, and a record it will
+    /// never take must not count in flight (the job would never look
+    /// quiescent again).
+    pub fn send_timed(&mut self, dest: u32, parts: &[&[u8]], ta_ps: Option<u64>) -> bool {
         let len: usize = parts.iter().map(|p| p.len()).sum();
         assert!(
             len <= self.max_record(),
@@ -118,10 +123,16 @@ impl Port {
         self.seg.activity().fetch_add(1, Ordering::SeqCst);
         let need = rec_size(len);
         let mut gave_token = false;
+        let mut dropped = false;
         loop {
             let inbox = self.seg.inbox(dest);
             {
                 let _g = futex::lock(&inbox.hdr().lock);
+                if self.seg.slot(dest).state() == RankState::Finalized {
+                    waiters::remove(&self.seg, &inbox, self.rank);
+                    dropped = true;
+                    break;
+                }
                 if inbox.free_space() >= need {
                     waiters::remove(&self.seg, &inbox, self.rank);
                     if let Some(ta) = ta_ps {
@@ -160,6 +171,13 @@ impl Port {
                     || me.space_waiting.load(Ordering::Relaxed) == 0
             });
         }
+        if dropped {
+            self.seg.activity().fetch_sub(1, Ordering::SeqCst);
+            if gave_token {
+                self.acquire_token();
+            }
+            return false;
+        }
         if ta_ps.is_some() {
             // The arrival was noted (a lower bound fell): announce it before
             // anything we do next can raise our own bound.
@@ -169,6 +187,26 @@ impl Port {
         if gave_token {
             self.acquire_token();
         }
+        true
+    }
+    /// Finalizing: from now on records sent to us are dropped by their
+    /// senders ([`Port::send_timed`]); those already here are discarded
+    /// (nudges, or messages the program never received). Publishes
+    /// [`RankState::Finalized`] (under our inbox lock, so no sender can
+    /// write after it). Returns how many records were discarded and the
+    /// earliest noted arrival forgotten with them, if any (our bound rose).
+    pub fn close(&mut self) -> (usize, Option<u64>) {
+        let own = self.seg.inbox(self.rank);
+        {
+            let _g = futex::lock(&own.hdr().lock);
+            self.seg.slot(self.rank).set_state(RankState::Finalized);
+        }
+        let mut rec = Vec::new();
+        let mut n = 0;
+        while self.try_recv_keep(&mut rec) {
+            n += 1;
+        }
+        (n, self.settle_unread())
     }
     /// Pop the next incoming record into `out` (cleared first); false if none.
     /// Finding none, forget the noted arrivals ([`Port::settle_unread`]):

@@ -535,6 +535,60 @@ impl Segment {
         }
     }
 
+    /// Everything the ranks publish: a count of ranks per state, then one
+    /// line per rank neither finalized nor unstarted (for `vaced inspect`, to
+    /// look at a job that seems stuck; values are read without a consistent
+    /// snapshot).
+    pub fn describe(&self) -> String {
+        let h = self.header();
+        let act = h.activity.load(Ordering::SeqCst);
+        let mut out = format!(
+            "segment {}: {} ranks, {} cores; idle {}, in flight {}, generation {}, deciders {}\n",
+            self.name,
+            self.nranks,
+            self.cores,
+            act >> 32,
+            act & 0xffff_ffff,
+            h.generation.load(Ordering::SeqCst),
+            h.deciders.load(Ordering::SeqCst),
+        );
+        let mut counts = [0u32; 5];
+        for r in 0..self.nranks {
+            counts[self.slot(r).state() as usize] += 1;
+        }
+        out.push_str(&format!(
+            "unstarted {}, running {}, blocked {}, finalized {}, aborted {}\n",
+            counts[0], counts[1], counts[2], counts[3], counts[4]
+        ));
+        for r in 0..self.nranks {
+            let s = self.slot(r);
+            if matches!(s.state(), RankState::Finalized | RankState::Unstarted) {
+                continue;
+            }
+            let inbox = self.inbox(r);
+            out.push_str(&format!(
+                "rank {r}: {:?} pid {} vtime {} ps, bound word {:#x}, deciding {:?}, early {:?}, \
+                 pokes {}, inbox {} (unread min {:?}), space waiting {}, waiting on: {}\n",
+                s.state(),
+                s.pid(),
+                s.vtime(),
+                s.lower_bound(),
+                s.deciding_at(),
+                s.early_min(),
+                s.pokes(),
+                if inbox.is_empty() {
+                    "empty"
+                } else {
+                    "not empty"
+                },
+                inbox.unread_min(),
+                s.space_waiting.load(Ordering::SeqCst),
+                s.waiting_on(),
+            ));
+        }
+        out
+    }
+
     /// The job's activity word (see [`Activity`]).
     pub(super) fn activity(&self) -> &AtomicU64 {
         &self.header().activity
