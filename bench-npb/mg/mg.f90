@@ -266,7 +266,7 @@ subroutine check_procs()
    use mg_data
    use iso_fortran_env, only: error_unit
    implicit none
-   integer :: n, ierr
+   integer :: n
 
    n = 1
    do while (n < nprocs)
@@ -276,10 +276,21 @@ subroutine check_procs()
       if (me == root) write (error_unit, '(a,i0,a,i0,a)') &
          'ERROR: MG runs on a power-of-two number of processes, 1 to ', &
          maxprocs, ' (1, 2, 4, ..., 1024), not ', nprocs, ' ranks'
-      call mpi_abort(MPI_COMM_WORLD, 1, ierr)
-      stop 1
+      call fail()
    end if
 end subroutine check_procs
+
+! End the job after a bad class or process count: rank 0 has printed the
+! message; the barrier keeps the others from aborting before it did.
+subroutine fail()
+   use mg_data
+   implicit none
+   integer :: ierr
+   flush (6)
+   call mpi_barrier(MPI_COMM_WORLD, ierr)
+   call mpi_abort(MPI_COMM_WORLD, 1, ierr)
+   stop 1
+end subroutine fail
 
 ! The class named by the first argument (default S): finest level lt,
 ! grid size and iteration count.
@@ -288,7 +299,7 @@ subroutine choose_class()
    use iso_fortran_env, only: error_unit
    implicit none
    character(len=16) :: arg
-   integer :: ierr, n
+   integer :: n
 
    arg = 'S'
    if (command_argument_count() >= 1) call get_command_argument(1, arg)
@@ -308,8 +319,7 @@ subroutine choose_class()
    case default
       if (me == root) write (error_unit, '(3a)') 'ERROR: unknown MG class "', &
          trim(arg), '" (expected S, W, A, B or C)'
-      call mpi_abort(MPI_COMM_WORLD, 1, ierr)
-      stop 1
+      call fail()
    end select
    lt = 0
    do while (2**lt < n)
