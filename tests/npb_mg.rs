@@ -1,0 +1,287 @@
+//! bench-npb MG (bench-npb/mg/mg.f90) under vaced: class S on 4 ranks
+//! verifies against NPB's L2 norm, sends exactly NPB MG's messages, and its
+//! virtual time does not depend on the host cores.
+//!
+//! Without gfortran the tests say so and pass, as tests/fortran.rs does.
+mod common;
+
+use common::report;
+use common::{
+    ensure_fresh_library, repo_root, scratch, secs_to_ps, vaced, Job, Run, CORE_VARIANTS,
+};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::{Mutex, OnceLock};
+
+/// Class S: a 32^3 grid (levels lt = 5 .. 1), 4 iterations.
+const N: u64 = 32;
+const LT: u32 = 5;
+const NIT: u64 = 4;
+/// NPB's verify_value for class S and its tolerance.
+const RNM2_REF: f64 = 0.5307707005734e-04;
+const EPSILON: f64 = 1.0e-8;
+
+fn have_gfortran() -> bool {
+    static HAVE: OnceLock<bool> = OnceLock::new();
+    *HAVE.get_or_init(|| {
+        let ok = Command::new("gfortran")
+            .arg("-dumpversion")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !ok {
+            eprintln!(
+                "SKIPPED: gfortran not found; the MG tests need it \
+                 (scripts/deps.sh installs it)"
+            );
+        }
+        ok
+    })
+}
+
+/// `mpif90 -O2 bench-npb/mg/mg.f90 -o <scratch>/mg`, once per test binary
+/// (None without gfortran).
+fn mg() -> Option<PathBuf> {
+    if !have_gfortran() {
+        return None;
+    }
+    static BUILT: Mutex<Option<PathBuf>> = Mutex::new(None);
+    let mut built = common::lock(&BUILT);
+    if let Some(p) = built.as_ref() {
+        return Some(p.clone());
+    }
+    ensure_fresh_library();
+    let out = scratch().join("mg");
+    let o = Command::new(vaced())
+        .arg0("mpif90")
+        .arg("-O2")
+        .arg(repo_root().join("bench-npb/mg/mg.f90"))
+        .arg("-o")
+        .arg(&out)
+        .current_dir(scratch())
+        .output()
+        .expect("cannot run vaced as mpif90");
+    let err = String::from_utf8_lossy(&o.stderr);
+    let missing: Vec<&str> = err
+        .lines()
+        .filter_map(|l| l.split("undefined reference to `").nth(1))
+        .filter_map(|s| s.split('\'').next())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "bench-npb MG needs Fortran bindings that libvaced.so lacks: {missing:?}\n{err}"
+    );
+    assert!(
+        o.status.success(),
+        "mpif90 bench-npb/mg/mg.f90 failed ({}):\n{}{err}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout)
+    );
+    *built = Some(out.clone());
+    Some(out)
+}
+
+/// The value after `key =` in NPB's result block.
+fn field<'a>(job: &'a Job, key: &str) -> &'a str {
+    job.stdout
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once('=')?;
+            (k.trim() == key).then(|| v.trim())
+        })
+        .unwrap_or_else(|| panic!("no `{key} =` line\n{}", job.dump()))
+}
+
+/// The checks every class S, 4-rank run must pass: the result block's
+/// header, the final L2 norm within NPB's tolerance of NPB's value, and
+/// NPB's verdict.
+fn assert_verified(job: &Job) {
+    job.assert_success();
+    assert!(
+        job.stdout.contains(" MG Benchmark Completed."),
+        "{}",
+        job.dump()
+    );
+    assert_eq!(field(job, "Class"), "S");
+    assert_eq!(field(job, "Size"), "32x  32x  32");
+    assert_eq!(field(job, "Iterations"), NIT.to_string());
+    assert_eq!(field(job, "Total processes"), "4");
+    let norm = job
+        .stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("L2 Norm is"))
+        .unwrap_or_else(|| panic!("no `L2 Norm is` line\n{}", job.dump()));
+    let rnm2: f64 = norm
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("L2 norm `{norm}` is not a number"));
+    let err = (rnm2 - RNM2_REF).abs() / RNM2_REF;
+    assert!(err <= EPSILON, "L2 norm {rnm2}: relative error {err}");
+    assert_eq!(
+        field(job, "Verification"),
+        "SUCCESSFUL",
+        "MG class S did not verify\n{}",
+        job.dump()
+    );
+}
+
+#[test]
+fn mg_class_s_verifies_on_4_ranks_of_tianhe1a() {
+    let Some(prog) = mg() else {
+        return;
+    };
+    let rep = scratch().join("mg_tianhe1a.json");
+    let job = Run::new(4, "tianhe1a", &prog)
+        .args(&["S"])
+        .report(&rep)
+        .run();
+    assert_verified(&job);
+    // The timed section (MPI_Wtime, max over ranks) lies within the run.
+    let t = secs_to_ps(field(&job, "Time exact (s)"));
+    let predicted = report::predicted_ps(&report::read(&rep));
+    assert!(
+        t > 0 && t <= predicted,
+        "Time exact {t} ps not in (0, predicted {predicted} ps]\n{}",
+        job.dump()
+    );
+}
+
+/// Bytes of one ghost exchange (comm3) of a rank on a level of global size
+/// g^3 with 4 ranks: NPB splits 4 = 1 x 2 x 2, so the local block is
+/// g x g/2 x g/2 points, (g+2) x (g/2+2) x (g/2+2) with ghost cells. Per axis
+/// two faces of doubles go out: axis 1 without the ghost cells of axes 2
+/// and 3, axis 2 with those of axis 1, axis 3 whole.
+fn comm3_bytes(g: u64) -> u64 {
+    let (m1, m2, m3) = (g + 2, g / 2 + 2, g / 2 + 2);
+    2 * 8 * ((m2 - 2) * (m3 - 2) + m1 * (m3 - 2) + m1 * m2)
+}
+
+/// Messages and bytes sent per rank by NPB MG class S on 4 ranks.
+///
+/// Point to point: every comm3 sends 6 messages (all ranks hold points on
+/// every level, so there are no "_ex" exchanges; axis 1 is not split and
+/// its faces go to the rank itself, as in NPB). A V-cycle exchanges twice
+/// on level 1 (rprj3, psinv), three times on levels 2..lt-1 (rprj3, resid,
+/// psinv) and twice on lt (resid, psinv); there are 1 + nit V-cycles. On lt
+/// also: zran3 twice, resid before the warm-up V-cycle, after it, at the
+/// start of the timed part and after each of the nit V-cycles.
+///
+/// Collectives (src/coll, MPICH's algorithms for 4 ranks): 6 MPI_Barrier
+/// (start, 2 in each zran3, before the timed part) by dissemination, 2
+/// empty messages each; 7 MPI_Bcast of the parameters (5 integers, 8
+/// integers of debug flags, 1 logical: 56 bytes) binomially from rank 0,
+/// which sends each twice, rank 2 once; MPI_Allreduce by recursive
+/// doubling, 2 messages each: 4 norm2u3 calls of 2 doubles and, in each
+/// zran3, 10 rounds of a double (MAX), 4 integers, a double (MIN), 4
+/// integers; MPI_Reduce of the time, one double from each of ranks 1..3.
+fn expected_traffic(rank: u64) -> (u64, u64) {
+    let v_cycles = 1 + NIT;
+    let mut calls = 0;
+    let mut bytes = 0;
+    for level in 1..=LT {
+        let g = N >> (LT - level);
+        let per_cycle = if level == 1 || level == LT { 2 } else { 3 };
+        let mut n = per_cycle * v_cycles;
+        if level == LT {
+            n += 2 + 3 + NIT;
+        }
+        calls += n;
+        bytes += n * comm3_bytes(g);
+    }
+    let mut msgs = 6 * calls;
+
+    msgs += 6 * 2;
+    let (bcast_msgs, bcast_bytes) = match rank {
+        0 => (14, 2 * 56),
+        2 => (7, 56),
+        _ => (0, 0),
+    };
+    msgs += bcast_msgs;
+    bytes += bcast_bytes;
+    let allreduce_8 = 4 * 2 + 2 * 10 * 2;
+    let allreduce_16 = 2 * 10 * 2;
+    msgs += 2 * (allreduce_8 + allreduce_16);
+    bytes += 2 * (allreduce_8 * 8 + allreduce_16 * 16);
+    if rank != 0 {
+        msgs += 1;
+        bytes += 8;
+    }
+    (msgs, bytes)
+}
+
+#[test]
+fn mg_class_s_messages_and_virtual_time_are_exact() {
+    // Hand check of the formula: 74 exchanges (19 on level 5, 15 on each
+    // of levels 4..2, 10 on level 1) of 22592, 6208, 1856, 640 and 272
+    // bytes; 2552 messages in all, as vaced prints for the 4 ranks.
+    assert_eq!(
+        [32, 16, 8, 4, 2].map(comm3_bytes),
+        [22592, 6208, 1856, 640, 272]
+    );
+    assert_eq!(expected_traffic(0), (646, 564_688));
+    assert_eq!(expected_traffic(1), (633, 564_584));
+    assert_eq!(expected_traffic(2), (640, 564_640));
+    let Some(prog) = mg() else {
+        return;
+    };
+    let mut first: Option<(u64, u64)> = None;
+    for cores in CORE_VARIANTS {
+        let rep = scratch().join(format!("mg_exact_{cores:?}.json"));
+        let job = Run::exact(4, &prog)
+            .args(&["S"])
+            .cores(cores)
+            .report(&rep)
+            .run();
+        assert_verified(&job);
+        let r = report::read(&rep);
+        for (i, rank) in report::ranks(&r).iter().enumerate() {
+            let got = (
+                report::uint(rank, "msgs_sent"),
+                report::uint(rank, "bytes_sent"),
+            );
+            assert_eq!(
+                got,
+                expected_traffic(i as u64),
+                "rank {i} (messages, bytes), cores {cores:?}"
+            );
+            // cpu.scale = 0: the whole run is communication.
+            assert_eq!(report::float(rank, "compute_s"), 0.0, "rank {i}");
+        }
+        let predicted = report::predicted_ps(&r);
+        let timed = secs_to_ps(field(&job, "Time exact (s)"));
+        assert!(timed > 0 && timed <= predicted, "{}", job.dump());
+        match &first {
+            None => first = Some((predicted, timed)),
+            Some((p, t)) => {
+                assert_eq!(predicted, *p, "predicted ps with cores {cores:?}");
+                assert_eq!(timed, *t, "Time exact (s) with cores {cores:?}");
+            }
+        }
+    }
+}
+
+/// A rank count that is not a power of two is refused with a message that
+/// names the allowed counts, and so is an unknown class.
+#[test]
+fn mg_refuses_bad_rank_counts_and_classes() {
+    let Some(prog) = mg() else {
+        return;
+    };
+    let job = Run::exact(3, &prog).args(&["S"]).run();
+    assert_ne!(job.status.code(), Some(0), "{}", job.dump());
+    assert!(
+        job.stderr
+            .contains("MG runs on a power-of-two number of processes, 1 to 1024"),
+        "{}",
+        job.dump()
+    );
+    assert!(job.stderr.contains("not 3 ranks"), "{}", job.dump());
+    let job = Run::exact(2, &prog).args(&["X"]).run();
+    assert_ne!(job.status.code(), Some(0), "{}", job.dump());
+    assert!(
+        job.stderr
+            .contains("unknown MG class \"X\" (expected S, W, A, B or C)"),
+        "{}",
+        job.dump()
+    );
+}
