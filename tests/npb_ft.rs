@@ -1,0 +1,304 @@
+//! bench-npb FT (bench-npb/ft/ft.f90) under vaced: class S verifies against
+//! NPB's checksums in the 1D layout (4 ranks, slabs) and the 2D layout (128
+//! ranks, 64 x 2 pencils), sends exactly NPB FT's messages, its virtual
+//! time does not depend on the host cores, and a rank count NPB does not
+//! allow is refused.
+//!
+//! Without gfortran the tests say so and pass, as tests/fortran.rs does.
+mod common;
+
+use common::report;
+use common::{
+    ensure_fresh_library, repo_root, scratch, secs_to_ps, vaced, Job, Run, CORE_VARIANTS,
+};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::{Mutex, OnceLock};
+
+/// Class S: a 64 x 64 x 64 grid, 6 time steps.
+const N: u64 = 64;
+const NITER: u64 = 6;
+
+/// The checksums NPB 3.3 FT prints for class S (` T =    i     Checksum =`
+/// lines, 1P2D22.12), one per time step.
+const CHECKSUMS: [(&str, &str); NITER as usize] = [
+    ("5.546087004964D+02", "4.845363331978D+02"),
+    ("5.546385409190D+02", "4.865304269511D+02"),
+    ("5.546148406171D+02", "4.883910722337D+02"),
+    ("5.545423607415D+02", "4.901273169046D+02"),
+    ("5.544255039624D+02", "4.917475857993D+02"),
+    ("5.542683411903D+02", "4.932597244941D+02"),
+];
+
+fn have_gfortran() -> bool {
+    static HAVE: OnceLock<bool> = OnceLock::new();
+    *HAVE.get_or_init(|| {
+        let ok = Command::new("gfortran")
+            .arg("-dumpversion")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !ok {
+            eprintln!(
+                "SKIPPED: gfortran not found; the FT tests need it \
+                 (scripts/deps.sh installs it)"
+            );
+        }
+        ok
+    })
+}
+
+/// `mpif90 -O2 bench-npb/ft/ft.f90 -o <scratch>/ft`, once per test binary
+/// (None without gfortran).
+fn ft() -> Option<PathBuf> {
+    if !have_gfortran() {
+        return None;
+    }
+    static BUILT: Mutex<Option<PathBuf>> = Mutex::new(None);
+    let mut built = common::lock(&BUILT);
+    if let Some(p) = built.as_ref() {
+        return Some(p.clone());
+    }
+    ensure_fresh_library();
+    let out = scratch().join("ft");
+    let o = Command::new(vaced())
+        .arg0("mpif90")
+        .arg("-O2")
+        .arg(repo_root().join("bench-npb/ft/ft.f90"))
+        .arg("-o")
+        .arg(&out)
+        .current_dir(scratch())
+        .output()
+        .expect("cannot run vaced as mpif90");
+    let err = String::from_utf8_lossy(&o.stderr);
+    let missing: Vec<&str> = err
+        .lines()
+        .filter_map(|l| l.split("undefined reference to `").nth(1))
+        .filter_map(|s| s.split('\'').next())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "bench-npb FT needs Fortran bindings that libvaced.so lacks: {missing:?}\n{err}"
+    );
+    assert!(
+        o.status.success(),
+        "mpif90 bench-npb/ft/ft.f90 failed ({}):\n{}{err}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout)
+    );
+    *built = Some(out.clone());
+    Some(out)
+}
+
+/// The value after `key =` in NPB's result block.
+fn field<'a>(job: &'a Job, key: &str) -> &'a str {
+    job.stdout
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once('=')?;
+            (k.trim() == key).then(|| v.trim())
+        })
+        .unwrap_or_else(|| panic!("no `{key} =` line\n{}", job.dump()))
+}
+
+/// The layout rank 0 announces (`Layout type : 1D`).
+fn layout(job: &Job) -> &str {
+    job.stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(" Layout type")?.split(':').nth(1))
+        .map(str::trim)
+        .unwrap_or_else(|| panic!("no `Layout type` line\n{}", job.dump()))
+}
+
+/// The checks every class S run must pass: the result block, NPB's
+/// printed checksum of every time step, and NPB's verdict.
+fn assert_verified(job: &Job, ranks: u32, grid: &str) {
+    job.assert_success();
+    assert!(
+        job.stdout.contains(" FT Benchmark Completed."),
+        "{}",
+        job.dump()
+    );
+    assert_eq!(field(job, "Class"), "S");
+    assert_eq!(field(job, "Size"), "64x  64x  64");
+    assert_eq!(field(job, "Iterations"), NITER.to_string());
+    assert_eq!(field(job, "Total processes"), ranks.to_string());
+    assert_eq!(field(job, "Process grid"), grid);
+    let got: Vec<(String, String)> = job
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with(" T ="))
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w[w.len() - 2].to_string(), w[w.len() - 1].to_string())
+        })
+        .collect();
+    let want: Vec<(String, String)> = CHECKSUMS
+        .iter()
+        .map(|(re, im)| (re.to_string(), im.to_string()))
+        .collect();
+    assert_eq!(got, want, "checksums\n{}", job.dump());
+    assert!(
+        job.stdout.contains(" Result verification successful"),
+        "{}",
+        job.dump()
+    );
+    assert_eq!(
+        field(job, "Verification"),
+        "SUCCESSFUL",
+        "FT class S did not verify\n{}",
+        job.dump()
+    );
+}
+
+#[test]
+fn ft_class_s_verifies_on_4_ranks_of_tianhe1a() {
+    let Some(prog) = ft() else {
+        return;
+    };
+    let rep = scratch().join("ft_tianhe1a.json");
+    let job = Run::new(4, "tianhe1a", &prog)
+        .args(&["S"])
+        .report(&rep)
+        .run();
+    assert_verified(&job, 4, "1 x 4");
+    assert_eq!(layout(&job), "1D");
+    // The timed section (MPI_Wtime on rank 0) lies within the run.
+    let t = secs_to_ps(field(&job, "Time exact (s)"));
+    let predicted = report::predicted_ps(&report::read(&rep));
+    assert!(
+        t > 0 && t <= predicted,
+        "Time exact {t} ps not in (0, predicted {predicted} ps]\n{}",
+        job.dump()
+    );
+}
+
+/// Children of rank r in MPICH's binomial tree rooted at 0 on p = 2**k
+/// ranks (MPI_Bcast sends): k for the root, else the trailing zeros of r.
+fn binomial_children(r: u64, p: u64) -> u64 {
+    if r == 0 {
+        u64::from(p.trailing_zeros())
+    } else {
+        u64::from(r.trailing_zeros())
+    }
+}
+
+/// (messages, bytes) rank r of p = 2**k sends in NPB FT class S, when the
+/// FFTs' transposes cost `per_fft` = (messages, bytes) per rank:
+/// * setup: 5 MPI_Bcast of 4 bytes from rank 0 (np1, np2, layout, niter,
+///   the timer flag; binomial), and 2 MPI_Comm_split of MPI_COMM_WORLD,
+///   each (as MPICH builds it) an allgather of (color, key), 8 bytes per
+///   rank, by recursive doubling (k messages, 8 (p - 1) bytes) and the
+///   context id, an allreduce(BAND) of 64 ints by recursive doubling (k
+///   messages of 256 bytes);
+/// * MPI_Barrier (dissemination): k empty messages;
+/// * 2 + NITER 3-D FFTs (one untimed, one forward, one inverse per step);
+/// * NITER checksums: MPI_Reduce of one double complex (16 bytes) to rank
+///   0, binomially: one message from every other rank.
+fn expected_traffic(r: u64, p: u64, per_fft: (u64, u64)) -> (u64, u64) {
+    let k = u64::from(p.trailing_zeros());
+    let bcast = binomial_children(r, p);
+    let split = (2 * k, 8 * (p - 1) + 256 * k);
+    let reduce = u64::from(r != 0);
+    let ffts = 2 + NITER;
+    let msgs = 5 * bcast + 2 * split.0 + k + ffts * per_fft.0 + NITER * reduce;
+    let bytes = 5 * 4 * bcast + 2 * split.1 + ffts * per_fft.1 + NITER * 16 * reduce;
+    (msgs, bytes)
+}
+
+/// 1D layout on 4 ranks: one MPI_Alltoall per FFT over all 4 ranks, blocks
+/// of 64*64*64/4/4 double complex (256 KiB, above MPICH's 32 KiB medium
+/// limit: pairwise exchange, 3 messages).
+fn traffic_1d(r: u64) -> (u64, u64) {
+    let block = N * N * N / 4 / 4 * 16;
+    expected_traffic(r, 4, (3, 3 * block))
+}
+
+/// 2D layout on 128 ranks, a 64 x 2 grid: rank r holds (64, 1, 32) points.
+/// Per FFT an x-y transpose, MPI_Alltoall over the 64 ranks of commslice2
+/// with blocks of 2048/64 double complex (512 bytes: MPICH's isend/irecv
+/// algorithm, 64 messages including the one to itself), and an x-z
+/// transpose over the 2 ranks of commslice1, blocks of 1024 double complex
+/// (16 KiB: isend/irecv, 2 messages).
+fn traffic_2d(r: u64) -> (u64, u64) {
+    let local = N * N * N / 128;
+    let per_fft = (64 + 2, 64 * (local / 64 * 16) + 2 * (local / 2 * 16));
+    expected_traffic(r, 128, per_fft)
+}
+
+/// Per-rank messages and bytes of the report against `want`.
+fn assert_traffic(r: &serde_json::Value, want: impl Fn(u64) -> (u64, u64), what: &str) {
+    for (i, rank) in report::ranks(r).iter().enumerate() {
+        let got = (
+            report::uint(rank, "msgs_sent"),
+            report::uint(rank, "bytes_sent"),
+        );
+        assert_eq!(got, want(i as u64), "rank {i} (messages, bytes), {what}");
+        // cpu.scale = 0: the whole run is communication.
+        assert_eq!(report::float(rank, "compute_s"), 0.0, "rank {i}, {what}");
+    }
+}
+
+#[test]
+fn ft_class_s_messages_and_virtual_time_are_exact() {
+    // Hand check of the formula: rank 0 sends 5 x 2 bcast + 2 x 4 split +
+    // 2 barrier + 8 x 3 alltoall messages, 6 MiB of them alltoall blocks.
+    assert_eq!(traffic_1d(0), (44, 6 * 1024 * 1024 + 40 + 1072));
+    assert_eq!(traffic_1d(2), (45, 6 * 1024 * 1024 + 20 + 1072 + 96));
+    assert_eq!(traffic_1d(3), (40, 6 * 1024 * 1024 + 1072 + 96));
+    let Some(prog) = ft() else {
+        return;
+    };
+    let mut first: Option<(u64, u64)> = None;
+    for cores in CORE_VARIANTS {
+        let rep = scratch().join(format!("ft_exact_{cores:?}.json"));
+        let job = Run::exact(4, &prog)
+            .args(&["S"])
+            .cores(cores)
+            .report(&rep)
+            .run();
+        assert_verified(&job, 4, "1 x 4");
+        let r = report::read(&rep);
+        assert_traffic(&r, traffic_1d, &format!("cores {cores:?}"));
+        let predicted = report::predicted_ps(&r);
+        let timed = secs_to_ps(field(&job, "Time exact (s)"));
+        assert!(timed > 0 && timed <= predicted, "{}", job.dump());
+        match &first {
+            None => first = Some((predicted, timed)),
+            Some((p, t)) => {
+                assert_eq!(predicted, *p, "predicted ps with cores {cores:?}");
+                assert_eq!(timed, *t, "Time exact (s) with cores {cores:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn ft_class_s_2d_layout_on_128_ranks_verifies_with_exact_messages() {
+    // rank 0: 5 x 7 bcast + 2 x 14 split + 7 barrier + 8 x 66 alltoall.
+    assert_eq!(traffic_2d(0).0, 35 + 28 + 7 + 528);
+    assert_eq!(traffic_2d(0).1, 140 + 2 * (1016 + 1792) + 8 * 65536);
+    let Some(prog) = ft() else {
+        return;
+    };
+    let rep = scratch().join("ft_2d.json");
+    let job = Run::exact(128, &prog).args(&["S"]).report(&rep).run();
+    assert_verified(&job, 128, "64 x 2");
+    assert_eq!(layout(&job), "2D");
+    assert_traffic(&report::read(&rep), traffic_2d, "128 ranks");
+}
+
+#[test]
+fn ft_refuses_a_rank_count_npb_does_not_allow() {
+    let Some(prog) = ft() else {
+        return;
+    };
+    let job = Run::exact(3, &prog).args(&["S"]).run();
+    assert!(!job.status.success(), "3 ranks ran\n{}", job.dump());
+    assert!(
+        job.stderr
+            .contains("FT cannot run on 3 processes (class S): the count must be a power of two"),
+        "{}",
+        job.dump()
+    );
+}
