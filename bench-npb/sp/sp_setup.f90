@@ -2,6 +2,24 @@
 ! multi-partition (make_set), the constants, the initial field and the
 ! exact forcing term, as NPB 3.3-MPI SP computes them.
 
+! A bad class or rank count: rank 0 says so on stderr and ends the job
+! with MPI_Abort; the others wait for that in a barrier (so that no other
+! rank's abort cuts the message off).
+subroutine usage_error(msg)
+   use sp_data
+   implicit none
+   character(len=*), intent(in) :: msg
+   integer :: ierr
+   if (node == 0) then
+      write (0, '(a)') trim(msg)
+      flush (0)
+   else
+      call mpi_barrier(MPI_COMM_WORLD, ierr)
+   end if
+   call mpi_abort(MPI_COMM_WORLD, 1, ierr)
+   stop 1
+end subroutine usage_error
+
 ! MPI_Init, the rank count (a square, at most 1024), and NPB's
 ! communicators: comm_setup (the active ranks: all of them, since the count
 ! is square) and its duplicates comm_solve (line solves) and comm_rhs
@@ -10,6 +28,7 @@ subroutine setup_mpi()
    use sp_data
    implicit none
    integer :: ierr, nc
+   character(len=200) :: msg
 
    call mpi_init(ierr)
    call mpi_comm_size(MPI_COMM_WORLD, total_nodes, ierr)
@@ -18,11 +37,9 @@ subroutine setup_mpi()
 
    nc = int(sqrt(real(total_nodes, dp) + 0.00001_dp))
    if (nc*nc /= total_nodes .or. total_nodes > 1024) then
-      if (node == 0) write (0, '(a,i0,a)') 'ERROR: SP needs a square'// &
-         ' number of processes (1, 4, 9, 16, ..., 1024), not ', &
-         total_nodes, ' ranks'
-      call mpi_abort(MPI_COMM_WORLD, 1, ierr)
-      stop 1
+      write (msg, '(a,i0,a)') 'ERROR: SP needs a square number of'// &
+         ' processes (1, 4, 9, 16, ..., 1024), not ', total_nodes, ' ranks'
+      call usage_error(msg)
    end if
 
    call mpi_comm_split(MPI_COMM_WORLD, 0, node, comm_setup, ierr)
@@ -39,7 +56,8 @@ subroutine choose_class()
    use sp_data
    implicit none
    character(len=16) :: arg
-   integer :: ierr, nc, maxnc
+   character(len=200) :: msg
+   integer :: nc, maxnc
 
    arg = 'S'
    if (command_argument_count() >= 1) call get_command_argument(1, arg)
@@ -56,27 +74,21 @@ subroutine choose_class()
    case ('C', 'c')
       cls = 'C'; problem_size = 162; niter = 400; dt = 0.00067_dp
    case default
-      if (node == 0) write (0, '(3a)') 'ERROR: unknown SP class "', &
-         trim(arg), '" (expected S, W, A, B or C)'
-      call mpi_abort(MPI_COMM_WORLD, 1, ierr)
-      stop 1
+      call usage_error('ERROR: unknown SP class "'//trim(arg)// &
+                       '" (expected S, W, A, B or C)')
    end select
    if (len_trim(arg) /= 1) then
-      if (node == 0) write (0, '(3a)') 'ERROR: unknown SP class "', &
-         trim(arg), '" (expected S, W, A, B or C)'
-      call mpi_abort(MPI_COMM_WORLD, 1, ierr)
-      stop 1
+      call usage_error('ERROR: unknown SP class "'//trim(arg)// &
+                       '" (expected S, W, A, B or C)')
    end if
 
    nc = int(sqrt(real(total_nodes, dp) + 0.00001_dp))
    maxnc = min(problem_size/3, 32)
    if (nc > maxnc) then
-      if (node == 0) write (0, '(3a,i0,a,i0,a,i0,a)') 'ERROR: SP class ', &
-         cls, ' (', problem_size, '^3) runs on at most ', maxnc*maxnc, &
-         ' processes (cells of at least 3 points), not ', total_nodes, &
-         ' ranks'
-      call mpi_abort(MPI_COMM_WORLD, 1, ierr)
-      stop 1
+      write (msg, '(3a,i0,a,i0,a,i0,a)') 'ERROR: SP class ', cls, ' (', &
+         problem_size, '^3) runs on at most ', maxnc*maxnc, &
+         ' processes (cells of at least 3 points), not ', total_nodes, ' ranks'
+      call usage_error(msg)
    end if
    grid_points = problem_size
    timeron = .false.
