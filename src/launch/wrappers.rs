@@ -134,12 +134,32 @@ fn stops_before_link(a: &OsStr) -> bool {
     matches!(a.to_str(), Some("-c" | "-E" | "-S" | "-M" | "-MM"))
 }
 
-/// The command for wrapper `w` called with `args`; `var` reads the environment.
+/// The major version of a gfortran command (`gfortran -dumpversion`).
+fn gfortran_major(compiler: &str) -> Option<u32> {
+    let mut words = compiler.split_whitespace();
+    let out = Command::new(words.next()?)
+        .args(words)
+        .arg("-dumpversion")
+        .output()
+        .ok()?;
+    let v = String::from_utf8_lossy(&out.stdout);
+    v.trim().split('.').next()?.parse().ok()
+}
+
+/// The command for wrapper `w` called with `args`; `var` reads the
+/// environment, `major` gives a gfortran command's major version.
+///
+/// Fortran with gfortran 10 or later gets `-fallow-argument-mismatch` before
+/// the user's arguments, as MPICH's wrappers do: `mpif.h` declares no
+/// interfaces, and codes that pass buffers of different types to the same
+/// MPI routine (most of them) would not compile otherwise; a user's
+/// `-fno-allow-argument-mismatch` comes after it and wins.
 pub fn plan(
     w: Wrapper,
     args: &[OsString],
     var: &dyn Fn(&str) -> Option<String>,
     paths: &Paths,
+    major: &dyn Fn(&str) -> Option<u32>,
 ) -> Plan {
     let mut mode = Mode::Run;
     let mut compiler: Option<String> = None;
@@ -176,6 +196,9 @@ pub fn plan(
     };
 
     let mut argv: Vec<OsString> = compiler.split_whitespace().map(OsString::from).collect();
+    if w.is_fortran() && is_gfortran(&compiler) && major(&compiler).is_some_and(|m| m >= 10) {
+        argv.push("-fallow-argument-mismatch".into());
+    }
     argv.extend(user);
     let mut inc = OsString::from("-I");
     inc.push(&paths.include);
@@ -232,7 +255,7 @@ pub fn run(name: &str, w: Wrapper, args: &[OsString]) -> i32 {
             return 1;
         }
     };
-    let p = plan(w, args, &|v| std::env::var(v).ok(), &paths);
+    let p = plan(w, args, &|v| std::env::var(v).ok(), &paths, &gfortran_major);
     if p.mode != Mode::Run {
         println!("{}", show(&p.argv));
         return 0;
@@ -270,7 +293,7 @@ mod tests {
     }
 
     fn shown(w: Wrapper, args: &[&str], var: &dyn Fn(&str) -> Option<String>) -> (Mode, String) {
-        let p = plan(w, &words(args), var, &paths());
+        let p = plan(w, &words(args), var, &paths(), &gfortran_9);
         (p.mode, show(&p.argv))
     }
 
@@ -373,7 +396,8 @@ mod tests {
             fmod: Some("/opt/vaced/lib/fmod".into()),
             ..paths()
         };
-        let shown = |w: Wrapper, args: &[&str]| show(&plan(w, &words(args), &no_env, &p).argv);
+        let shown =
+            |w: Wrapper, args: &[&str]| show(&plan(w, &words(args), &no_env, &p, &gfortran_9).argv);
         for w in [Wrapper::F77, Wrapper::F90, Wrapper::Fort] {
             assert_eq!(
                 shown(w, &["-c", "a.f90"]),
@@ -389,7 +413,9 @@ mod tests {
         }
         // Another Fortran compiler cannot read gfortran's mpi.mod.
         let fc = |c: &'static str| move |v: &str| (v == "MPICH_FC").then(|| c.to_string());
-        let with = |c: &'static str| show(&plan(Wrapper::Fort, &words(&["-c"]), &fc(c), &p).argv);
+        let with = |c: &'static str| {
+            show(&plan(Wrapper::Fort, &words(&["-c"]), &fc(c), &p, &gfortran_9).argv)
+        };
         assert_eq!(with("ifx"), "ifx -c -I/opt/vaced/include");
         assert_eq!(
             with("ccache /usr/bin/gfortran-12"),
@@ -398,6 +424,53 @@ mod tests {
         // C and C++ never get it.
         assert_eq!(shown(Wrapper::Cc, &["-c"]), "cc -c -I/opt/vaced/include");
         assert_eq!(shown(Wrapper::Cxx, &["-c"]), "c++ -c -I/opt/vaced/include");
+    }
+
+    /// A gfortran too old for `-fallow-argument-mismatch`.
+    fn gfortran_9(_: &str) -> Option<u32> {
+        Some(9)
+    }
+
+    #[test]
+    fn gfortran_10_and_later_allow_argument_mismatch_as_mpich_does() {
+        let p = paths();
+        let major = |m: u32| move |_: &str| Some(m);
+        let fc = |c: &'static str| move |v: &str| (v == "MPICH_FC").then(|| c.to_string());
+        for w in [Wrapper::F77, Wrapper::F90, Wrapper::Fort] {
+            assert_eq!(
+                show(&plan(w, &words(&["-c", "a.f"]), &no_env, &p, &major(12)).argv),
+                "gfortran -fallow-argument-mismatch -c a.f -I/opt/vaced/include"
+            );
+            assert_eq!(
+                show(&plan(w, &words(&["-c", "a.f"]), &no_env, &p, &major(9)).argv),
+                "gfortran -c a.f -I/opt/vaced/include"
+            );
+            assert_eq!(
+                show(&plan(w, &words(&["-c"]), &no_env, &p, &|_| None).argv),
+                "gfortran -c -I/opt/vaced/include"
+            );
+        }
+        assert_eq!(
+            show(
+                &plan(
+                    Wrapper::Fort,
+                    &words(&["-c"]),
+                    &fc("ccache gfortran-13"),
+                    &p,
+                    &major(13)
+                )
+                .argv
+            ),
+            "ccache gfortran-13 -fallow-argument-mismatch -c -I/opt/vaced/include"
+        );
+        assert_eq!(
+            show(&plan(Wrapper::Fort, &words(&["-c"]), &fc("ifx"), &p, &major(13)).argv),
+            "ifx -c -I/opt/vaced/include"
+        );
+        assert_eq!(
+            show(&plan(Wrapper::Cc, &words(&["-c"]), &no_env, &p, &major(13)).argv),
+            "cc -c -I/opt/vaced/include"
+        );
     }
 
     #[test]
