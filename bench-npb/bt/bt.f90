@@ -126,6 +126,7 @@ subroutine choose_class()
    use bt_data
    implicit none
    character(len=16) :: arg
+   character(len=40) :: allowed
    integer :: ierr, nc, most
 
    arg = 'S'
@@ -175,8 +176,7 @@ subroutine choose_class()
    case default
       if (node == 0) write (0, '(3a)') 'ERROR: unknown BT class "', &
          trim(arg), '" (expected S, W, A, B or C)'
-      call mpi_abort(MPI_COMM_WORLD, 1, ierr)
-      stop 1
+      call refuse()
    end select
    dtref = dt
    grid_points = problem_size
@@ -184,13 +184,33 @@ subroutine choose_class()
    nc = int(sqrt(dble(total_nodes) + 0.00001_dp))
    most = min(32, problem_size/3)
    if (nc*nc /= total_nodes .or. nc > most) then
-      if (node == 0) write (0, '(a,i0,a,a,a,i0,a,i0,a,i0,a)') &
-         'ERROR: BT cannot run on ', total_nodes, ' processes: class ', cls, &
-         ' (', problem_size, '^3 grid) needs a square number of processes q*q'// &
-         ' with q <= ', most, ' (1, 4, 9, 16, ..., ', most*most, ')'
-      call mpi_abort(MPI_COMM_WORLD, 1, ierr)
-      stop 1
+      if (node == 0) then
+         if (most > 4) then
+            write (allowed, '(a,i0)') '1, 4, 9, 16, ..., ', most*most
+         else
+            write (allowed, '(a)') '1, 4, 9, 16'
+         end if
+         write (0, '(a,i0,a,a,a,i0,a,i0,2a)') &
+            'ERROR: BT cannot run on ', total_nodes, ' processes: class ', cls, &
+            ' (', problem_size, '^3 grid) needs a square number of processes q*q'// &
+            ' with q <= ', most, ': ', trim(allowed)
+      end if
+      call refuse()
    end if
+
+contains
+
+   ! Rank 0 (which has printed why) aborts the job; the others wait for
+   ! that in a barrier rank 0 never enters, so that no rank ends the job
+   ! before the message is out.
+   subroutine refuse()
+      if (node == 0) then
+         call mpi_abort(MPI_COMM_WORLD, 1, ierr)
+      else
+         call mpi_barrier(MPI_COMM_WORLD, ierr)
+      end if
+      stop 1
+   end subroutine refuse
 end subroutine choose_class
 
 ! comm_setup (MPI_Comm_split of the world, all ranks active), comm_solve
