@@ -1,0 +1,291 @@
+//! bench-npb BT (bench-npb/bt/*.f90) under vaced: class S on 4 ranks (2
+//! cells per rank and direction) verifies against NPB's xcr and xce, sends
+//! exactly NPB BT's messages, its virtual time does not depend on the host
+//! cores, and rank counts NPB BT cannot run on are refused.
+//!
+//! Without gfortran the tests say so and pass, as tests/fortran.rs does.
+mod common;
+
+use common::report;
+use common::{
+    ensure_fresh_library, repo_root, scratch, secs_to_ps, vaced, Job, Run, CORE_VARIANTS,
+};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::{Mutex, OnceLock};
+
+/// Class S: a 12^3 grid, 60 time steps.
+const N: u64 = 12;
+const NITER: u64 = 60;
+
+/// The sources in compilation order (the module first).
+const SOURCES: [&str; 4] = ["bt_data.f90", "rhs.f90", "solve.f90", "bt.f90"];
+
+fn have_gfortran() -> bool {
+    static HAVE: OnceLock<bool> = OnceLock::new();
+    *HAVE.get_or_init(|| {
+        let ok = Command::new("gfortran")
+            .arg("-dumpversion")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !ok {
+            eprintln!(
+                "SKIPPED: gfortran not found; the BT tests need it \
+                 (scripts/deps.sh installs it)"
+            );
+        }
+        ok
+    })
+}
+
+/// `mpif90 -O2 bench-npb/bt/*.f90 -o <scratch>/bt`, once per test binary
+/// (None without gfortran).
+fn bt() -> Option<PathBuf> {
+    if !have_gfortran() {
+        return None;
+    }
+    static BUILT: Mutex<Option<PathBuf>> = Mutex::new(None);
+    let mut built = common::lock(&BUILT);
+    if let Some(p) = built.as_ref() {
+        return Some(p.clone());
+    }
+    ensure_fresh_library();
+    let out = scratch().join("bt");
+    let moddir = scratch().join(".mod-bt");
+    std::fs::create_dir_all(&moddir).unwrap();
+    let dir = repo_root().join("bench-npb/bt");
+    let o = Command::new(vaced())
+        .arg0("mpif90")
+        .arg("-O2")
+        .arg("-J")
+        .arg(&moddir)
+        .args(SOURCES.iter().map(|s| dir.join(s)))
+        .arg("-o")
+        .arg(&out)
+        .current_dir(scratch())
+        .output()
+        .expect("cannot run vaced as mpif90");
+    let err = String::from_utf8_lossy(&o.stderr);
+    let missing: Vec<&str> = err
+        .lines()
+        .filter_map(|l| l.split("undefined reference to `").nth(1))
+        .filter_map(|s| s.split('\'').next())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "bench-npb BT needs Fortran bindings that libvaced.so lacks: {missing:?}\n{err}"
+    );
+    assert!(
+        o.status.success(),
+        "mpif90 bench-npb/bt/*.f90 failed ({}):\n{}{err}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout)
+    );
+    *built = Some(out.clone());
+    Some(out)
+}
+
+/// The value after `key =` in NPB's result block.
+fn field<'a>(job: &'a Job, key: &str) -> &'a str {
+    job.stdout
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once('=')?;
+            (k.trim() == key).then(|| v.trim())
+        })
+        .unwrap_or_else(|| panic!("no `{key} =` line\n{}", job.dump()))
+}
+
+/// The checks every class S, 4-rank run must pass: the result block, the
+/// ten norms each within NPB's 1e-8 of its reference (the verification
+/// table has one line per norm: index, computed, reference, relative
+/// difference), and NPB's verdict.
+fn assert_verified(job: &Job) {
+    job.assert_success();
+    assert!(
+        job.stdout.contains(" BT Benchmark Completed."),
+        "{}",
+        job.dump()
+    );
+    assert_eq!(field(job, "Class"), "S");
+    assert_eq!(field(job, "Size"), format!("{N}x  {N}x  {N}"));
+    assert_eq!(field(job, "Iterations"), NITER.to_string());
+    assert_eq!(field(job, "Total processes"), "4");
+    assert!(
+        job.stdout
+            .contains(" Verification being performed for class S"),
+        "{}",
+        job.dump()
+    );
+    let norms: Vec<f64> = job
+        .stdout
+        .lines()
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w.len() == 4 && w[0].parse::<u32>().is_ok())
+                .then(|| w[3].parse::<f64>().expect("relative difference"))
+        })
+        .collect();
+    assert_eq!(
+        norms.len(),
+        10,
+        "5 residual + 5 error norms\n{}",
+        job.dump()
+    );
+    for (i, d) in norms.iter().enumerate() {
+        assert!(*d <= 1e-8, "norm {i} off by {d}\n{}", job.dump());
+    }
+    assert!(
+        job.stdout.contains(" Verification Successful"),
+        "{}",
+        job.dump()
+    );
+    assert_eq!(
+        field(job, "Verification"),
+        "SUCCESSFUL",
+        "BT class S did not verify\n{}",
+        job.dump()
+    );
+}
+
+#[test]
+fn bt_class_s_verifies_on_4_ranks_of_tianhe1a() {
+    let Some(prog) = bt() else {
+        return;
+    };
+    let rep = scratch().join("bt_tianhe1a.json");
+    let job = Run::new(4, "tianhe1a", &prog)
+        .args(&["S"])
+        .report(&rep)
+        .run();
+    assert_verified(&job);
+    // The timed section (MPI_Wtime, max over ranks) lies within the run.
+    let t = secs_to_ps(field(&job, "Time exact (s)"));
+    let predicted = report::predicted_ps(&report::read(&rep));
+    assert!(
+        t > 0 && t <= predicted,
+        "Time exact {t} ps not in (0, predicted {predicted} ps]\n{}",
+        job.dump()
+    );
+}
+
+/// Messages and bytes sent by each rank of NPB BT class S on 4 ranks: 2
+/// cells per rank and direction, cells of 6^3 points, maxdim = 12/2 + 1 = 7.
+///
+/// Point to point, 61 ADI steps (one untimed + 60) and one more copy_faces
+/// in the verification:
+/// * copy_faces: 6 faces of one cell, 2 layers of 6 x 6 points of 5
+///   doubles: 6 messages of 2,880 bytes;
+/// * each of the 3 sweeps: one forward message (maxdim^2 x 30 doubles,
+///   11,760 bytes) and one backward (maxdim^2 x 5 doubles, 1,960 bytes).
+///
+/// Collectives (src/coll, MPICH's algorithms): MPI_Comm_split, an
+/// allgather of (color, key) by recursive doubling (8 then 16 bytes) and a
+/// context id (an allreduce of 256 bytes by recursive doubling, 2
+/// messages); each MPI_Comm_dup one more such allreduce; six binomial
+/// MPI_Bcast from rank 0 (4 + 8 + 12 + 4 + 4 + 4 bytes: rank 0 sends each
+/// to ranks 2 and 1, rank 2 to rank 3); two MPI_Barrier by dissemination
+/// (2 empty messages per rank each); two MPI_Allreduce of 5 doubles by
+/// recursive doubling (2 messages of 40 bytes each); MPI_Reduce of one
+/// double to rank 0 binomially (ranks 1, 2 and 3 send 8 bytes once).
+fn expected_traffic(rank: u64) -> (u64, u64) {
+    let adi_steps = NITER + 1;
+    let face = (N / 2) * (N / 2) * 5 * 2 * 8;
+    let maxdim = N / 2 + 1;
+    let (fwd, back) = (maxdim * maxdim * 30 * 8, maxdim * maxdim * 5 * 8);
+    let p2p_msgs = (adi_steps + 1) * 6 + adi_steps * 3 * 2;
+    let p2p_bytes = (adi_steps + 1) * 6 * face + adi_steps * 3 * (fwd + back);
+
+    let comms = (2 + 2 + 2 * 2, 8 + 16 + 3 * 2 * 256);
+    let bcast_bytes = 4 + 8 + 12 + 4 + 4 + 4;
+    let bcasts = match rank {
+        0 => (12, 2 * bcast_bytes),
+        2 => (6, bcast_bytes),
+        _ => (0, 0),
+    };
+    let barriers = (2 * 2, 0);
+    let allreduces = (2 * 2, 2 * 2 * 40);
+    let reduce = if rank == 0 { (0, 0) } else { (1, 8) };
+
+    let parts = [comms, bcasts, barriers, allreduces, reduce];
+    (
+        p2p_msgs + parts.iter().map(|p| p.0).sum::<u64>(),
+        p2p_bytes + parts.iter().map(|p| p.1).sum::<u64>(),
+    )
+}
+
+#[test]
+fn bt_class_s_messages_and_virtual_time_are_exact() {
+    // Hand check of the formula: 3,037 messages and 14,335,492 bytes in
+    // all (the 13.7 MiB vaced prints for the 4 ranks).
+    assert_eq!(expected_traffic(0), (766, 3_583_912));
+    assert_eq!(expected_traffic(1), (755, 3_583_848));
+    assert_eq!(expected_traffic(2), (761, 3_583_884));
+    assert_eq!(expected_traffic(3), (755, 3_583_848));
+    let Some(prog) = bt() else {
+        return;
+    };
+    let mut first: Option<(u64, u64)> = None;
+    for cores in CORE_VARIANTS {
+        let rep = scratch().join(format!("bt_exact_{cores:?}.json"));
+        let job = Run::exact(4, &prog)
+            .args(&["S"])
+            .cores(cores)
+            .report(&rep)
+            .run();
+        assert_verified(&job);
+        let r = report::read(&rep);
+        for (i, rank) in report::ranks(&r).iter().enumerate() {
+            let got = (
+                report::uint(rank, "msgs_sent"),
+                report::uint(rank, "bytes_sent"),
+            );
+            assert_eq!(
+                got,
+                expected_traffic(i as u64),
+                "rank {i} (messages, bytes), cores {cores:?}"
+            );
+            // cpu.scale = 0: the whole run is communication.
+            assert_eq!(report::float(rank, "compute_s"), 0.0, "rank {i}");
+        }
+        let predicted = report::predicted_ps(&r);
+        let timed = secs_to_ps(field(&job, "Time exact (s)"));
+        assert!(timed > 0 && timed <= predicted, "{}", job.dump());
+        match &first {
+            None => first = Some((predicted, timed)),
+            Some((p, t)) => {
+                assert_eq!(predicted, *p, "predicted ps with cores {cores:?}");
+                assert_eq!(timed, *t, "Time exact (s) with cores {cores:?}");
+            }
+        }
+    }
+}
+
+/// NPB BT runs on square process counts only, and class S's 12^3 grid
+/// leaves cells of at least 3 points on at most 4 x 4 ranks: 2 and 25
+/// ranks are refused by rank 0 naming the allowed counts, with MPI_Abort.
+#[test]
+fn bt_refuses_rank_counts_npb_does_not_allow() {
+    let Some(prog) = bt() else {
+        return;
+    };
+    for (n, why) in [(2, "2 processes"), (25, "25 processes")] {
+        let job = Run::exact(n, &prog).args(&["S"]).run();
+        assert!(!job.status.success(), "{}", job.dump());
+        assert!(
+            job.stderr
+                .contains(&format!("ERROR: BT cannot run on {why}"))
+                && job
+                    .stderr
+                    .contains("needs a square number of processes q*q with q <= 4: 1, 4, 9, 16"),
+            "{}",
+            job.dump()
+        );
+        assert!(
+            !job.stdout.contains("Benchmark Completed"),
+            "{}",
+            job.dump()
+        );
+    }
+}
