@@ -1,0 +1,208 @@
+//! One benchmark case (kernel, class, ranks, runner, cores) run to a
+//! measurement: the launcher command of each runner, the NPB result block,
+//! vaced's JSON report, the job's wall, CPU and memory.
+use crate::env::Env;
+use crate::kernels::Runner;
+use crate::npbout::{self, NpbResult};
+use crate::proc::{self, Exit, JobResult, JobSpec};
+use crate::smpi;
+use crate::target::Target;
+use crate::vreport::{self, VacedReport};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+#[derive(Clone, Debug)]
+pub struct Case {
+    pub kernel: String,
+    pub class: String,
+    pub ranks: u32,
+    pub runner: Runner,
+    /// vaced: --cores; MPICH: the host's cores; SMPI: 1 (it runs ranks in turn).
+    pub cores: u32,
+}
+
+impl Case {
+    /// A file-name stem: "cg-S-4-vaced-c2".
+    pub fn stem(&self) -> String {
+        format!(
+            "{}-{}-{}-{}-c{}",
+            self.kernel,
+            self.class,
+            self.ranks,
+            self.runner.name(),
+            self.cores
+        )
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Measurement {
+    pub case: Case,
+    pub job: JobResult,
+    pub npb: Option<NpbResult>,
+    pub report: Option<VacedReport>,
+    /// Why a figure is missing (a failed run, an unreadable block).
+    pub problem: Option<String>,
+    pub timeout: Duration,
+}
+
+impl Measurement {
+    /// The kernel's own timer: virtual time under vaced and SMPI, real time
+    /// under MPICH.
+    pub fn timer_s(&self) -> Option<f64> {
+        self.npb.as_ref().map(|n| n.time_s)
+    }
+    /// Host wall time (vaced: as its report gives it).
+    pub fn wall_s(&self) -> f64 {
+        self.report
+            .as_ref()
+            .map_or(self.job.wall_s, |r| r.host_wall_s)
+    }
+    /// Total computation: vaced's measured application CPU time; MPICH and
+    /// SMPI: user + system CPU of the job's processes.
+    pub fn computation_s(&self) -> Option<f64> {
+        match (&self.report, self.job.exit) {
+            (Some(r), _) => Some(r.app_cpu_s),
+            (None, Exit::TimedOut) => None,
+            (None, _) => Some(self.job.cpu_s),
+        }
+    }
+    pub fn efficiency(&self) -> Option<f64> {
+        match &self.report {
+            Some(r) => r.efficiency,
+            None => {
+                crate::metrics::efficiency(self.computation_s()?, self.case.cores, self.wall_s())
+            }
+        }
+    }
+    pub fn verified(&self) -> Option<bool> {
+        self.npb.as_ref().map(|n| n.verified)
+    }
+}
+
+/// What every case of one table shares.
+pub struct Setup<'a> {
+    pub env: &'a Env,
+    pub target: &'a Target,
+    /// The --target argument for vaced's mpirun (a name, or an absolute file).
+    pub target_arg: &'a str,
+    /// Logs (stdout, stderr, report, SMPI platform) go here.
+    pub logs: &'a Path,
+    pub timeout: Duration,
+    /// Measure the job's peak memory.
+    pub memory: bool,
+}
+
+/// Runs `case` with binary `exe`.
+pub fn run(s: &Setup, case: &Case, exe: &Path) -> Result<Measurement, String> {
+    let (env, target, target_arg, logs, timeout) =
+        (s.env, s.target, s.target_arg, s.logs, s.timeout);
+    let memory = s.memory;
+    let stem = case.stem();
+    let launcher = env.launcher(case.runner)?;
+    let n = case.ranks.to_string();
+    let mut args: Vec<OsString> = Vec::new();
+    let report_path = logs.join(format!("{stem}.json"));
+    match case.runner {
+        Runner::Vaced => {
+            let _ = std::fs::remove_file(&report_path);
+            for a in [
+                "-n",
+                &n,
+                "--target",
+                target_arg,
+                "--cores",
+                &case.cores.to_string(),
+            ] {
+                args.push(a.into());
+            }
+            args.push("--report".into());
+            args.push(report_path.clone().into());
+        }
+        Runner::Mpich => {
+            args.push("-n".into());
+            args.push(n.into());
+        }
+        Runner::Smpi => {
+            let s = smpi::setup(target, case.ranks)?;
+            if s.nodes > smpi::MANY_NODES {
+                eprintln!(
+                    "vaced-bench: SMPI platform of {} nodes ({} ranks each): {} routes to load",
+                    s.nodes,
+                    s.ranks_per_node,
+                    s.nodes as u64 * (s.nodes as u64 + 1) / 2
+                );
+            }
+            let platform = logs.join(format!("{stem}.platform.xml"));
+            let hostfile = logs.join(format!("{stem}.hosts"));
+            std::fs::write(&platform, &s.platform_xml)
+                .map_err(|e| format!("{}: {e}", platform.display()))?;
+            std::fs::write(&hostfile, &s.hostfile)
+                .map_err(|e| format!("{}: {e}", hostfile.display()))?;
+            args.extend(s.cfg.iter().map(OsString::from));
+            for a in ["-np".into(), n, "-platform".into()] {
+                args.push(a.into());
+            }
+            args.push(platform.into());
+            args.push("-hostfile".into());
+            args.push(hostfile.into());
+        }
+    }
+    args.push(exe.into());
+    args.push(case.class.clone().into());
+    let spec = JobSpec {
+        program: launcher,
+        args,
+        cwd: logs.to_path_buf(),
+        env: Vec::new(),
+        stdout: logs.join(format!("{stem}.out")),
+        stderr: logs.join(format!("{stem}.err")),
+        timeout,
+        memory,
+    };
+    let job = proc::run(&spec).map_err(|e| format!("{stem}: {e}"))?;
+    let stdout = std::fs::read_to_string(&spec.stdout).unwrap_or_default();
+    let mut problem = None;
+    let npb = if job.exit == Exit::TimedOut {
+        problem = Some(job.exit.describe(timeout));
+        None
+    } else {
+        match npbout::parse(&stdout) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                problem = Some(format!(
+                    "{}; {e} (see {})",
+                    job.exit.describe(timeout),
+                    spec.stderr.display()
+                ));
+                None
+            }
+        }
+    };
+    if problem.is_none() && !job.exit.ok() {
+        problem = Some(job.exit.describe(timeout));
+    }
+    let report = if case.runner == Runner::Vaced && report_path.is_file() {
+        let text = std::fs::read_to_string(&report_path)
+            .map_err(|e| format!("{}: {e}", report_path.display()))?;
+        Some(vreport::parse(&text).map_err(|e| format!("{}: {e}", report_path.display()))?)
+    } else {
+        None
+    };
+    Ok(Measurement {
+        case: case.clone(),
+        job,
+        npb,
+        report,
+        problem,
+        timeout,
+    })
+}
+
+/// The logs directory under an output directory (created).
+pub fn logs_dir(out: &Path) -> Result<PathBuf, String> {
+    let d = out.join("logs");
+    std::fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+    Ok(d)
+}

@@ -1,0 +1,58 @@
+//! vaced-bench: the experiment harness of vaced.
+//!
+//! * `npb` (bench-npb/run): bench-npb kernels under vaced, the system MPICH
+//!   and SimGrid's SMPI; predicted and real times, RE, slowdown, efficiency.
+//! * `scale` (bench/scale): wall time, computation, efficiency, peak memory and
+//!   start-up of large runs on this host, beside SMPI and oversubscribed MPICH.
+//! * `calibrate`: a ping-pong under the system MPICH, fitted into a target
+//!   file that models this host (bench-npb/targets/this-host.toml).
+mod calibrate;
+mod case;
+mod env;
+mod kernels;
+mod memory;
+mod metrics;
+mod npb;
+mod npbout;
+mod proc;
+mod scale;
+mod smpi;
+mod table;
+mod target;
+mod vreport;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "vaced-bench",
+    version,
+    about = "Benchmarks of vaced: bench-npb/run, bench/scale, calibrate"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// NPB kernels under vaced (and MPICH, SMPI): predicted vs real time.
+    Npb(npb::NpbArgs),
+    /// Scaling on this host: wall, computation, efficiency, memory, start-up.
+    Scale(scale::ScaleArgs),
+    /// Fit a target file to this host from an MPICH ping-pong.
+    Calibrate(calibrate::CalibrateArgs),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let r = match cli.cmd {
+        Cmd::Npb(a) => npb::run(a),
+        Cmd::Scale(a) => scale::run(a),
+        Cmd::Calibrate(a) => calibrate::run(a),
+    };
+    if let Err(e) = r {
+        eprintln!("vaced-bench: {e}");
+        std::process::exit(1);
+    }
+}

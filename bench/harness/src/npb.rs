@@ -1,0 +1,407 @@
+//! `vaced-bench npb` (bench-npb/run): bench-npb kernels under vaced at each
+//! --cores, and when asked under the system MPICH (real time) and SimGrid's
+//! SMPI; a table of predicted and real times, RE, host wall, slowdown and
+//! efficiency, printed and saved as CSV and Markdown.
+use crate::case::{self, Case, Measurement};
+use crate::env::{now_stamp, Env};
+use crate::kernels::{self, Runner};
+use crate::metrics::{self, opt, percent, ratio, secs};
+use crate::table::Table;
+use clap::Args;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Args, Debug)]
+pub struct NpbArgs {
+    /// Kernels, comma-separated (default: all eight; absent ones are noted and skipped).
+    #[arg(long, value_delimiter = ',', default_value = "ep,is,cg,mg,ft,lu,sp,bt")]
+    pub kernels: Vec<String>,
+    /// NPB classes, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "S")]
+    pub classes: Vec<String>,
+    /// Rank counts, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "4")]
+    pub ranks: Vec<u32>,
+    /// Host cores for vaced (`mpirun --cores`), comma-separated (default: this host's cores).
+    #[arg(long, value_delimiter = ',')]
+    pub cores: Vec<u32>,
+    /// Also run each case under the system MPICH (mpirun.mpich), for real.
+    #[arg(long)]
+    pub mpich: bool,
+    /// Also run each case under SimGrid's SMPI on the same target parameters.
+    #[arg(long)]
+    pub smpi: bool,
+    /// Target machine: a preset name or a target file.
+    #[arg(long, default_value = "tianhe1a")]
+    pub target: String,
+    /// Output directory (default: bench-npb/results).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Wall-clock limit of one run, seconds.
+    #[arg(long, default_value_t = 600)]
+    pub timeout: u64,
+}
+
+pub const HEADERS: [&str; 13] = [
+    "kernel",
+    "class",
+    "ranks",
+    "runner",
+    "host cores",
+    "predicted s",
+    "real s",
+    "RE",
+    "host wall s",
+    "slowdown",
+    "efficiency",
+    "verified",
+    "note",
+];
+
+/// One table row. `real` is the MPICH time of the same kernel, class and ranks.
+pub fn row(m: &Measurement, real: Option<f64>, host_cores: u32) -> Vec<String> {
+    let c = &m.case;
+    let is_mpich = c.runner == Runner::Mpich;
+    let timer = m.timer_s();
+    let predicted = if is_mpich { None } else { timer };
+    let re = predicted
+        .zip(real)
+        .and_then(|(p, r)| metrics::relative_error(p, r));
+    let wall = (m.job.exit != crate::proc::Exit::TimedOut).then(|| m.wall_s());
+    let slowdown = if is_mpich {
+        None
+    } else {
+        wall.zip(predicted)
+            .and_then(|(w, p)| metrics::slowdown(w, p))
+    };
+    let eff = if is_mpich { None } else { m.efficiency() };
+    let mut notes = Vec::new();
+    if is_mpich && c.ranks > host_cores {
+        notes.push(format!(
+            "oversubscribed: {} ranks on {host_cores} cores",
+            c.ranks
+        ));
+    }
+    if let Some(p) = &m.problem {
+        notes.push(p.clone());
+    }
+    vec![
+        c.kernel.clone(),
+        c.class.clone(),
+        c.ranks.to_string(),
+        c.runner.name().into(),
+        c.cores.to_string(),
+        opt(predicted, secs),
+        opt(if is_mpich { timer } else { None }, secs),
+        opt(re, percent),
+        if m.job.exit == crate::proc::Exit::TimedOut {
+            format!("> {}", m.timeout.as_secs())
+        } else {
+            opt(wall, secs)
+        },
+        opt(slowdown, ratio),
+        opt(eff, ratio),
+        m.verified()
+            .map_or("-".into(), |v| if v { "yes".into() } else { "NO".into() }),
+        notes.join("; "),
+    ]
+}
+
+pub fn run(a: NpbArgs) -> Result<(), String> {
+    let env = Env::discover()?;
+    let npb_dir = env.npb_dir();
+    let out = a.out.clone().unwrap_or_else(|| npb_dir.join("results"));
+    let logs = case::logs_dir(&out)?;
+    let target = env.target(&a.target)?;
+    let target_arg = if std::path::Path::new(&a.target).is_file() {
+        std::fs::canonicalize(&a.target)
+            .map_err(|e| format!("{}: {e}", a.target))?
+            .display()
+            .to_string()
+    } else {
+        a.target.clone()
+    };
+    let cores = if a.cores.is_empty() {
+        vec![env.host_cores]
+    } else {
+        a.cores.clone()
+    };
+    let timeout = Duration::from_secs(a.timeout);
+    let mut notes: Vec<String> = Vec::new();
+    let mut runners = vec![];
+    if a.mpich {
+        runners.push(Runner::Mpich);
+    }
+    runners.push(Runner::Vaced);
+    if a.smpi {
+        runners.push(Runner::Smpi);
+    }
+    // Build what is needed, once per kernel and runner.
+    let mut exes: HashMap<(String, Runner), Result<PathBuf, String>> = HashMap::new();
+    let mut kernels_run = Vec::new();
+    for k in &a.kernels {
+        let k = k.to_lowercase();
+        if !kernels::ALL.contains(&k.as_str()) {
+            return Err(format!(
+                "unknown kernel `{k}` (known: {})",
+                kernels::ALL.join(", ")
+            ));
+        }
+        if !kernels::present(&npb_dir, &k) {
+            let n = format!("{k}: not present (bench-npb/{k}/ does not exist yet), skipped");
+            eprintln!("vaced-bench: {n}");
+            notes.push(n);
+            continue;
+        }
+        for &r in &runners {
+            eprintln!("vaced-bench: building {k} for {}", r.name());
+            let exe = env
+                .compilers(r)
+                .and_then(|cc| kernels::build(&npb_dir, &k, r, &cc));
+            if let Err(e) = &exe {
+                eprintln!("vaced-bench: {e}");
+                notes.push(e.lines().next().unwrap_or_default().to_string());
+            }
+            exes.insert((k.clone(), r), exe);
+        }
+        kernels_run.push(k);
+    }
+    let setup = case::Setup {
+        env: &env,
+        target: &target,
+        target_arg: &target_arg,
+        logs: &logs,
+        timeout,
+        memory: false,
+    };
+    let mut table = Table::new(&HEADERS);
+    let mut all = Vec::new();
+    for k in &kernels_run {
+        for class in &a.classes {
+            let class = class.to_uppercase();
+            for &ranks in &a.ranks {
+                if let Some(why) = kernels::forbidden(k, &class, ranks) {
+                    let n = format!("{k} class {class} at {ranks} ranks: skipped, {why}");
+                    eprintln!("vaced-bench: {n}");
+                    notes.push(n);
+                    continue;
+                }
+                let mut real = None;
+                for &r in &runners {
+                    let Ok(exe) = &exes[&(k.clone(), r)] else {
+                        continue;
+                    };
+                    let core_list = match r {
+                        Runner::Vaced => cores.clone(),
+                        Runner::Mpich => vec![env.host_cores],
+                        Runner::Smpi => vec![1],
+                    };
+                    for c in core_list {
+                        let case = Case {
+                            kernel: k.clone(),
+                            class: class.clone(),
+                            ranks,
+                            runner: r,
+                            cores: c,
+                        };
+                        eprint!("vaced-bench: {} ... ", case.stem());
+                        let m = case::run(&setup, &case, exe)?;
+                        if r == Runner::Mpich {
+                            real = m.timer_s();
+                        }
+                        let row = row(&m, real, env.host_cores);
+                        let timer = if row[5] == "-" { &row[6] } else { &row[5] };
+                        let note = if row[12].is_empty() {
+                            String::new()
+                        } else {
+                            format!(" ({})", row[12])
+                        };
+                        eprintln!("timer {timer} s, wall {} s{note}", row[8]);
+                        table.push(row);
+                        all.push(m);
+                    }
+                }
+            }
+        }
+    }
+    if a.mpich {
+        notes.push(format!(
+            "MPICH rows are real runs on this host ({} cores, {}); with more ranks than cores they are \
+             oversubscribed (flagged) and their real time is not what the target would take. RE compares a \
+             prediction with the MPICH time of the same kernel, class and ranks: meaningful when the target \
+             models this host (bench-npb/targets/this-host.toml, made by `vaced-bench calibrate`).",
+            env.host_cores,
+            Env::cpu_model()
+        ));
+    }
+    notes.push(
+        "predicted s: the kernel's own timer (MPI_Wtime), virtual under vaced and SMPI; real s: the same \
+         timer under MPICH. slowdown = host wall / predicted; efficiency = total computation / (host cores x \
+         host wall), computation being vaced's measured application CPU time, and for SMPI the CPU time of \
+         the simulation (it runs ranks in turn on 1 core)."
+            .into(),
+    );
+    if a.smpi {
+        notes.push(
+            "SMPI platform derived from the same target (see bench/harness/src/smpi.rs): nodes of the \
+             target's hops=0 level, a link per hop class with l(h) and Bnet, Bmem inside a node, copies as \
+             per-byte send/receive overheads, eager up to eager_limit, host speed so that computation is \
+             charged like cpu.scale, MPICH collective selection."
+                .into(),
+        );
+    }
+    notes.push(Env::load_note());
+    let stamp = now_stamp();
+    let cmdline: Vec<String> = std::env::args().skip(1).collect();
+    let title = format!(
+        "bench-npb/run {}  (target {}, host {} cores, {})",
+        cmdline.join(" ").trim_start_matches("npb ").trim(),
+        target.name,
+        env.host_cores,
+        Env::cpu_model()
+    );
+    println!("\n{title}\n\n{}", table.text());
+    for n in &notes {
+        println!("note: {n}");
+    }
+    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let csv = out.join(format!("npb-{stamp}.csv"));
+    let md = out.join(format!("npb-{stamp}.md"));
+    std::fs::write(&csv, table.csv()).map_err(|e| format!("{}: {e}", csv.display()))?;
+    let mut mdtext = format!("# {title}\n\n{}\n", table.markdown());
+    for n in &notes {
+        mdtext.push_str(&format!("- {n}\n"));
+    }
+    std::fs::write(&md, mdtext).map_err(|e| format!("{}: {e}", md.display()))?;
+    println!(
+        "\nsaved {} and {} (logs in {})",
+        csv.display(),
+        md.display(),
+        logs.display()
+    );
+    let failed = all
+        .iter()
+        .filter(|m| m.problem.is_some() || m.verified() == Some(false))
+        .count();
+    if failed > 0 {
+        println!("{failed} case(s) failed or did not verify: see the note column and the logs");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::npbout::NpbResult;
+    use crate::proc::{Exit, JobResult};
+    use crate::vreport::VacedReport;
+
+    fn meas(runner: Runner, cores: u32, timer: f64, wall: f64) -> Measurement {
+        Measurement {
+            case: Case {
+                kernel: "cg".into(),
+                class: "S".into(),
+                ranks: 4,
+                runner,
+                cores,
+            },
+            job: JobResult {
+                exit: Exit::Code(0),
+                wall_s: wall,
+                cpu_s: 1.5,
+                peak_mem: None,
+            },
+            npb: Some(NpbResult {
+                name: "CG".into(),
+                class: "S".into(),
+                processes: Some(4),
+                time_s: timer,
+                mops: None,
+                verified: true,
+            }),
+            report: None,
+            problem: None,
+            timeout: Duration::from_secs(60),
+        }
+    }
+
+    #[test]
+    fn mpich_row_is_real_and_flagged() {
+        let m = meas(Runner::Mpich, 2, 0.5, 0.7);
+        assert_eq!(
+            row(&m, Some(0.5), 2),
+            [
+                "cg",
+                "S",
+                "4",
+                "mpich",
+                "2",
+                "-",
+                "0.5000",
+                "-",
+                "0.7000",
+                "-",
+                "-",
+                "yes",
+                "oversubscribed: 4 ranks on 2 cores"
+            ]
+        );
+    }
+
+    #[test]
+    fn vaced_row_uses_its_report() {
+        let mut m = meas(Runner::Vaced, 1, 0.55, 9.0);
+        m.report = Some(VacedReport {
+            target: "t".into(),
+            nranks: 4,
+            cores: 1,
+            predicted_s: 0.6,
+            predicted_ps: 600_000_000_000,
+            host_wall_s: 1.1,
+            host_cpu_s: 1.0,
+            app_cpu_s: 0.88,
+            startup_s: Some(0.01),
+            efficiency: Some(0.8),
+        });
+        assert_eq!(
+            row(&m, Some(0.5), 2),
+            [
+                "cg", "S", "4", "vaced", "1", "0.5500", "-", "+10.00%", "1.100", "2.00", "0.80",
+                "yes", ""
+            ]
+        );
+    }
+
+    #[test]
+    fn smpi_row_and_timeout() {
+        let m = meas(Runner::Smpi, 1, 0.25, 2.0);
+        // efficiency from the job's CPU time: 1.5 / (1 x 2.0)
+        assert_eq!(
+            row(&m, None, 2),
+            ["cg", "S", "4", "smpi", "1", "0.2500", "-", "-", "2.000", "8.00", "0.75", "yes", ""]
+        );
+        let mut t = meas(Runner::Smpi, 1, 0.0, 60.0);
+        t.npb = None;
+        t.job.exit = Exit::TimedOut;
+        t.problem = Some(Exit::TimedOut.describe(t.timeout));
+        assert_eq!(
+            row(&t, Some(0.5), 2),
+            [
+                "cg",
+                "S",
+                "4",
+                "smpi",
+                "1",
+                "-",
+                "-",
+                "-",
+                "> 60",
+                "-",
+                "-",
+                "-",
+                "> 60 s (timeout)"
+            ]
+        );
+    }
+}
