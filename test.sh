@@ -5,6 +5,6 @@
 set -euo pipefail
 source "$(dirname "$0")/scripts/env.sh"
 
-cargo fmt --check
-cargo clippy --all-targets -- -D warnings
-cargo test
+cargo fmt --all --check
+cargo clippy --workspace --all-targets -- -D warnings
+cargo test --workspace
