@@ -225,20 +225,34 @@ fn mismatched_arguments_with_the_usual_flag() {
     let Some(major) = gfortran() else {
         return;
     };
-    // The program really mismatches: gfortran 10 and later refuse it as is.
+    // The program really mismatches: gfortran 10 and later refuse it when
+    // asked to check, and our wrappers, like MPICH's, add
+    // -fallow-argument-mismatch before the user's arguments (so the user's
+    // -fno-allow-argument-mismatch wins).
     if major >= 10 {
         let o = compile(
             "mpif77",
             "f77_mismatch.f",
             &scratch().join("mismatch_strict"),
-            &[],
+            &["-fno-allow-argument-mismatch"],
         );
         assert!(
             !o.status.success(),
-            "f77_mismatch.f compiled without the flag"
+            "f77_mismatch.f compiled with -fno-allow-argument-mismatch"
         );
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains("Type mismatch"), "{err}");
+        let o = compile(
+            "mpif77",
+            "f77_mismatch.f",
+            &scratch().join("mismatch_default"),
+            &[],
+        );
+        assert!(
+            o.status.success(),
+            "mpif77 did not allow the mismatch by default (as MPICH's does):\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
     }
     let prog = program("mpifort", "f77_mismatch.f", &["-fallow-argument-mismatch"]).unwrap();
     let job = Run::new(3, "tianhe1a", &prog).run();
