@@ -207,10 +207,21 @@ subroutine choose_class()
    case default
       if (me == 0) write (*, '(3a)') 'ERROR: unknown CG class "', &
          trim(arg), '" (expected S, W, A, B or C)'
-      call mpi_abort(MPI_COMM_WORLD, 1, ierr)
-      stop 1
+      call refuse()
    end select
 end subroutine choose_class
+
+! End the job after rank 0 printed why: the barrier keeps another rank's
+! MPI_Abort from ending the job before the message is out.
+subroutine refuse()
+   use cg_data
+   implicit none
+   integer :: ierr
+   flush (6)
+   call mpi_barrier(MPI_COMM_WORLD, ierr)
+   call mpi_abort(MPI_COMM_WORLD, 1, ierr)
+   stop 1
+end subroutine refuse
 
 ! nprows x npcols with nprows*npcols = nprocs, a power of two: square when
 ! possible, otherwise npcols = 2*nprows.
@@ -228,8 +239,7 @@ subroutine setup_grid()
    if (n /= nprocs) then
       if (me == 0) write (*, '(a,i0,a)') 'ERROR: CG needs a power-of-two'// &
          ' number of processes, not ', nprocs, ' ranks'
-      call mpi_abort(MPI_COMM_WORLD, 1, ierr)
-      stop 1
+      call refuse()
    end if
    nprows = 2**(k/2)
    npcols = 2**((k + 1)/2)

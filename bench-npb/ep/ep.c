@@ -116,10 +116,14 @@ int main(int argc, char **argv)
     long np = nn / nprocs, no_large = nn % nprocs;
     int np_add = rank < no_large;
     np += np_add;
-    if (np == 0) {
+    if (nn < nprocs) { /* some ranks would have no batch: refuse on every rank */
         if (rank == 0)
             fprintf(stderr, "ep: too many processes: %d for %ld batches of class %c\n",
                     nprocs, nn, cls);
+        /* Every rank gets here; the barrier keeps another rank's abort
+         * from ending the job before rank 0's message is out. */
+        fflush(stderr);
+        MPI_Barrier(MPI_COMM_WORLD);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     long k_offset = np_add ? rank * np - 1 : no_large * (np + 1) + (rank - no_large) * np - 1;

@@ -311,8 +311,7 @@ subroutine choose_class()
    case default
       if (me == 0) write (error_unit, '(3a)') 'ERROR: unknown FT class "', &
          trim(arg), '" (allowed: S, W, A, B or C)'
-      call mpi_abort(MPI_COMM_WORLD, 1, ierr)
-      stop 1
+      call refuse()
    end select
    maxdim = max(nx, ny, nz)
    ntotal_f = 1.0_dp*nx*ny*nz
@@ -353,10 +352,22 @@ subroutine check_processes()
       if (me == 0) write (error_unit, '(a,i0,a,a,a)') &
          'ERROR: FT cannot run on ', np, ' processes (class ', cls, &
          '): the count must be a power of two, 1, 2, 4, ..., 1024'
-      call mpi_abort(MPI_COMM_WORLD, 1, ierr)
-      stop 1
+      call refuse()
    end if
 end subroutine check_processes
+
+! End the job after rank 0 printed why: the barrier keeps another rank's
+! MPI_Abort from ending the job before the message is out.
+subroutine refuse()
+   use ft_data
+   use iso_fortran_env, only: error_unit
+   implicit none
+   integer :: ierr
+   flush (error_unit)
+   call mpi_barrier(MPI_COMM_WORLD, ierr)
+   call mpi_abort(MPI_COMM_WORLD, 1, ierr)
+   stop 1
+end subroutine refuse
 
 ! ---------------------------------------------------------------------------
 ! Grid, layout, communicators and the blocks this rank owns (NPB's setup).
