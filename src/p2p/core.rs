@@ -153,7 +153,7 @@ impl<L: Link> Core<L> {
     }
     /// Leaving the library.
     pub fn leave(&mut self) {
-        let now = self.link.cpu_now_ns();
+        let now = self.link.cpu_leave_ns();
         self.clock.leave(now);
     }
     pub fn vtime(&self) -> VTime {

@@ -5,12 +5,15 @@ use super::link::Link;
 use crate::model::{Model, VTime};
 use crate::transport::Port;
 use crate::transport::{cma, cputime, RankResult, RankState, Segment, SegmentConfig};
+use std::cell::Cell;
 
 /// The shared-memory transport as a [`Link`].
 pub struct PortLink {
     port: Port,
     pid: u32,
     cma: bool,
+    /// The last real reading of the thread CPU clock.
+    cpu: Cell<cputime::Reading>,
 }
 
 impl Link for PortLink {
@@ -76,7 +79,12 @@ impl Link for PortLink {
         self.port.wait_incoming()
     }
     fn cpu_now_ns(&self) -> u64 {
-        cputime::thread_cpu_ns()
+        let r = cputime::Reading::now();
+        self.cpu.set(r);
+        r.cpu_ns()
+    }
+    fn cpu_leave_ns(&self) -> u64 {
+        self.cpu.get().estimate_now()
     }
     fn pull_pid(&self) -> Option<u32> {
         self.cma.then_some(self.pid)
@@ -195,6 +203,7 @@ impl Core<PortLink> {
             port,
             pid,
             cma: use_cma,
+            cpu: Cell::new(cputime::Reading::now()),
         };
         let mut core = Core::new(link, model);
         match std::env::var("VACED_SYNC").as_deref() {

@@ -28,6 +28,11 @@ pub trait Link {
     fn wait_incoming(&mut self);
     /// This thread's CPU time in nanoseconds.
     fn cpu_now_ns(&self) -> u64;
+    /// This thread's CPU time on leaving the library: may be estimated from
+    /// the last [`Link::cpu_now_ns`] (see `transport::cputime`).
+    fn cpu_leave_ns(&self) -> u64 {
+        self.cpu_now_ns()
+    }
     /// Our process id if peers may pull from our memory (single copy).
     fn pull_pid(&self) -> Option<u32>;
     /// Copy `dst.len()` bytes from `addr` in process `pid`.

@@ -5,11 +5,27 @@
 //! `MAP_SHARED` mapping that each process maps at its own address, and the
 //! kernel keys shared futexes by the underlying page.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+/// How many times this process went to sleep (futex waits and deliberate
+/// host delays): the CPU-time estimate of [`super::cputime`] is valid only
+/// across a stretch with none.
+static NAPS: AtomicU64 = AtomicU64::new(0);
+
+/// Times this process may have slept so far (see [`NAPS`]).
+pub fn naps() -> u64 {
+    NAPS.load(Ordering::Relaxed)
+}
+
+/// Count a sleep that is not a futex wait (a deliberate host delay).
+pub fn note_nap() {
+    NAPS.fetch_add(1, Ordering::Relaxed);
+}
 
 /// Sleep while `*word == expected` (returns at once if it differs). May return
 /// spuriously (signals, wake-ups meant for someone else): callers re-check.
 pub fn wait(word: &AtomicU32, expected: u32) {
+    note_nap();
     // SAFETY: `word` is a valid, aligned u32 for the duration of the call;
     // FUTEX_WAIT only reads it. A null timeout means "no timeout".
     unsafe {

@@ -41,8 +41,14 @@ impl Jitter {
     /// One time in four, sleep up to 300 us (yield otherwise, one time in four).
     pub fn maybe_delay(&mut self) {
         match self.below(4) {
-            0 => std::thread::sleep(Duration::from_micros(self.below(300))),
-            1 => std::thread::yield_now(),
+            0 => {
+                super::futex::note_nap();
+                std::thread::sleep(Duration::from_micros(self.below(300)))
+            }
+            1 => {
+                super::futex::note_nap();
+                std::thread::yield_now()
+            }
             _ => {}
         }
     }
