@@ -12,8 +12,8 @@ pub struct PortLink {
     port: Port,
     pid: u32,
     cma: bool,
-    /// The last real reading of the thread CPU clock.
-    cpu: Cell<cputime::Reading>,
+    /// The thread CPU clock at library entries and exits.
+    cpu: Cell<cputime::CallClock>,
 }
 
 impl Link for PortLink {
@@ -79,12 +79,16 @@ impl Link for PortLink {
         self.port.wait_incoming()
     }
     fn cpu_now_ns(&self) -> u64 {
-        let r = cputime::Reading::now();
-        self.cpu.set(r);
-        r.cpu_ns()
+        let mut c = self.cpu.get();
+        let t = c.enter();
+        self.cpu.set(c);
+        t
     }
     fn cpu_leave_ns(&self) -> u64 {
-        self.cpu.get().estimate_now()
+        let mut c = self.cpu.get();
+        let t = c.leave();
+        self.cpu.set(c);
+        t
     }
     fn pull_pid(&self) -> Option<u32> {
         self.cma.then_some(self.pid)
@@ -203,7 +207,7 @@ impl Core<PortLink> {
             port,
             pid,
             cma: use_cma,
-            cpu: Cell::new(cputime::Reading::now()),
+            cpu: Cell::new(cputime::CallClock::new()),
         };
         let mut core = Core::new(link, model);
         match std::env::var("VACED_SYNC").as_deref() {

@@ -26,7 +26,8 @@ pub trait Link {
     fn settle_unread(&mut self) -> Option<VTime>;
     /// Sleep until a record is there.
     fn wait_incoming(&mut self);
-    /// This thread's CPU time in nanoseconds.
+    /// This thread's CPU time in nanoseconds, on entering the library (may
+    /// be estimated after a short computation, see `transport::cputime`).
     fn cpu_now_ns(&self) -> u64;
     /// This thread's CPU time on leaving the library: may be estimated from
     /// the last [`Link::cpu_now_ns`] (see `transport::cputime`).
