@@ -15,6 +15,7 @@ pub mod stdin;
 pub mod summary;
 pub mod supervise;
 pub mod wrappers;
+pub mod zygote;
 
 use crate::model::Model;
 use crate::transport::process::{self as os, SignalSet};
