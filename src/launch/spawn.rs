@@ -138,8 +138,12 @@ fn start_by_fork(
     let (mut report, report_w) = io::pipe().map_err(|e| failed(0, e))?;
     let (answer_r, mut answer) = io::pipe().map_err(|e| failed(0, e))?;
     let mut cmd = rank_command(program, argv0, args, job, 0, 0, stdin);
-    let fds = format!("{},{}", report_w.as_raw_fd(), answer_r.as_raw_fd());
-    cmd.env(zygote::ENV_ZYGOTE, fds);
+    let add_bind_now = std::env::var_os(zygote::ENV_BIND_NOW).is_none();
+    if add_bind_now {
+        cmd.env(zygote::ENV_BIND_NOW, "1");
+    }
+    let spec = zygote::zygote_env(report_w.as_raw_fd(), answer_r.as_raw_fd(), add_bind_now);
+    cmd.env(zygote::ENV_ZYGOTE, spec);
     os::keep_fd_across_exec(&mut cmd, report_w.as_raw_fd());
     os::keep_fd_across_exec(&mut cmd, answer_r.as_raw_fd());
     let pid = cmd.spawn().map_err(|e| failed(0, e))?.id();

@@ -6,8 +6,9 @@
 //! `main`, after every library was loaded and relocated) forks the other ranks
 //! from that ready image.
 //!
-//! Protocol (two pipes, `VACED_ZYGOTE=<report fd>,<answer fd>` in rank 0's
-//! environment, removed at once by the hook):
+//! Protocol (two pipes, `VACED_ZYGOTE=<report fd>,<answer fd>;<flags>` in
+//! rank 0's environment, removed at once by the hook; rank 0 also gets
+//! `LD_BIND_NOW=1`, removed by the hook if the launcher added it):
 //! 1. rank 0 writes `Z` on the report pipe; the launcher answers `Y` on the
 //!    answer pipe (anything else, or its end of file, means "do not fork": the
 //!    launcher then starts the other ranks by exec);
@@ -31,6 +32,11 @@ use std::path::Path;
 pub const ENV_ZYGOTE: &str = "VACED_ZYGOTE";
 /// `VACED_FORK=0` in mpirun's environment: start every rank by exec.
 pub const ENV_FORK: &str = "VACED_FORK";
+/// The dynamic linker's variable for binding every symbol at load time: set
+/// for rank 0, so that the ranks it forks find their symbols bound already
+/// instead of each resolving them on first call.
+pub const ENV_BIND_NOW: &str = "LD_BIND_NOW";
+const FLAG_BIND_NOW: &str = "unset-bind-now";
 /// What the pid stream carries instead of a pid when a fork failed.
 pub const FORK_FAILED: u32 = u32::MAX;
 /// How much of the program file is searched for the library's name.
@@ -62,10 +68,26 @@ extern "C" fn at_load() {
     };
     // Nothing started from the ranks (a nested mpirun) may see it.
     std::env::remove_var(ENV_ZYGOTE);
-    let Some((report, answer)) = spec.to_str().and_then(parse_fds) else {
+    let Some(spec) = spec.to_str() else {
+        return;
+    };
+    let (fds, flags) = spec.split_once(';').unwrap_or((spec, ""));
+    if flags.contains(FLAG_BIND_NOW) {
+        // Every symbol was bound at load for the ranks to inherit; what the
+        // ranks start binds lazily again.
+        std::env::remove_var(ENV_BIND_NOW);
+    }
+    let Some((report, answer)) = parse_fds(fds) else {
         return;
     };
     zygote(report, answer);
+}
+
+/// The value of [`ENV_ZYGOTE`]: the two descriptors, and whether the launcher
+/// added [`ENV_BIND_NOW`] (to be removed again).
+pub fn zygote_env(report: i32, answer: i32, bind_now_added: bool) -> String {
+    let flags = if bind_now_added { FLAG_BIND_NOW } else { "" };
+    format!("{report},{answer};{flags}")
 }
 
 fn parse_fds(s: &str) -> Option<(OwnedFd, OwnedFd)> {
