@@ -3,6 +3,7 @@
 //! executing rank 0 alone and letting it fork the others (`zygote`).
 
 use super::job::JobSpec;
+use super::memory::JobCgroup;
 use super::zygote;
 use crate::transport::process::{self as os, SignalSet};
 use std::ffi::{OsStr, OsString};
@@ -43,7 +44,8 @@ const INTERRUPT_CHECK_EVERY: u32 = 32;
 /// given, is polled for interrupts (any other signal taken from it is dropped:
 /// the supervisor reaps on its own first pass anyway). A program linked with
 /// our library is executed once and forks its other ranks (see `zygote`);
-/// anything else is executed once per rank.
+/// anything else is executed once per rank. With `cgroup`, every process
+/// started joins it.
 pub fn spawn_ranks(
     program: &Path,
     argv0: &OsStr,
@@ -51,6 +53,7 @@ pub fn spawn_ranks(
     job: &JobSpec,
     stdin0: Stdio,
     signals: Option<&SignalSet>,
+    cgroup: Option<&JobCgroup>,
 ) -> (Spawned, Option<SpawnStop>) {
     let began = Instant::now();
     let mut out = Spawned {
@@ -63,7 +66,7 @@ pub fn spawn_ranks(
     let fork_env = std::env::var_os(zygote::ENV_FORK);
     if job.nranks > 1 && zygote::wanted(program, fork_env.as_deref()) {
         let stdin = stdin0.take().expect("rank 0's stdin");
-        let started = start_by_fork(program, argv0, args, job, stdin, signals, &mut out);
+        let started = start_by_fork(program, argv0, args, job, stdin, signals, cgroup, &mut out);
         out.startup = began.elapsed();
         match started {
             Ok(true) => return (out, None),
@@ -80,6 +83,9 @@ pub fn spawn_ranks(
         }
         let stdin = stdin0.take().unwrap_or_else(Stdio::null);
         let mut cmd = rank_command(program, argv0, args, job, rank, out.pgid, stdin);
+        if let Some(cg) = cgroup {
+            cg.join_at_exec(&mut cmd);
+        }
         match cmd.spawn() {
             Ok(child) => {
                 let pid = child.id();
@@ -132,12 +138,16 @@ fn start_by_fork(
     job: &JobSpec,
     stdin: Stdio,
     signals: Option<&SignalSet>,
+    cgroup: Option<&JobCgroup>,
     out: &mut Spawned,
 ) -> Result<bool, SpawnStop> {
     let failed = |rank, error| SpawnStop::Failed { rank, error };
     let (mut report, report_w) = io::pipe().map_err(|e| failed(0, e))?;
     let (answer_r, mut answer) = io::pipe().map_err(|e| failed(0, e))?;
     let mut cmd = rank_command(program, argv0, args, job, 0, 0, stdin);
+    if let Some(cg) = cgroup {
+        cg.join_at_exec(&mut cmd);
+    }
     let add_bind_now = std::env::var_os(zygote::ENV_BIND_NOW).is_none();
     if add_bind_now {
         cmd.env(zygote::ENV_BIND_NOW, "1");
@@ -250,6 +260,7 @@ mod tests {
             &job,
             Stdio::null(),
             None,
+            None,
         );
         assert!(stop.is_none());
         assert_eq!(sp.pids.len(), 3);
@@ -285,6 +296,7 @@ mod tests {
             &job,
             Stdio::null(),
             None,
+            None,
         );
         assert!(sp.pids.is_empty());
         match stop {
@@ -312,6 +324,7 @@ mod tests {
             &[],
             &job,
             Stdio::null(),
+            None,
             None,
         );
         assert!(stop.is_none());

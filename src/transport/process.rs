@@ -7,6 +7,7 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// How a child ended.
@@ -31,11 +32,25 @@ fn decode(status: libc::c_int) -> Option<WaitStatus> {
     }
 }
 
+/// Peak resident sizes (KiB) of every child reaped here, summed.
+static REAPED_MAXRSS_KIB: AtomicU64 = AtomicU64::new(0);
+
+/// The peak resident set sizes of every child reaped through this module,
+/// summed, in bytes: an upper bound on their peak memory together (pages
+/// they shared count once per child, and their peaks need not coincide).
+pub fn reaped_maxrss_sum() -> u64 {
+    REAPED_MAXRSS_KIB
+        .load(Ordering::Relaxed)
+        .saturating_mul(1024)
+}
+
 fn waitpid(pid: libc::pid_t, flags: libc::c_int) -> io::Result<Option<(u32, WaitStatus)>> {
     loop {
         let mut status: libc::c_int = 0;
-        // SAFETY: waitpid only writes the status int we own.
-        let r = unsafe { libc::waitpid(pid, &mut status, flags) };
+        // SAFETY: an all-zero rusage is a valid value of this plain C struct.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: wait4 only writes the status int and the rusage we own.
+        let r = unsafe { libc::wait4(pid, &mut status, flags, &mut ru) };
         if r < 0 {
             let e = io::Error::last_os_error();
             if e.kind() == io::ErrorKind::Interrupted {
@@ -47,7 +62,10 @@ fn waitpid(pid: libc::pid_t, flags: libc::c_int) -> io::Result<Option<(u32, Wait
             return Ok(None);
         }
         match decode(status) {
-            Some(s) => return Ok(Some((r as u32, s))),
+            Some(s) => {
+                REAPED_MAXRSS_KIB.fetch_add(ru.ru_maxrss.max(0) as u64, Ordering::Relaxed);
+                return Ok(Some((r as u32, s)));
+            }
             // A stop/continue report (not asked for, but harmless): look again.
             None => continue,
         }
@@ -376,6 +394,23 @@ pub fn wait_parent_exit(parent: u32) -> io::Result<()> {
         libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
     }
     result
+}
+
+/// Have `cmd`'s child write `bytes` to `fd` before exec (e.g. "0" to a
+/// cgroup's `cgroup.procs`, which moves the writer there); the spawn fails
+/// if the write does.
+pub fn write_at_exec(cmd: &mut Command, fd: RawFd, bytes: &'static [u8]) {
+    let hook = move || -> io::Result<()> {
+        // SAFETY: write is async-signal-safe; `bytes` is static memory.
+        let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+        if n != bytes.len() as isize {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    };
+    // SAFETY: the hook above is async-signal-safe and allocation-free on its
+    // success path, as pre_exec requires.
+    unsafe { cmd.pre_exec(hook) };
 }
 
 /// Make `fd` our standard input (dup2 onto descriptor 0).
