@@ -66,7 +66,11 @@ pub fn spawn_ranks(
     let fork_env = std::env::var_os(zygote::ENV_FORK);
     if job.nranks > 1 && zygote::wanted(program, fork_env.as_deref()) {
         let stdin = stdin0.take().expect("rank 0's stdin");
-        let started = start_by_fork(program, argv0, args, job, stdin, signals, cgroup, &mut out);
+        let mut cmd = rank_command(program, argv0, args, job, 0, 0, stdin);
+        if let Some(cg) = cgroup {
+            cg.join_at_exec(&mut cmd);
+        }
+        let started = start_by_fork(cmd, job.nranks, signals, &mut out);
         out.startup = began.elapsed();
         match started {
             Ok(true) => return (out, None),
@@ -131,23 +135,16 @@ const POLL_SLICE: Duration = Duration::from_millis(100);
 
 /// Execute rank 0 and have it fork ranks 1..n-1 (see `zygote`). `Ok(true)`:
 /// every rank was started; `Ok(false)`: only rank 0 was (it declined).
+/// `cmd` is rank 0's command as [`rank_command`] makes it.
 fn start_by_fork(
-    program: &Path,
-    argv0: &OsStr,
-    args: &[OsString],
-    job: &JobSpec,
-    stdin: Stdio,
+    mut cmd: Command,
+    nranks: u32,
     signals: Option<&SignalSet>,
-    cgroup: Option<&JobCgroup>,
     out: &mut Spawned,
 ) -> Result<bool, SpawnStop> {
     let failed = |rank, error| SpawnStop::Failed { rank, error };
     let (mut report, report_w) = io::pipe().map_err(|e| failed(0, e))?;
     let (answer_r, mut answer) = io::pipe().map_err(|e| failed(0, e))?;
-    let mut cmd = rank_command(program, argv0, args, job, 0, 0, stdin);
-    if let Some(cg) = cgroup {
-        cg.join_at_exec(&mut cmd);
-    }
     let add_bind_now = std::env::var_os(zygote::ENV_BIND_NOW).is_none();
     if add_bind_now {
         cmd.env(zygote::ENV_BIND_NOW, "1");
@@ -186,10 +183,10 @@ fn start_by_fork(
     }
     drop(answer);
 
-    let mut bytes = Vec::with_capacity(4 * job.nranks as usize);
+    let mut bytes = Vec::with_capacity(4 * nranks as usize);
     let mut buf = [0u8; 4096];
     loop {
-        if let Some(r) = zygote::decode(&bytes, job.nranks) {
+        if let Some(r) = zygote::decode(&bytes, nranks) {
             return match r {
                 zygote::Report::Started(pids) => {
                     out.pids.extend(pids);
