@@ -18,6 +18,8 @@ pub struct RunArgs {
     /// `--sync fast`: decide timing-dependent operations on host arrival
     /// (approximate); default `--sync exact` (conservative decisions).
     pub sync_fast: bool,
+    /// `--quiet` / `-q`: no live progress line.
+    pub quiet: bool,
     /// The program, as given.
     pub program: OsString,
     /// Its arguments.
@@ -45,7 +47,7 @@ impl std::error::Error for UsageError {}
 /// Usage text, `cmd` being the name the launcher was called by.
 pub fn usage(cmd: &str) -> String {
     format!(
-        "usage: {cmd} [-n N | -np N] [--target NAME|FILE] [--cores C] [--sync exact|fast] [--report FILE.json] PROGRAM [ARGS...]\n\
+        "usage: {cmd} [-n N | -np N] [--target NAME|FILE] [--cores C] [--sync exact|fast] [--report FILE.json] [--quiet] PROGRAM [ARGS...]\n\
          \n\
          \x20 -n, -np N          number of ranks (default 1)\n\
          \x20 --target NAME|FILE target machine: a preset name or a TOML file\n\
@@ -57,6 +59,8 @@ pub fn usage(cmd: &str) -> String {
          \x20                    whatever the host does; fast: on host arrival\n\
          \x20                    (quicker, approximate)\n\
          \x20 --report FILE.json also write the prediction report as JSON\n\
+         \x20 -q, --quiet        no live progress line on stderr (it is shown only\n\
+         \x20                    on a terminal; VACED_PROGRESS=0 also turns it off)\n\
          \x20 -h, --help         show this help\n"
     )
 }
@@ -68,6 +72,7 @@ pub fn parse(argv: &[OsString]) -> Result<Parsed, UsageError> {
     let mut cores = None;
     let mut report = None;
     let mut sync_fast = false;
+    let mut quiet = false;
     let mut i = 0;
     while i < argv.len() {
         let arg = &argv[i];
@@ -79,6 +84,7 @@ pub fn parse(argv: &[OsString]) -> Result<Parsed, UsageError> {
                 cores,
                 report,
                 sync_fast,
+                quiet,
                 program: arg.clone(),
                 args: argv[i + 1..].to_vec(),
             };
@@ -90,6 +96,11 @@ pub fn parse(argv: &[OsString]) -> Result<Parsed, UsageError> {
         };
         if matches!(name, "-h" | "--help" | "-help") && inline.is_none() {
             return Ok(Parsed::Help);
+        }
+        if matches!(name, "-q" | "--quiet") && inline.is_none() {
+            quiet = true;
+            i += 1;
+            continue;
         }
         if !matches!(
             name,
@@ -211,6 +222,7 @@ mod tests {
                 cores: Some(2),
                 report: Some(PathBuf::from("out.json")),
                 sync_fast: false,
+                quiet: false,
                 program: "./app".into(),
                 args: os(&["-x", "--target", "y"]),
             }
@@ -231,6 +243,10 @@ mod tests {
         assert!(r.args.is_empty());
         assert_eq!(run(&["-n=5", "p"]).nranks, 5);
         assert_eq!(run(&["--report=r.json", "p"]).report, Some("r.json".into()));
+        assert!(!r.quiet);
+        assert!(run(&["--quiet", "-n", "2", "p"]).quiet);
+        assert!(run(&["-q", "p"]).quiet);
+        assert_eq!(err(&["--quiet=1", "p"]), "unknown option `--quiet=1`");
     }
 
     #[test]

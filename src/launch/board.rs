@@ -17,6 +17,11 @@ pub trait RankBoard {
     fn finalized(&self, rank: u32) -> bool;
     /// Has `rank` recorded an abort?
     fn abort(&self, rank: u32) -> Option<Abort>;
+    /// For the progress line: whether `rank` finished, and its virtual time
+    /// (ps) as last published.
+    fn clock(&self, rank: u32) -> (bool, u64) {
+        (self.finalized(rank), 0)
+    }
 }
 
 impl RankBoard for Segment {
@@ -29,6 +34,10 @@ impl RankBoard for Segment {
             code,
             message: Some(slot.abort_message()).filter(|m| !m.is_empty()),
         })
+    }
+    fn clock(&self, rank: u32) -> (bool, u64) {
+        let slot = self.slot(rank);
+        (slot.state() == RankState::Finalized, slot.vtime())
     }
 }
 

@@ -6,8 +6,10 @@ pub mod args;
 pub mod board;
 pub mod cleanup;
 pub mod job;
+pub mod memory;
 pub mod outcome;
 pub mod program;
+pub mod progress;
 pub mod shellenv;
 pub mod signame;
 pub mod spawn;
@@ -15,6 +17,7 @@ pub mod stdin;
 pub mod summary;
 pub mod supervise;
 pub mod wrappers;
+pub mod zygote;
 
 use crate::model::Model;
 use crate::transport::process::{self as os, SignalSet};
@@ -124,8 +127,16 @@ pub fn mpirun(cmd: &str, argv: &[OsString]) -> i32 {
             return 1;
         }
     };
-    let (spawned, stop) =
-        spawn::spawn_ranks(&program, &a.program, &a.args, &job, stdin0, Some(&signals));
+    let cgroup = memory::JobCgroup::create(&job.id);
+    let (spawned, stop) = spawn::spawn_ranks(
+        &program,
+        &a.program,
+        &a.args,
+        &job,
+        stdin0,
+        Some(&signals),
+        cgroup.as_ref(),
+    );
     let mut live = Live::new(&spawned);
 
     let end = |live: &mut Live, msg: String, code: i32| -> i32 {
@@ -153,7 +164,11 @@ pub fn mpirun(cmd: &str, argv: &[OsString]) -> i32 {
         stdin::start_forwarding(w);
     }
 
-    match supervise::supervise(&seg, a.nranks, &mut live, &signals) {
+    let progress_env = std::env::var(progress::ENV_PROGRESS).ok();
+    let mut line = progress::Progress::new(spawned.began, a.quiet, progress_env.as_deref());
+    let outcome = supervise::supervise(&seg, a.nranks, &mut live, &signals, &mut line);
+    line.erase(&mut std::io::stderr());
+    match outcome {
         Outcome::Failed(f) => end(&mut live, f.message(), f.exit_code()),
         Outcome::Interrupted(sig) => {
             let (msg, code) = outcome::interrupted(sig);
@@ -167,6 +182,7 @@ pub fn mpirun(cmd: &str, argv: &[OsString]) -> i32 {
                 wall: ended.duration_since(spawned.began),
                 host_cpu_ns: os::children_cpu_ns(),
                 startup: spawned.startup,
+                peak_memory: memory::job_peak(cgroup.as_ref()),
                 sync_fast: a.sync_fast,
                 results: (0..a.nranks).map(|r| seg.slot(r).result()).collect(),
             };

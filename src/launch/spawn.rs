@@ -1,10 +1,14 @@
 //! Starting the rank processes: one process group for the whole job, the job's
-//! environment, rank 0 on our stdin, death with the launcher.
+//! environment, rank 0 on our stdin, death with the launcher; by exec, or by
+//! executing rank 0 alone and letting it fork the others (`zygote`).
 
 use super::job::JobSpec;
+use super::memory::JobCgroup;
+use super::zygote;
 use crate::transport::process::{self as os, SignalSet};
 use std::ffi::{OsStr, OsString};
-use std::io;
+use std::io::{self, Read, Write};
+use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -38,7 +42,10 @@ const INTERRUPT_CHECK_EVERY: u32 = 32;
 /// Start `job.nranks` processes of `program` (`argv0` as their argv[0]).
 /// `stdin0` is rank 0's stdin; the other ranks get /dev/null. `signals`, if
 /// given, is polled for interrupts (any other signal taken from it is dropped:
-/// the supervisor reaps on its own first pass anyway).
+/// the supervisor reaps on its own first pass anyway). A program linked with
+/// our library is executed once and forks its other ranks (see `zygote`);
+/// anything else is executed once per rank. With `cgroup`, every process
+/// started joins it.
 pub fn spawn_ranks(
     program: &Path,
     argv0: &OsStr,
@@ -46,6 +53,7 @@ pub fn spawn_ranks(
     job: &JobSpec,
     stdin0: Stdio,
     signals: Option<&SignalSet>,
+    cgroup: Option<&JobCgroup>,
 ) -> (Spawned, Option<SpawnStop>) {
     let began = Instant::now();
     let mut out = Spawned {
@@ -55,21 +63,33 @@ pub fn spawn_ranks(
         startup: Duration::ZERO,
     };
     let mut stdin0 = Some(stdin0);
-    for rank in 0..job.nranks {
+    let fork_env = std::env::var_os(zygote::ENV_FORK);
+    if job.nranks > 1 && zygote::wanted(program, fork_env.as_deref()) {
+        let stdin = stdin0.take().expect("rank 0's stdin");
+        let mut cmd = rank_command(program, argv0, args, job, 0, 0, stdin);
+        if let Some(cg) = cgroup {
+            cg.join_at_exec(&mut cmd);
+        }
+        let started = start_by_fork(cmd, job.nranks, signals, &mut out);
+        out.startup = began.elapsed();
+        match started {
+            Ok(true) => return (out, None),
+            Ok(false) => {} // rank 0 runs; the others by exec
+            Err(stop) => return (out, Some(stop)),
+        }
+    }
+    for rank in out.pids.len() as u32..job.nranks {
         if rank % INTERRUPT_CHECK_EVERY == INTERRUPT_CHECK_EVERY - 1 {
             if let Some(sig) = signals.and_then(interrupt_pending) {
                 out.startup = began.elapsed();
                 return (out, Some(SpawnStop::Interrupted(sig)));
             }
         }
-        let mut cmd = Command::new(program);
-        cmd.arg0(argv0).args(args).envs(job.rank_env(rank));
-        cmd.process_group(out.pgid as i32);
-        match stdin0.take() {
-            Some(s) => cmd.stdin(s),
-            None => cmd.stdin(Stdio::null()),
-        };
-        os::die_with_parent(&mut cmd);
+        let stdin = stdin0.take().unwrap_or_else(Stdio::null);
+        let mut cmd = rank_command(program, argv0, args, job, rank, out.pgid, stdin);
+        if let Some(cg) = cgroup {
+            cg.join_at_exec(&mut cmd);
+        }
         match cmd.spawn() {
             Ok(child) => {
                 let pid = child.id();
@@ -87,6 +107,119 @@ pub fn spawn_ranks(
     }
     out.startup = began.elapsed();
     (out, None)
+}
+
+/// The command that starts `rank` by exec, in process group `pgid` (0: its own).
+fn rank_command(
+    program: &Path,
+    argv0: &OsStr,
+    args: &[OsString],
+    job: &JobSpec,
+    rank: u32,
+    pgid: u32,
+    stdin: Stdio,
+) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.arg0(argv0).args(args).envs(job.rank_env(rank));
+    cmd.process_group(pgid as i32).stdin(stdin);
+    os::die_with_parent(&mut cmd);
+    cmd
+}
+
+/// How long rank 0 may take to say it can fork the others before they are
+/// started by exec instead (only a program that looked linked with our
+/// library but was not waits this long).
+const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often interrupts are looked for while waiting on rank 0.
+const POLL_SLICE: Duration = Duration::from_millis(100);
+
+/// Execute rank 0 and have it fork ranks 1..n-1 (see `zygote`). `Ok(true)`:
+/// every rank was started; `Ok(false)`: only rank 0 was (it declined).
+/// `cmd` is rank 0's command as [`rank_command`] makes it.
+fn start_by_fork(
+    mut cmd: Command,
+    nranks: u32,
+    signals: Option<&SignalSet>,
+    out: &mut Spawned,
+) -> Result<bool, SpawnStop> {
+    let failed = |rank, error| SpawnStop::Failed { rank, error };
+    let (mut report, report_w) = io::pipe().map_err(|e| failed(0, e))?;
+    let (answer_r, mut answer) = io::pipe().map_err(|e| failed(0, e))?;
+    let add_bind_now = std::env::var_os(zygote::ENV_BIND_NOW).is_none();
+    if add_bind_now {
+        cmd.env(zygote::ENV_BIND_NOW, "1");
+    }
+    let spec = zygote::zygote_env(report_w.as_raw_fd(), answer_r.as_raw_fd(), add_bind_now);
+    cmd.env(zygote::ENV_ZYGOTE, spec);
+    os::keep_fd_across_exec(&mut cmd, report_w.as_raw_fd());
+    os::keep_fd_across_exec(&mut cmd, answer_r.as_raw_fd());
+    let pid = cmd.spawn().map_err(|e| failed(0, e))?.id();
+    out.pgid = pid;
+    out.pids.push(pid);
+    // Only rank 0 (and what it forks) may hold the ends it writes or reads.
+    drop(cmd);
+    drop(report_w);
+    drop(answer_r);
+
+    let mut hello = [0u8; 1];
+    let waited = Instant::now();
+    loop {
+        if let Some(sig) = signals.and_then(interrupt_pending) {
+            return Err(SpawnStop::Interrupted(sig));
+        }
+        if waited.elapsed() >= HELLO_TIMEOUT {
+            return Ok(false); // dropping `answer` tells rank 0 not to fork
+        }
+        if os::wait_readable(&report, POLL_SLICE).map_err(|e| failed(1, e))? {
+            break;
+        }
+    }
+    // End of file: rank 0 ended or declined (it runs without forking).
+    if !matches!(report.read(&mut hello), Ok(1)) || hello != *b"Z" {
+        return Ok(false);
+    }
+    if answer.write_all(b"Y").is_err() {
+        return Ok(false);
+    }
+    drop(answer);
+
+    let mut bytes = Vec::with_capacity(4 * nranks as usize);
+    let mut buf = [0u8; 4096];
+    loop {
+        if let Some(r) = zygote::decode(&bytes, nranks) {
+            return match r {
+                zygote::Report::Started(pids) => {
+                    out.pids.extend(pids);
+                    Ok(true)
+                }
+                zygote::Report::Failed {
+                    started,
+                    rank,
+                    errno,
+                } => {
+                    out.pids.extend(started);
+                    Err(failed(rank, io::Error::from_raw_os_error(errno)))
+                }
+            };
+        }
+        if let Some(sig) = signals.and_then(interrupt_pending) {
+            out.pids.extend(zygote::whole_words(&bytes));
+            return Err(SpawnStop::Interrupted(sig));
+        }
+        if !os::wait_readable(&report, POLL_SLICE).map_err(|e| failed(1, e))? {
+            continue;
+        }
+        match report.read(&mut buf) {
+            Ok(0) | Err(_) => {
+                let started = zygote::whole_words(&bytes);
+                let rank = 1 + started.len() as u32;
+                out.pids.extend(started);
+                let e = io::Error::other("rank 0 ended before it could start this rank by fork");
+                return Err(failed(rank, e));
+            }
+            Ok(n) => bytes.extend_from_slice(&buf[..n]),
+        }
+    }
 }
 
 fn interrupt_pending(signals: &SignalSet) -> Option<i32> {
@@ -124,6 +257,7 @@ mod tests {
             &job,
             Stdio::null(),
             None,
+            None,
         );
         assert!(stop.is_none());
         assert_eq!(sp.pids.len(), 3);
@@ -159,6 +293,7 @@ mod tests {
             &job,
             Stdio::null(),
             None,
+            None,
         );
         assert!(sp.pids.is_empty());
         match stop {
@@ -186,6 +321,7 @@ mod tests {
             &[],
             &job,
             Stdio::null(),
+            None,
             None,
         );
         assert!(stop.is_none());

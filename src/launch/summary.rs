@@ -1,6 +1,7 @@
 //! The figures a completed job hands to the report, and the one function that
 //! turns them into the stderr table and the JSON file.
 
+use super::memory::PeakMemory;
 use crate::report::{render_text, write_json, JobInfo, Report};
 use crate::transport::RankResult;
 use std::io;
@@ -21,6 +22,8 @@ pub struct JobSummary {
     pub host_cpu_ns: u64,
     /// From the start of spawning until every rank was started.
     pub startup: Duration,
+    /// Peak memory of the whole job, if it could be measured.
+    pub peak_memory: Option<PeakMemory>,
     /// `--sync fast`: timing-dependent outcomes were decided on host arrival.
     pub sync_fast: bool,
     /// Every rank's result slot, by rank.
@@ -44,6 +47,7 @@ pub fn emit_report(s: &JobSummary, json: Option<&Path>) -> io::Result<()> {
         wall: s.wall,
         host_cpu: Duration::from_nanos(s.host_cpu_ns),
         startup: Some(s.startup),
+        peak_memory: s.peak_memory.map(|p| (p.bytes(), p.upper_bound())),
     };
     let report = Report::new(info, s.results.clone());
     eprint!("{}", render_text(&report));

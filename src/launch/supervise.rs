@@ -5,6 +5,7 @@
 
 use super::board::{first_abort, RankBoard};
 use super::outcome::Failure;
+use super::progress::{Progress, Snapshot};
 use super::spawn::Spawned;
 use crate::transport::process::{self as os, SignalSet, WaitStatus};
 use std::collections::HashMap;
@@ -119,13 +120,15 @@ fn is_interrupt(sig: i32) -> bool {
     sig != libc::SIGCHLD
 }
 
-/// Watch the ranks in `live` until the job ends. `signals` must hold SIGCHLD and
-/// the interrupting signals, blocked in this thread.
+/// Watch the ranks in `live` until the job ends, drawing `progress` on
+/// stderr when it is due (the caller erases it). `signals` must hold SIGCHLD
+/// and the interrupting signals, blocked in this thread.
 pub fn supervise(
     board: &dyn RankBoard,
     nranks: u32,
     live: &mut Live,
     signals: &SignalSet,
+    progress: &mut Progress,
 ) -> Outcome {
     loop {
         while let Some((rank, pid, status)) = live.reap_one() {
@@ -143,7 +146,14 @@ pub fn supervise(
                 ended: Instant::now(),
             };
         }
-        match signals.wait(TICK) {
+        let now = Instant::now();
+        if progress.due(now) {
+            let ranks = (0..nranks).map(|r| board.clock(r));
+            let snap = Snapshot::gather(ranks, now - progress.began());
+            progress.draw(&mut io::stderr(), now, &snap);
+        }
+        let nap = progress.until_due(now).map_or(TICK, |d| d.min(TICK));
+        match signals.wait(nap.max(Duration::from_millis(1))) {
             Some(sig) if is_interrupt(sig) => return Outcome::Interrupted(sig),
             Some(_) => {} // SIGCHLD: reap on the next pass
             None => {
@@ -255,12 +265,14 @@ mod tests {
             &job,
             Stdio::null(),
             None,
+            None,
         );
         assert!(stop.is_none());
         let board = FileBoard(dir.clone());
         let t = Instant::now();
         let mut live = Live::new(&sp);
-        let outcome = supervise(&board, nranks, &mut live, &signals);
+        let mut progress = Progress::with(t, false);
+        let outcome = supervise(&board, nranks, &mut live, &signals, &mut progress);
         let elapsed = t.elapsed();
         live.kill_and_reap();
         assert!(live.is_empty());

@@ -962,12 +962,30 @@ impl<L: Link> Core<L> {
         }
         self.mark(goal, false);
         self.hist.end(end);
+        if self.exact && self.hist.wants_trim() {
+            self.trim_history(end);
+        }
         self.clock.advance_wait(end);
         self.link.publish_vtime(end);
         self.tv_pub = end;
         self.blocking = false;
         self.publish_own();
         end
+    }
+
+    /// Forget the progress intervals no message can still need: those ending
+    /// before anything unread can arrive, before our early queue, and `now`.
+    fn trim_history(&mut self, now: VTime) {
+        let early = self.early.iter().map(|&i| self.msg(i).ta.ps()).min();
+        let t = super::horizon::earliest_arrival(&self.link, &self.model, self.me)
+            .min(early.unwrap_or(u64::MAX))
+            .min(now.ps());
+        self.hist.trim_before(VTime::from_ps(t));
+    }
+
+    /// Closed progress intervals kept (see [`History::trim_before`]).
+    pub fn history_len(&self) -> usize {
+        self.hist.len()
     }
 
     /// Held early messages now related to the wait: deal them.

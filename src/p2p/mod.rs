@@ -17,6 +17,7 @@
 pub mod core;
 pub mod decide;
 pub mod endpoint;
+pub mod horizon;
 pub mod link;
 pub mod request;
 #[cfg(test)]

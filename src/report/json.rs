@@ -58,6 +58,9 @@ struct ReportJson<'a> {
     host_cpu_s: f64,
     app_cpu_s: f64,
     startup_s: Option<f64>,
+    /// Bytes; `peak_memory_upper_bound`: only a bound (see the text report).
+    peak_memory_bytes: Option<u64>,
+    peak_memory_upper_bound: Option<bool>,
     efficiency: Option<f64>,
     slowdown: Option<f64>,
     ranks: Vec<RankJson>,
@@ -89,6 +92,8 @@ pub fn to_json(r: &Report) -> serde_json::Value {
         host_cpu_s: j.host_cpu.as_secs_f64(),
         app_cpu_s: r.app_cpu.as_secs_f64(),
         startup_s: j.startup.map(|d| d.as_secs_f64()),
+        peak_memory_bytes: j.peak_memory.map(|p| p.0),
+        peak_memory_upper_bound: j.peak_memory.map(|p| p.1),
         efficiency: r.efficiency,
         slowdown: r.slowdown,
         ranks: r
@@ -159,6 +164,8 @@ mod tests {
         assert_eq!(v["host_cpu_s"], 0.009);
         assert_eq!(v["app_cpu_s"], 0.008);
         assert_eq!(v["startup_s"], 0.0015);
+        assert_eq!(v["peak_memory_bytes"], 3 << 20);
+        assert_eq!(v["peak_memory_upper_bound"], false);
         assert_eq!(v["efficiency"], 0.8);
         assert_eq!(v["slowdown"], 1000.0);
         let ranks = v["ranks"].as_array().unwrap();
@@ -183,9 +190,12 @@ mod tests {
     fn missing_figures_are_null() {
         let mut r = sample();
         r.job.startup = None;
+        r.job.peak_memory = None;
         r.efficiency = None;
         let v = to_json(&r);
         assert_eq!(v["startup_s"], Value::Null);
+        assert_eq!(v["peak_memory_bytes"], Value::Null);
+        assert_eq!(v["peak_memory_upper_bound"], Value::Null);
         assert_eq!(v["efficiency"], Value::Null);
     }
 }

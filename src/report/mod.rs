@@ -8,6 +8,7 @@ mod text;
 
 pub use json::{to_json, write_json};
 pub use stats::Stats;
+pub(crate) use text::human_secs;
 pub use text::render_text;
 
 use crate::model::VTime;
@@ -29,6 +30,9 @@ pub struct JobInfo {
     pub host_cpu: Duration,
     /// Time from launch until every rank had started, if known.
     pub startup: Option<Duration>,
+    /// Peak memory of the whole job in bytes, if measured, and whether that
+    /// is only an upper bound (a sum of the ranks' peaks).
+    pub peak_memory: Option<(u64, bool)>,
 }
 
 /// The finished report.
@@ -135,6 +139,7 @@ pub(crate) mod tests {
                 wall: Duration::from_millis(5),
                 host_cpu: Duration::from_millis(9),
                 startup: Some(Duration::from_micros(1500)),
+                peak_memory: Some((3 << 20, false)),
             },
             vec![
                 rank(4_000_000, 1_000_000, 2_000_000, 1_000_000, 3, 300),

@@ -104,6 +104,21 @@ pub fn render_text(r: &Report) -> String {
         human_duration(j.host_cpu),
         human_duration(r.app_cpu)
     );
+    if let Some((bytes, upper)) = j.peak_memory {
+        let how = if upper {
+            "at most: the ranks' peak resident sizes summed"
+        } else {
+            "whole job"
+        };
+        let per_rank = bytes / (r.ranks.len().max(1) as u64);
+        let _ = writeln!(
+            out,
+            "  {:<15}{}  ({how}; {} per rank)",
+            "peak memory",
+            human_bytes(bytes),
+            human_bytes(per_rank)
+        );
+    }
     let eff = match r.efficiency {
         Some(e) => format!("{:.1} %", e * 100.0),
         None => "n/a".to_string(),
@@ -159,6 +174,7 @@ vaced: predicted time on tianhe1a: 5.000 us  (0.000005000000 s, rank 1)
   decisions      8 taken conservatively, host time waiting for them 2.000 us
   host wall      5.000 ms  (start-up 1.500 ms)
   host CPU       9.000 ms  (application 8.000 ms)
+  peak memory    3.0 MiB  (whole job; 768.0 KiB per rank)
   efficiency     80.0 %  (application CPU / (2 cores x wall))
   slowdown       1000.0 x  (host wall / predicted)
   ranks          4 on 2 cores, sync conservative

@@ -1,10 +1,13 @@
 //! Host process control for the launcher (signal masks, waitpid, kill,
-//! rusage, parent-death signal, subreaper), wrapped safely so that `launch`
-//! itself has no unsafe code.
+//! rusage, parent-death signal, subreaper, fork and inherited descriptors for
+//! start-up by forking), wrapped safely so that `launch` itself has no unsafe
+//! code.
 
 use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// How a child ended.
@@ -29,11 +32,25 @@ fn decode(status: libc::c_int) -> Option<WaitStatus> {
     }
 }
 
+/// Peak resident sizes (KiB) of every child reaped here, summed.
+static REAPED_MAXRSS_KIB: AtomicU64 = AtomicU64::new(0);
+
+/// The peak resident set sizes of every child reaped through this module,
+/// summed, in bytes: an upper bound on their peak memory together (pages
+/// they shared count once per child, and their peaks need not coincide).
+pub fn reaped_maxrss_sum() -> u64 {
+    REAPED_MAXRSS_KIB
+        .load(Ordering::Relaxed)
+        .saturating_mul(1024)
+}
+
 fn waitpid(pid: libc::pid_t, flags: libc::c_int) -> io::Result<Option<(u32, WaitStatus)>> {
     loop {
         let mut status: libc::c_int = 0;
-        // SAFETY: waitpid only writes the status int we own.
-        let r = unsafe { libc::waitpid(pid, &mut status, flags) };
+        // SAFETY: an all-zero rusage is a valid value of this plain C struct.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: wait4 only writes the status int and the rusage we own.
+        let r = unsafe { libc::wait4(pid, &mut status, flags, &mut ru) };
         if r < 0 {
             let e = io::Error::last_os_error();
             if e.kind() == io::ErrorKind::Interrupted {
@@ -45,7 +62,10 @@ fn waitpid(pid: libc::pid_t, flags: libc::c_int) -> io::Result<Option<(u32, Wait
             return Ok(None);
         }
         match decode(status) {
-            Some(s) => return Ok(Some((r as u32, s))),
+            Some(s) => {
+                REAPED_MAXRSS_KIB.fetch_add(ru.ru_maxrss.max(0) as u64, Ordering::Relaxed);
+                return Ok(Some((r as u32, s)));
+            }
             // A stop/continue report (not asked for, but harmless): look again.
             None => continue,
         }
@@ -202,6 +222,205 @@ pub fn die_with_parent(cmd: &mut Command) {
     // SAFETY: the hook above is async-signal-safe and allocation-free on its
     // success path, as pre_exec requires.
     unsafe { cmd.pre_exec(hook) };
+}
+
+/// Let `cmd`'s child keep `fd` open across exec (clear its close-on-exec flag
+/// in the child only).
+pub fn keep_fd_across_exec(cmd: &mut Command, fd: RawFd) {
+    let hook = move || -> io::Result<()> {
+        // SAFETY: fcntl is async-signal-safe and touches only the descriptor
+        // table of the child.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            if flags < 0 || libc::fcntl(fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        Ok(())
+    };
+    // SAFETY: the hook above is async-signal-safe and allocation-free on its
+    // success path, as pre_exec requires.
+    unsafe { cmd.pre_exec(hook) };
+}
+
+/// Take ownership of descriptor `fd` inherited through exec (it is then
+/// closed on exec again); `None` if no such descriptor is open.
+pub fn adopt_fd(fd: RawFd) -> Option<OwnedFd> {
+    if fd < 3 {
+        return None;
+    }
+    // SAFETY: F_GETFD only queries the descriptor table.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+    if flags < 0 {
+        return None;
+    }
+    // SAFETY: as above; setting FD_CLOEXEC on an open descriptor.
+    unsafe { libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC) };
+    // SAFETY: `fd` is open and was handed to this process to own (the
+    // launcher gave it to us alone through the environment).
+    Some(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// Wait until `fd` is readable (data or end of file), at most `timeout`.
+pub fn wait_readable(fd: &impl AsRawFd, timeout: Duration) -> io::Result<bool> {
+    let mut p = libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let ms = timeout.as_millis().min(i32::MAX as u128) as libc::c_int;
+    // SAFETY: poll reads and writes only the one pollfd we own.
+    let r = unsafe { libc::poll(&mut p, 1, ms) };
+    if r < 0 {
+        let e = io::Error::last_os_error();
+        if e.kind() == io::ErrorKind::Interrupted {
+            return Ok(false);
+        }
+        return Err(e);
+    }
+    Ok(r > 0)
+}
+
+/// Proof that the process had a single thread when checked; whoever holds it
+/// must start no thread while it forks with it (it is neither Send nor Sync).
+pub struct SingleThreaded(std::marker::PhantomData<*const ()>);
+
+impl SingleThreaded {
+    /// `Err` if the process has more than one thread.
+    pub fn check() -> io::Result<SingleThreaded> {
+        let threads = thread_count()?;
+        if threads != 1 {
+            return Err(io::Error::other(format!(
+                "cannot fork a process with {threads} threads"
+            )));
+        }
+        Ok(SingleThreaded(std::marker::PhantomData))
+    }
+
+    /// Fork the calling process: `Ok(Some(pid))` in the parent, `Ok(None)` in
+    /// the child (which is single-threaded too).
+    pub fn fork(&self) -> io::Result<Option<u32>> {
+        // SAFETY: the process has one thread (`self` proves it was checked
+        // and no thread was started since), so the child is a complete copy
+        // in which every lock is free; glibc's fork resets its own internal
+        // state in the child.
+        let pid = unsafe { libc::fork() };
+        match pid {
+            p if p < 0 => Err(io::Error::last_os_error()),
+            0 => Ok(None),
+            p => Ok(Some(p as u32)),
+        }
+    }
+}
+
+/// Threads of the calling process (from /proc/self/stat).
+pub fn thread_count() -> io::Result<u32> {
+    let s = std::fs::read_to_string("/proc/self/stat")?;
+    s.rsplit(')')
+        .next()
+        .and_then(|rest| rest.split_whitespace().nth(17))
+        .and_then(|t| t.parse().ok())
+        .ok_or_else(|| io::Error::other("cannot read the thread count in /proc/self/stat"))
+}
+
+/// End the calling process at once: no atexit handlers, no destructors, no
+/// stdio flush (for a forked helper that must not run the program's exit code).
+pub fn exit_now(code: i32) -> ! {
+    // SAFETY: _exit never returns and touches no memory of ours.
+    unsafe { libc::_exit(code) }
+}
+
+/// Our parent's process id.
+pub fn parent_pid() -> u32 {
+    // SAFETY: getppid has no arguments and cannot fail.
+    unsafe { libc::getppid() as u32 }
+}
+
+/// Die with SIGKILL when our parent thread ends (PR_SET_PDEATHSIG); false if
+/// our parent is no longer `parent` (it may have ended before the request).
+pub fn die_with(parent: u32) -> bool {
+    // SAFETY: prctl with integer arguments only.
+    let r = unsafe {
+        libc::prctl(
+            libc::PR_SET_PDEATHSIG,
+            libc::SIGKILL as libc::c_ulong,
+            0,
+            0,
+            0,
+        )
+    };
+    r == 0 && parent_pid() == parent
+}
+
+/// Sleep until our parent `parent` has exited and we have been handed to our
+/// reaper (the kernel reparents us before it sends the parent-death signal,
+/// which is what we wait for). Returns at once if `parent` is already gone.
+/// The signal mask and the parent-death signal are left as they were found
+/// (the latter cleared).
+pub fn wait_parent_exit(parent: u32) -> io::Result<()> {
+    const SIG: i32 = libc::SIGUSR2;
+    // SAFETY: all-zero sigset_t values are valid storage, initialised below.
+    let (mut set, mut old): (libc::sigset_t, libc::sigset_t) =
+        unsafe { (std::mem::zeroed(), std::mem::zeroed()) };
+    // SAFETY: the sigset functions write only `set`; pthread_sigmask reads
+    // `set` and writes `old`, both ours.
+    let r = unsafe {
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, SIG);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old)
+    };
+    if r != 0 {
+        return Err(io::Error::from_raw_os_error(r));
+    }
+    // SAFETY: prctl with integer arguments only.
+    let armed = unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, SIG as libc::c_ulong, 0, 0, 0) };
+    let result = if armed != 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        // Armed before this check: if the parent is still there, its exit
+        // will send the signal.
+        while parent_pid() == parent {
+            // SAFETY: sigwaitinfo reads `set`; the siginfo is not wanted.
+            let got = unsafe { libc::sigwaitinfo(&set, std::ptr::null_mut()) };
+            if got == SIG {
+                break;
+            }
+        }
+        Ok(())
+    };
+    // SAFETY: as above; restoring the mask we saved.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, 0 as libc::c_ulong, 0, 0, 0);
+        libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+    }
+    result
+}
+
+/// Have `cmd`'s child write `bytes` to `fd` before exec (e.g. "0" to a
+/// cgroup's `cgroup.procs`, which moves the writer there); the spawn fails
+/// if the write does.
+pub fn write_at_exec(cmd: &mut Command, fd: RawFd, bytes: &'static [u8]) {
+    let hook = move || -> io::Result<()> {
+        // SAFETY: write is async-signal-safe; `bytes` is static memory.
+        let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+        if n != bytes.len() as isize {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    };
+    // SAFETY: the hook above is async-signal-safe and allocation-free on its
+    // success path, as pre_exec requires.
+    unsafe { cmd.pre_exec(hook) };
+}
+
+/// Make `fd` our standard input (dup2 onto descriptor 0).
+pub fn set_stdin(fd: &impl AsRawFd) -> io::Result<()> {
+    // SAFETY: dup2 only changes our descriptor table; descriptor 0 is ours to
+    // replace (nothing in this process holds it as an owned handle).
+    if unsafe { libc::dup2(fd.as_raw_fd(), 0) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// Let reads of a background terminal fail with EIO instead of stopping us.

@@ -71,9 +71,19 @@ pub fn size(fd: &OwnedFd, name: &str) -> io::Result<u64> {
     Ok(st.st_size as u64)
 }
 
-/// Give the object `len` bytes, allocated now (a full /dev/shm is an error
-/// here rather than a SIGBUS later).
+/// Give the object `len` bytes. Its pages are allocated when first touched
+/// (most of a large job's inbox rings never are, and allocating them up front
+/// cost more than the rest of a 1024-rank start-up), so the file system must
+/// have `len` bytes free now: a full /dev/shm is an error here rather than a
+/// SIGBUS later (unless something else fills it meanwhile).
 pub fn allocate(fd: &OwnedFd, name: &str, len: u64) -> io::Result<()> {
+    let free = free_bytes(fd, name)?;
+    if free < len {
+        return Err(context(
+            format_args!("{name} needs {len} bytes but its file system has only {free} free (is /dev/shm big enough?)"),
+            io::Error::from_raw_os_error(libc::ENOSPC),
+        ));
+    }
     // SAFETY: plain syscall on an open fd.
     if unsafe { libc::ftruncate(fd.as_raw_fd(), len as libc::off_t) } != 0 {
         return Err(context(
@@ -81,17 +91,21 @@ pub fn allocate(fd: &OwnedFd, name: &str, len: u64) -> io::Result<()> {
             io::Error::last_os_error(),
         ));
     }
-    if len > 0 {
-        // SAFETY: plain syscall on an open fd; it returns the error number.
-        let rc = unsafe { libc::posix_fallocate(fd.as_raw_fd(), 0, len as libc::off_t) };
-        if rc != 0 {
-            return Err(context(
-                format_args!("allocating {len} bytes for {name} (is /dev/shm big enough?)"),
-                io::Error::from_raw_os_error(rc),
-            ));
-        }
-    }
     Ok(())
+}
+
+/// Bytes free for us on the file system holding the object behind `fd`.
+fn free_bytes(fd: &OwnedFd, name: &str) -> io::Result<u64> {
+    // SAFETY: an all-zero `statvfs` is a valid value of this plain C struct.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `fd` is open and `st` is a valid out-pointer.
+    if unsafe { libc::fstatvfs(fd.as_raw_fd(), &mut st) } != 0 {
+        return Err(context(
+            format_args!("fstatvfs {name}"),
+            io::Error::last_os_error(),
+        ));
+    }
+    Ok((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
 }
 
 /// A shared read-write mapping of a whole object, unmapped on drop.
