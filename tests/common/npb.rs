@@ -136,7 +136,8 @@ pub fn number(job: &Job, key: &str) -> f64 {
 pub fn assert_completed(job: &Job, name: &str, class: &str, ranks: u32) {
     job.assert_success();
     assert!(
-        job.stdout.contains(&format!(" {name} Benchmark Completed.")),
+        job.stdout
+            .contains(&format!(" {name} Benchmark Completed.")),
         "{}",
         job.dump()
     );
