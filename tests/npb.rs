@@ -7,56 +7,9 @@
 //! without the computation.
 mod common;
 
-use common::{mpicc, repo_root, report, scratch, Job, Run};
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-
-/// `bench-npb/<kernel>/<kernel>.c` with the shared sources, built with our
-/// mpicc as the Makefile builds it, once per test binary (the tests run in
-/// parallel and must not rewrite a binary another one is running).
-fn kernel(name: &str) -> PathBuf {
-    static BUILT: Mutex<Option<HashMap<String, PathBuf>>> = Mutex::new(None);
-    let mut built = common::lock(&BUILT);
-    let map = built.get_or_insert_with(HashMap::new);
-    if let Some(p) = map.get(name) {
-        return p.clone();
-    }
-    let dir = repo_root().join("bench-npb");
-    let out = scratch().join(name);
-    let common = |f: &str| dir.join("common").join(f).to_string_lossy().into_owned();
-    mpicc(
-        &dir.join(name).join(format!("{name}.c")),
-        &out,
-        &[
-            &common("randdp.c"),
-            &common("results.c"),
-            "-ffp-contract=off",
-            "-lm",
-        ],
-    );
-    map.insert(name.to_string(), out.clone());
-    out
-}
-
-/// The value after `label =` on the line that starts with `label`.
-fn field<'a>(job: &'a Job, label: &str) -> &'a str {
-    job.stdout
-        .lines()
-        .map(str::trim)
-        .find_map(|l| {
-            l.strip_prefix(label)
-                .and_then(|r| r.trim_start().strip_prefix('='))
-        })
-        .map(str::trim)
-        .unwrap_or_else(|| panic!("no `{label} =` line:\n{}", job.dump()))
-}
-
-fn secs(job: &Job, label: &str) -> f64 {
-    let v = field(job, label);
-    v.parse()
-        .unwrap_or_else(|_| panic!("`{label}` is not a number: `{v}`\n{}", job.dump()))
-}
+use common::npb::{assert_completed, assert_verdict, c_kernel, field, number};
+use common::{mpicc, report, scratch, Job, Run};
+use std::path::Path;
 
 /// Runs `kernel S` on 4 ranks with a report; returns the job and the
 /// predicted time in seconds.
@@ -64,10 +17,9 @@ fn run_class_s(prog: &Path, target: &str, tag: &str) -> (Job, u64) {
     let rep = scratch().join(format!("{tag}.json"));
     let _ = std::fs::remove_file(&rep);
     let job = Run::new(4, target, prog).report(&rep).args(&["S"]).run();
-    job.assert_success();
-    assert_eq!(field(&job, "Verification"), "SUCCESSFUL", "{}", job.dump());
-    assert_eq!(field(&job, "Class"), "S");
-    assert_eq!(field(&job, "Total processes"), "4");
+    let name = prog.file_name().unwrap().to_string_lossy().to_uppercase();
+    assert_completed(&job, &name, "S", 4);
+    assert_verdict(&job, &name, "S");
     let predicted = report::predicted_ps(&report::read(&rep));
     (job, predicted)
 }
@@ -75,8 +27,8 @@ fn run_class_s(prog: &Path, target: &str, tag: &str) -> (Job, u64) {
 /// The two printed times agree (2 decimals vs all digits), and the timed
 /// region lies inside the run: exact <= predicted.
 fn check_times(job: &Job, predicted_ps: u64) -> f64 {
-    let printed = secs(job, "Time in seconds");
-    let exact = secs(job, "Time exact (s)");
+    let printed = number(job, "Time in seconds");
+    let exact = number(job, "Time exact (s)");
     assert_eq!(
         format!("{exact:.2}"),
         format!("{printed:.2}"),
@@ -94,7 +46,7 @@ fn check_times(job: &Job, predicted_ps: u64) -> f64 {
 
 #[test]
 fn ep_class_s_verifies_and_times_the_prediction() {
-    let prog = kernel("ep");
+    let prog = c_kernel("ep");
     let (job, predicted) = run_class_s(&prog, "tianhe1a", "ep-s");
     assert_eq!(field(&job, "Size"), "33554432");
     assert_eq!(field(&job, "Iterations"), "0");
@@ -128,7 +80,7 @@ fn ep_class_s_verifies_and_times_the_prediction() {
 
 #[test]
 fn is_class_s_verifies_and_times_inside_the_prediction() {
-    let prog = kernel("is");
+    let prog = c_kernel("is");
     let (job, predicted) = run_class_s(&prog, "tianhe1a", "is-s");
     assert_eq!(field(&job, "Size"), "65536");
     assert_eq!(field(&job, "Iterations"), "10");
@@ -166,7 +118,7 @@ int main(int argc, char **argv)
 
 #[test]
 fn ep_at_scale_0_times_exactly_its_allreduce_schedule() {
-    let prog = kernel("ep");
+    let prog = c_kernel("ep");
     let target = common::exact_target();
     let target = target.to_str().unwrap();
     let (job, predicted) = run_class_s(&prog, target, "ep-s-scale0");

@@ -7,14 +7,9 @@
 //! Without gfortran the tests say so and pass, as tests/fortran.rs does.
 mod common;
 
-use common::report;
-use common::{
-    ensure_fresh_library, repo_root, scratch, secs_to_ps, vaced, Job, Run, CORE_VARIANTS,
-};
-use std::os::unix::process::CommandExt;
+use common::npb::{self, assert_completed, assert_verdict, field};
+use common::{report, scratch, Job, Run};
 use std::path::PathBuf;
-use std::process::Command;
-use std::sync::{Mutex, OnceLock};
 
 /// Class S: a 64 x 64 x 64 grid, 6 time steps.
 const N: u64 = 64;
@@ -31,74 +26,10 @@ const CHECKSUMS: [(&str, &str); NITER as usize] = [
     ("5.542683411903D+02", "4.932597244941D+02"),
 ];
 
-fn have_gfortran() -> bool {
-    static HAVE: OnceLock<bool> = OnceLock::new();
-    *HAVE.get_or_init(|| {
-        let ok = Command::new("gfortran")
-            .arg("-dumpversion")
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !ok {
-            eprintln!(
-                "SKIPPED: gfortran not found; the FT tests need it \
-                 (scripts/deps.sh installs it)"
-            );
-        }
-        ok
-    })
-}
-
 /// `mpif90 -O2 bench-npb/ft/ft.f90 -o <scratch>/ft`, once per test binary
 /// (None without gfortran).
 fn ft() -> Option<PathBuf> {
-    if !have_gfortran() {
-        return None;
-    }
-    static BUILT: Mutex<Option<PathBuf>> = Mutex::new(None);
-    let mut built = common::lock(&BUILT);
-    if let Some(p) = built.as_ref() {
-        return Some(p.clone());
-    }
-    ensure_fresh_library();
-    let out = scratch().join("ft");
-    let o = Command::new(vaced())
-        .arg0("mpif90")
-        .arg("-O2")
-        .arg(repo_root().join("bench-npb/ft/ft.f90"))
-        .arg("-o")
-        .arg(&out)
-        .current_dir(scratch())
-        .output()
-        .expect("cannot run vaced as mpif90");
-    let err = String::from_utf8_lossy(&o.stderr);
-    let missing: Vec<&str> = err
-        .lines()
-        .filter_map(|l| l.split("undefined reference to `").nth(1))
-        .filter_map(|s| s.split('\'').next())
-        .collect();
-    assert!(
-        missing.is_empty(),
-        "bench-npb FT needs Fortran bindings that libvaced.so lacks: {missing:?}\n{err}"
-    );
-    assert!(
-        o.status.success(),
-        "mpif90 bench-npb/ft/ft.f90 failed ({}):\n{}{err}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout)
-    );
-    *built = Some(out.clone());
-    Some(out)
-}
-
-/// The value after `key =` in NPB's result block.
-fn field<'a>(job: &'a Job, key: &str) -> &'a str {
-    job.stdout
-        .lines()
-        .find_map(|l| {
-            let (k, v) = l.split_once('=')?;
-            (k.trim() == key).then(|| v.trim())
-        })
-        .unwrap_or_else(|| panic!("no `{key} =` line\n{}", job.dump()))
+    npb::fortran_kernel("ft", &["ft.f90"], &[])
 }
 
 /// The layout rank 0 announces (`Layout type : 1D`).
@@ -113,16 +44,9 @@ fn layout(job: &Job) -> &str {
 /// The checks every class S run must pass: the result block, NPB's
 /// printed checksum of every time step, and NPB's verdict.
 fn assert_verified(job: &Job, ranks: u32, grid: &str) {
-    job.assert_success();
-    assert!(
-        job.stdout.contains(" FT Benchmark Completed."),
-        "{}",
-        job.dump()
-    );
-    assert_eq!(field(job, "Class"), "S");
+    assert_completed(job, "FT", "S", ranks);
     assert_eq!(field(job, "Size"), "64x  64x  64");
     assert_eq!(field(job, "Iterations"), NITER.to_string());
-    assert_eq!(field(job, "Total processes"), ranks.to_string());
     assert_eq!(field(job, "Process grid"), grid);
     let got: Vec<(String, String)> = job
         .stdout
@@ -143,12 +67,12 @@ fn assert_verified(job: &Job, ranks: u32, grid: &str) {
         "{}",
         job.dump()
     );
-    assert_eq!(
-        field(job, "Verification"),
-        "SUCCESSFUL",
-        "FT class S did not verify\n{}",
-        job.dump()
-    );
+    assert_verdict(job, "FT", "S");
+}
+
+/// The checks of a class S run on 4 ranks: the 1D layout's 1 x 4 grid.
+fn assert_verified_1d(job: &Job) {
+    assert_verified(job, 4, "1 x 4");
 }
 
 #[test]
@@ -156,21 +80,9 @@ fn ft_class_s_verifies_on_4_ranks_of_tianhe1a() {
     let Some(prog) = ft() else {
         return;
     };
-    let rep = scratch().join("ft_tianhe1a.json");
-    let job = Run::new(4, "tianhe1a", &prog)
-        .args(&["S"])
-        .report(&rep)
-        .run();
-    assert_verified(&job, 4, "1 x 4");
-    assert_eq!(layout(&job), "1D");
     // The timed section (MPI_Wtime on rank 0) lies within the run.
-    let t = secs_to_ps(field(&job, "Time exact (s)"));
-    let predicted = report::predicted_ps(&report::read(&rep));
-    assert!(
-        t > 0 && t <= predicted,
-        "Time exact {t} ps not in (0, predicted {predicted} ps]\n{}",
-        job.dump()
-    );
+    let job = npb::check_class_s_on("tianhe1a", 4, &prog, assert_verified_1d);
+    assert_eq!(layout(&job), "1D");
 }
 
 /// Children of rank r in MPICH's binomial tree rooted at 0 on p = 2**k
@@ -226,19 +138,6 @@ fn traffic_2d(r: u64) -> (u64, u64) {
     expected_traffic(r, 128, per_fft)
 }
 
-/// Per-rank messages and bytes of the report against `want`.
-fn assert_traffic(r: &serde_json::Value, want: impl Fn(u64) -> (u64, u64), what: &str) {
-    for (i, rank) in report::ranks(r).iter().enumerate() {
-        let got = (
-            report::uint(rank, "msgs_sent"),
-            report::uint(rank, "bytes_sent"),
-        );
-        assert_eq!(got, want(i as u64), "rank {i} (messages, bytes), {what}");
-        // cpu.scale = 0: the whole run is communication.
-        assert_eq!(report::float(rank, "compute_s"), 0.0, "rank {i}, {what}");
-    }
-}
-
 #[test]
 fn ft_class_s_messages_and_virtual_time_are_exact() {
     // Hand check of the formula: rank 0 sends 5 x 2 bcast + 2 x 4 split +
@@ -249,28 +148,7 @@ fn ft_class_s_messages_and_virtual_time_are_exact() {
     let Some(prog) = ft() else {
         return;
     };
-    let mut first: Option<(u64, u64)> = None;
-    for cores in CORE_VARIANTS {
-        let rep = scratch().join(format!("ft_exact_{cores:?}.json"));
-        let job = Run::exact(4, &prog)
-            .args(&["S"])
-            .cores(cores)
-            .report(&rep)
-            .run();
-        assert_verified(&job, 4, "1 x 4");
-        let r = report::read(&rep);
-        assert_traffic(&r, traffic_1d, &format!("cores {cores:?}"));
-        let predicted = report::predicted_ps(&r);
-        let timed = secs_to_ps(field(&job, "Time exact (s)"));
-        assert!(timed > 0 && timed <= predicted, "{}", job.dump());
-        match &first {
-            None => first = Some((predicted, timed)),
-            Some((p, t)) => {
-                assert_eq!(predicted, *p, "predicted ps with cores {cores:?}");
-                assert_eq!(timed, *t, "Time exact (s) with cores {cores:?}");
-            }
-        }
-    }
+    npb::check_exact_traffic(&prog, 4, assert_verified_1d, traffic_1d);
 }
 
 #[test]
@@ -285,7 +163,7 @@ fn ft_class_s_2d_layout_on_128_ranks_verifies_with_exact_messages() {
     let job = Run::exact(128, &prog).args(&["S"]).report(&rep).run();
     assert_verified(&job, 128, "64 x 2");
     assert_eq!(layout(&job), "2D");
-    assert_traffic(&report::read(&rep), traffic_2d, "128 ranks");
+    npb::assert_traffic(&report::read(&rep), 128, traffic_2d, "128 ranks");
 }
 
 #[test]

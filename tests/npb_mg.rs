@@ -5,14 +5,9 @@
 //! Without gfortran the tests say so and pass, as tests/fortran.rs does.
 mod common;
 
-use common::report;
-use common::{
-    ensure_fresh_library, repo_root, scratch, secs_to_ps, vaced, Job, Run, CORE_VARIANTS,
-};
-use std::os::unix::process::CommandExt;
+use common::npb::{self, assert_completed, assert_verdict, field};
+use common::{Job, Run};
 use std::path::PathBuf;
-use std::process::Command;
-use std::sync::{Mutex, OnceLock};
 
 /// Class S: a 32^3 grid (levels lt = 5 .. 1), 4 iterations.
 const N: u64 = 32;
@@ -22,90 +17,19 @@ const NIT: u64 = 4;
 const RNM2_REF: f64 = 0.5307707005734e-04;
 const EPSILON: f64 = 1.0e-8;
 
-fn have_gfortran() -> bool {
-    static HAVE: OnceLock<bool> = OnceLock::new();
-    *HAVE.get_or_init(|| {
-        let ok = Command::new("gfortran")
-            .arg("-dumpversion")
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !ok {
-            eprintln!(
-                "SKIPPED: gfortran not found; the MG tests need it \
-                 (scripts/deps.sh installs it)"
-            );
-        }
-        ok
-    })
-}
-
 /// `mpif90 -O2 bench-npb/mg/mg.f90 -o <scratch>/mg`, once per test binary
 /// (None without gfortran).
 fn mg() -> Option<PathBuf> {
-    if !have_gfortran() {
-        return None;
-    }
-    static BUILT: Mutex<Option<PathBuf>> = Mutex::new(None);
-    let mut built = common::lock(&BUILT);
-    if let Some(p) = built.as_ref() {
-        return Some(p.clone());
-    }
-    ensure_fresh_library();
-    let out = scratch().join("mg");
-    let o = Command::new(vaced())
-        .arg0("mpif90")
-        .arg("-O2")
-        .arg(repo_root().join("bench-npb/mg/mg.f90"))
-        .arg("-o")
-        .arg(&out)
-        .current_dir(scratch())
-        .output()
-        .expect("cannot run vaced as mpif90");
-    let err = String::from_utf8_lossy(&o.stderr);
-    let missing: Vec<&str> = err
-        .lines()
-        .filter_map(|l| l.split("undefined reference to `").nth(1))
-        .filter_map(|s| s.split('\'').next())
-        .collect();
-    assert!(
-        missing.is_empty(),
-        "bench-npb MG needs Fortran bindings that libvaced.so lacks: {missing:?}\n{err}"
-    );
-    assert!(
-        o.status.success(),
-        "mpif90 bench-npb/mg/mg.f90 failed ({}):\n{}{err}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout)
-    );
-    *built = Some(out.clone());
-    Some(out)
-}
-
-/// The value after `key =` in NPB's result block.
-fn field<'a>(job: &'a Job, key: &str) -> &'a str {
-    job.stdout
-        .lines()
-        .find_map(|l| {
-            let (k, v) = l.split_once('=')?;
-            (k.trim() == key).then(|| v.trim())
-        })
-        .unwrap_or_else(|| panic!("no `{key} =` line\n{}", job.dump()))
+    npb::fortran_kernel("mg", &["mg.f90"], &[])
 }
 
 /// The checks every class S, 4-rank run must pass: the result block's
 /// header, the final L2 norm within NPB's tolerance of NPB's value, and
 /// NPB's verdict.
 fn assert_verified(job: &Job) {
-    job.assert_success();
-    assert!(
-        job.stdout.contains(" MG Benchmark Completed."),
-        "{}",
-        job.dump()
-    );
-    assert_eq!(field(job, "Class"), "S");
+    assert_completed(job, "MG", "S", 4);
     assert_eq!(field(job, "Size"), "32x  32x  32");
     assert_eq!(field(job, "Iterations"), NIT.to_string());
-    assert_eq!(field(job, "Total processes"), "4");
     let norm = job
         .stdout
         .lines()
@@ -117,12 +41,7 @@ fn assert_verified(job: &Job) {
         .unwrap_or_else(|_| panic!("L2 norm `{norm}` is not a number"));
     let err = (rnm2 - RNM2_REF).abs() / RNM2_REF;
     assert!(err <= EPSILON, "L2 norm {rnm2}: relative error {err}");
-    assert_eq!(
-        field(job, "Verification"),
-        "SUCCESSFUL",
-        "MG class S did not verify\n{}",
-        job.dump()
-    );
+    assert_verdict(job, "MG", "S");
 }
 
 #[test]
@@ -130,20 +49,8 @@ fn mg_class_s_verifies_on_4_ranks_of_tianhe1a() {
     let Some(prog) = mg() else {
         return;
     };
-    let rep = scratch().join("mg_tianhe1a.json");
-    let job = Run::new(4, "tianhe1a", &prog)
-        .args(&["S"])
-        .report(&rep)
-        .run();
-    assert_verified(&job);
     // The timed section (MPI_Wtime, max over ranks) lies within the run.
-    let t = secs_to_ps(field(&job, "Time exact (s)"));
-    let predicted = report::predicted_ps(&report::read(&rep));
-    assert!(
-        t > 0 && t <= predicted,
-        "Time exact {t} ps not in (0, predicted {predicted} ps]\n{}",
-        job.dump()
-    );
+    npb::check_class_s_on("tianhe1a", 4, &prog, assert_verified);
 }
 
 /// Bytes of one ghost exchange (comm3) of a rank on a level of global size
@@ -224,40 +131,7 @@ fn mg_class_s_messages_and_virtual_time_are_exact() {
     let Some(prog) = mg() else {
         return;
     };
-    let mut first: Option<(u64, u64)> = None;
-    for cores in CORE_VARIANTS {
-        let rep = scratch().join(format!("mg_exact_{cores:?}.json"));
-        let job = Run::exact(4, &prog)
-            .args(&["S"])
-            .cores(cores)
-            .report(&rep)
-            .run();
-        assert_verified(&job);
-        let r = report::read(&rep);
-        for (i, rank) in report::ranks(&r).iter().enumerate() {
-            let got = (
-                report::uint(rank, "msgs_sent"),
-                report::uint(rank, "bytes_sent"),
-            );
-            assert_eq!(
-                got,
-                expected_traffic(i as u64),
-                "rank {i} (messages, bytes), cores {cores:?}"
-            );
-            // cpu.scale = 0: the whole run is communication.
-            assert_eq!(report::float(rank, "compute_s"), 0.0, "rank {i}");
-        }
-        let predicted = report::predicted_ps(&r);
-        let timed = secs_to_ps(field(&job, "Time exact (s)"));
-        assert!(timed > 0 && timed <= predicted, "{}", job.dump());
-        match &first {
-            None => first = Some((predicted, timed)),
-            Some((p, t)) => {
-                assert_eq!(predicted, *p, "predicted ps with cores {cores:?}");
-                assert_eq!(timed, *t, "Time exact (s) with cores {cores:?}");
-            }
-        }
-    }
+    npb::check_exact_traffic(&prog, 4, assert_verified, expected_traffic);
 }
 
 /// A rank count that is not a power of two is refused with a message that

@@ -6,14 +6,9 @@
 //! Without gfortran the tests say so and pass, as tests/fortran.rs does.
 mod common;
 
-use common::report;
-use common::{
-    ensure_fresh_library, repo_root, scratch, secs_to_ps, vaced, Job, Run, CORE_VARIANTS,
-};
-use std::os::unix::process::CommandExt;
+use common::npb::{self, assert_completed, assert_verdict, field};
+use common::{Job, Run};
 use std::path::PathBuf;
-use std::process::Command;
-use std::sync::{Mutex, OnceLock};
 
 /// Class S: a 12^3 grid, 100 time steps.
 const N: u64 = 12;
@@ -50,79 +45,10 @@ const SOURCES: [&str; 6] = [
     "sp.f90",
 ];
 
-fn have_gfortran() -> bool {
-    static HAVE: OnceLock<bool> = OnceLock::new();
-    *HAVE.get_or_init(|| {
-        let ok = Command::new("gfortran")
-            .arg("-dumpversion")
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !ok {
-            eprintln!(
-                "SKIPPED: gfortran not found; the SP tests need it \
-                 (scripts/deps.sh installs it)"
-            );
-        }
-        ok
-    })
-}
-
-/// `mpif90 -O2 -fallow-argument-mismatch bench-npb/sp/*.f90 -o <scratch>/sp`
-/// as bench-npb/sp/Makefile builds it, once per test binary (None without
-/// gfortran).
+/// `mpif90 -O2 -J <scratch>/.mod-sp bench-npb/sp/*.f90 -o <scratch>/sp` as
+/// bench-npb/sp/Makefile builds it, once per test binary (None without gfortran).
 fn sp() -> Option<PathBuf> {
-    if !have_gfortran() {
-        return None;
-    }
-    static BUILT: Mutex<Option<PathBuf>> = Mutex::new(None);
-    let mut built = common::lock(&BUILT);
-    if let Some(p) = built.as_ref() {
-        return Some(p.clone());
-    }
-    ensure_fresh_library();
-    let out = scratch().join("sp");
-    let moddir = scratch().join("mod-sp");
-    std::fs::create_dir_all(&moddir).unwrap();
-    let dir = repo_root().join("bench-npb/sp");
-    let o = Command::new(vaced())
-        .arg0("mpif90")
-        .args(["-O2", "-fallow-argument-mismatch", "-J"])
-        .arg(&moddir)
-        .args(SOURCES.iter().map(|s| dir.join(s)))
-        .arg("-o")
-        .arg(&out)
-        .current_dir(scratch())
-        .output()
-        .expect("cannot run vaced as mpif90");
-    let err = String::from_utf8_lossy(&o.stderr);
-    let missing: Vec<&str> = err
-        .lines()
-        .filter_map(|l| l.split("undefined reference to `").nth(1))
-        .filter_map(|s| s.split('\'').next())
-        .collect();
-    assert!(
-        missing.is_empty(),
-        "bench-npb SP needs Fortran bindings that libvaced.so lacks: {missing:?}\n{err}"
-    );
-    assert!(
-        o.status.success(),
-        "mpif90 bench-npb/sp/*.f90 failed ({}):\n{}{err}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout)
-    );
-    *built = Some(out.clone());
-    Some(out)
-}
-
-/// The value after `key =` in NPB's result block.
-fn field<'a>(job: &'a Job, key: &str) -> &'a str {
-    job.stdout
-        .lines()
-        .find_map(|l| {
-            let (k, v) = l.split_once('=')?;
-            (k.trim() == key).then(|| v.trim())
-        })
-        .unwrap_or_else(|| panic!("no `{key} =` line\n{}", job.dump()))
+    npb::fortran_kernel("sp", &SOURCES, &[])
 }
 
 /// The five computed norms printed under `heading` by NPB's verify (lines
@@ -149,16 +75,9 @@ fn norms(job: &Job, heading: &str) -> [f64; 5] {
 /// printed norm within NPB's tolerance of NPB's reference value (checked
 /// here, not only by the program), and NPB's verdict.
 fn assert_verified(job: &Job) {
-    job.assert_success();
-    assert!(
-        job.stdout.contains(" SP Benchmark Completed."),
-        "{}",
-        job.dump()
-    );
-    assert_eq!(field(job, "Class"), "S");
+    assert_completed(job, "SP", "S", 4);
     assert_eq!(field(job, "Size"), "12x  12x  12");
     assert_eq!(field(job, "Iterations"), NITER.to_string());
-    assert_eq!(field(job, "Total processes"), "4");
     for (heading, reference) in [
         ("Comparison of RMS-norms of residual", XCR),
         ("Comparison of RMS-norms of solution error", XCE),
@@ -178,12 +97,7 @@ fn assert_verified(job: &Job) {
         }
     }
     assert!(job.stdout.contains(" Verification Successful"));
-    assert_eq!(
-        field(job, "Verification"),
-        "SUCCESSFUL",
-        "SP class S did not verify\n{}",
-        job.dump()
-    );
+    assert_verdict(job, "SP", "S");
 }
 
 #[test]
@@ -191,20 +105,8 @@ fn sp_class_s_verifies_on_4_ranks_of_tianhe1a() {
     let Some(prog) = sp() else {
         return;
     };
-    let rep = scratch().join("sp_tianhe1a.json");
-    let job = Run::new(4, "tianhe1a", &prog)
-        .args(&["S"])
-        .report(&rep)
-        .run();
-    assert_verified(&job);
     // The timed section (MPI_Wtime, max over ranks) lies within the run.
-    let t = secs_to_ps(field(&job, "Time exact (s)"));
-    let predicted = report::predicted_ps(&report::read(&rep));
-    assert!(
-        t > 0 && t <= predicted,
-        "Time exact {t} ps not in (0, predicted {predicted} ps]\n{}",
-        job.dump()
-    );
+    npb::check_class_s_on("tianhe1a", 4, &prog, assert_verified);
 }
 
 /// Points of a direction per cell coordinate (NPB's make_set): n / nc each,
@@ -309,40 +211,7 @@ fn sp_class_s_messages_and_virtual_time_are_exact() {
     let Some(prog) = sp() else {
         return;
     };
-    let mut first: Option<(u64, u64)> = None;
-    for cores in CORE_VARIANTS {
-        let rep = scratch().join(format!("sp_exact_{cores:?}.json"));
-        let job = Run::exact(4, &prog)
-            .args(&["S"])
-            .cores(cores)
-            .report(&rep)
-            .run();
-        assert_verified(&job);
-        let r = report::read(&rep);
-        for (i, rank) in report::ranks(&r).iter().enumerate() {
-            let got = (
-                report::uint(rank, "msgs_sent"),
-                report::uint(rank, "bytes_sent"),
-            );
-            assert_eq!(
-                got,
-                expected_traffic(i as u64),
-                "rank {i} (messages, bytes), cores {cores:?}"
-            );
-            // cpu.scale = 0: the whole run is communication.
-            assert_eq!(report::float(rank, "compute_s"), 0.0, "rank {i}");
-        }
-        let predicted = report::predicted_ps(&r);
-        let timed = secs_to_ps(field(&job, "Time exact (s)"));
-        assert!(timed > 0 && timed <= predicted, "{}", job.dump());
-        match &first {
-            None => first = Some((predicted, timed)),
-            Some((p, t)) => {
-                assert_eq!(predicted, *p, "predicted ps with cores {cores:?}");
-                assert_eq!(timed, *t, "Time exact (s) with cores {cores:?}");
-            }
-        }
-    }
+    npb::check_exact_traffic(&prog, 4, assert_verified, expected_traffic);
 }
 
 /// A rank count that is not a square, and a class that does not exist, are

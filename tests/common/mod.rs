@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod model;
+pub mod npb;
 pub mod report;
 
 use std::collections::HashMap;
