@@ -118,7 +118,8 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
     let env = Env::discover()?;
     let npb_dir = env.npb_dir();
     let out = a.out.clone().unwrap_or_else(|| npb_dir.join("results"));
-    let logs = case::logs_dir(&out)?;
+    let stamp = now_stamp();
+    let logs = case::logs_dir(&out, &format!("npb-{stamp}"))?;
     let target = env.target(&a.target)?;
     let target_arg = if std::path::Path::new(&a.target).is_file() {
         std::fs::canonicalize(&a.target)
@@ -258,7 +259,6 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
         );
     }
     notes.push(Env::load_note());
-    let stamp = now_stamp();
     let cmdline: Vec<String> = std::env::args().skip(1).collect();
     let title = format!(
         "bench-npb/run {}  (target {}, host {} cores, {})",
