@@ -200,9 +200,27 @@ pub fn run(s: &Setup, case: &Case, exe: &Path) -> Result<Measurement, String> {
     })
 }
 
-/// The logs directory under an output directory (created).
-pub fn logs_dir(out: &Path) -> Result<PathBuf, String> {
-    let d = out.join("logs");
+/// The logs directory of one table under an output directory, created:
+/// `<out>/logs/<table>` (`npb-<UTC time>`, the table's own file name), so
+/// that a later run does not overwrite the logs of an earlier table.
+pub fn logs_dir(out: &Path, table: &str) -> Result<PathBuf, String> {
+    let d = out.join("logs").join(table);
     std::fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
     Ok(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_table_has_its_own_logs() {
+        let out = std::env::temp_dir().join(format!("vaced-bench-logs-{}", std::process::id()));
+        let a = logs_dir(&out, "npb-20261122-055704").unwrap();
+        let b = logs_dir(&out, "npb-20261122-060421").unwrap();
+        assert_eq!(a, out.join("logs/npb-20261122-055704"));
+        assert_eq!(b, out.join("logs/npb-20261122-060421"));
+        assert!(a.is_dir() && b.is_dir());
+        std::fs::remove_dir_all(&out).unwrap();
+    }
 }

@@ -38,25 +38,89 @@ pub struct Compilers {
     pub mpif90: PathBuf,
 }
 
+/// Grid points per side of LU, SP and BT in a class (NPB's problem_size).
+fn grid_points(kernel: &str, class: &str) -> Option<u32> {
+    let sizes: [u32; 5] = match kernel {
+        "lu" => [12, 33, 64, 102, 162],
+        "sp" => [12, 36, 64, 102, 162],
+        "bt" => [12, 24, 64, 102, 162],
+        _ => return None,
+    };
+    let i = ["S", "W", "A", "B", "C"].iter().position(|c| *c == class)?;
+    Some(sizes[i])
+}
+
+/// LU's process grid leaves every rank at least 3 points in i and j at
+/// `ranks` (a power of two): xdim = 2^(e/2), doubled when e is odd, ydim =
+/// ranks / xdim (lu.f90's check_ranks, as NPB's subdomain check).
+fn lu_fits(n: u32, ranks: u32) -> bool {
+    let e = ranks.trailing_zeros();
+    let xd = (1u32 << (e / 2)) * if e % 2 == 1 { 2 } else { 1 };
+    let yd = ranks / xd;
+    n / xd >= 3 && n / yd >= 3
+}
+
 /// Why NPB does not run `kernel` at `ranks` ranks in class `class`, if it
-/// does not (NPB 3.3-MPI: CG, FT, IS, MG, LU need powers of two, SP and BT
-/// squares, EP any count; IS class S at most 128).
+/// does not; the same rules as the kernels' own checks. EP: any count up to
+/// its 2^(M-16) batches; CG, FT, IS, MG, LU: powers of two (FT, IS, MG, LU at
+/// most 1024; IS class S at most 128; LU leaving 3 points per rank in i and
+/// j); SP and BT: squares q x q with cells of at least 3 points, q <= 32.
+/// An unknown class is left to the kernel to refuse.
 pub fn forbidden(kernel: &str, class: &str, ranks: u32) -> Option<String> {
+    let name = kernel.to_uppercase();
     if ranks == 0 {
         return Some("needs at least one rank".into());
     }
     match kernel {
-        "cg" | "ft" | "is" | "mg" | "lu" if !ranks.is_power_of_two() => Some(format!(
-            "{} needs a power of two ranks",
-            kernel.to_uppercase()
-        )),
-        "sp" | "bt" if (ranks as f64).sqrt().round().powi(2) as u32 != ranks => Some(format!(
-            "{} needs a square number of ranks",
-            kernel.to_uppercase()
-        )),
-        "is" if class == "S" && ranks > 128 => Some("IS class S runs on at most 128 ranks".into()),
-        _ => None,
+        "cg" | "ft" | "is" | "mg" | "lu" if !ranks.is_power_of_two() => {
+            return Some(format!("{name} needs a power of two ranks"))
+        }
+        "sp" | "bt" if (ranks as f64).sqrt().round().powi(2) as u32 != ranks => {
+            return Some(format!("{name} needs a square number of ranks"))
+        }
+        _ => {}
     }
+    let most = match kernel {
+        "ep" => {
+            let m = ["S", "W", "A", "B", "C", "D", "E"]
+                .iter()
+                .position(|c| *c == class)
+                .map(|i| [24u32, 25, 28, 30, 32, 36, 40][i])?;
+            let batches = 1u64 << (m - 16);
+            return (u64::from(ranks) > batches).then(|| {
+                format!("EP class {class} runs on at most {batches} ranks (one batch of 2^16 pairs each)")
+            });
+        }
+        "is" if class == "S" => 128,
+        "ft" | "is" | "mg" => 1024,
+        "lu" => {
+            let n = grid_points(kernel, class)?;
+            let most = (0..=10)
+                .map(|e| 1u32 << e)
+                .filter(|&p| lu_fits(n, p))
+                .max()
+                .unwrap_or(0);
+            return (ranks > most).then(|| {
+                format!(
+                    "LU class {class} runs on at most {most} ranks (3 points per rank in i and j)"
+                )
+            });
+        }
+        "sp" | "bt" => {
+            let q = (grid_points(kernel, class)? / 3).min(32);
+            q * q
+        }
+        _ => return None,
+    };
+    (ranks > most).then(|| {
+        if kernel == "sp" || kernel == "bt" {
+            format!(
+                "{name} class {class} runs on at most {most} ranks (cells of at least 3 points)"
+            )
+        } else {
+            format!("{name} class {class} runs on at most {most} ranks")
+        }
+    })
 }
 
 /// bench-npb/<kernel>/ exists (kernels are being added by others).
@@ -64,27 +128,29 @@ pub fn present(npb: &Path, kernel: &str) -> bool {
     npb.join(kernel).is_dir()
 }
 
-/// Builds `kernel` for a runner with `make`, into bench-npb/<bin dir>/<kernel>;
-/// returns the binary. A kernel with its own Makefile (bench-npb/cg/Makefile)
-/// is built with it (MPIF90, MPICC, BIN); the C kernels with bench-npb/Makefile.
-pub fn build(npb: &Path, kernel: &str, runner: Runner, cc: &Compilers) -> Result<PathBuf, String> {
-    let bin = npb.join(runner.bin_dir());
-    let exe = bin.join(kernel);
-    let own = npb.join(kernel).join("Makefile");
-    let dir = if own.is_file() {
-        npb.join(kernel)
-    } else {
-        npb.to_path_buf()
-    };
-    let vars = [
+/// The `make` arguments that build `kernel` into `bin`: bench-npb/Makefile's
+/// own target `<bin>/<kernel>` (it builds EP and IS itself and hands the
+/// Fortran kernels to their `<kernel>/Makefile` with BIN and MPIF90), as a
+/// user's `make BIN=... MPICC=... MPIF90=...` does.
+pub fn make_args(npb: &Path, kernel: &str, bin: &Path, cc: &Compilers) -> Vec<String> {
+    vec![
+        "-C".into(),
+        npb.display().to_string(),
         format!("MPICC={}", cc.mpicc.display()),
         format!("MPIF90={}", cc.mpif90.display()),
         format!("BIN={}", bin.display()),
-    ];
-    let target = exe.display().to_string();
-    let mut args: Vec<&str> = vars.iter().map(String::as_str).collect();
-    args.push(&target);
-    run_tool(Path::new("make"), &args, &dir, &[])
+        bin.join(kernel).display().to_string(),
+    ]
+}
+
+/// Builds `kernel` for a runner with bench-npb/Makefile (see [`make_args`]),
+/// into bench-npb/<bin dir>/<kernel>; returns the binary.
+pub fn build(npb: &Path, kernel: &str, runner: Runner, cc: &Compilers) -> Result<PathBuf, String> {
+    let bin = npb.join(runner.bin_dir());
+    let exe = bin.join(kernel);
+    let args = make_args(npb, kernel, &bin, cc);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run_tool(Path::new("make"), &args, npb, &[])
         .map_err(|e| format!("building {kernel} for {}: {e}", runner.name()))?;
     if !exe.is_file() {
         return Err(format!(
@@ -119,8 +185,105 @@ mod tests {
         );
         assert_eq!(forbidden("is", "A", 256), None);
         assert_eq!(
+            forbidden("is", "A", 2048).as_deref(),
+            Some("IS class A runs on at most 1024 ranks")
+        );
+        assert_eq!(
+            forbidden("mg", "C", 2048).as_deref(),
+            Some("MG class C runs on at most 1024 ranks")
+        );
+        assert_eq!(
             forbidden("ep", "S", 0).as_deref(),
             Some("needs at least one rank")
+        );
+    }
+
+    #[test]
+    fn ep_batches_bound_the_ranks() {
+        assert_eq!(forbidden("ep", "S", 256), None);
+        assert_eq!(
+            forbidden("ep", "S", 257).as_deref(),
+            Some("EP class S runs on at most 256 ranks (one batch of 2^16 pairs each)")
+        );
+        assert_eq!(
+            forbidden("ep", "W", 1024).as_deref(),
+            Some("EP class W runs on at most 512 ranks (one batch of 2^16 pairs each)")
+        );
+        assert_eq!(forbidden("ep", "A", 1024), None);
+        assert_eq!(forbidden("ep", "Q", 1024), None);
+    }
+
+    #[test]
+    fn lu_class_maxima() {
+        // S <= 16, W <= 64, A <= 256, B and C <= 1024 (3 x 3 points per rank)
+        for (class, most) in [("S", 16), ("W", 64), ("A", 256), ("B", 1024), ("C", 1024)] {
+            assert_eq!(forbidden("lu", class, most), None, "{class}");
+            assert_eq!(
+                forbidden("lu", class, most * 2),
+                Some(format!(
+                    "LU class {class} runs on at most {most} ranks (3 points per rank in i and j)"
+                )),
+                "{class}"
+            );
+        }
+        assert_eq!(forbidden("lu", "A", 1), None);
+        assert_eq!(
+            forbidden("lu", "A", 48).as_deref(),
+            Some("LU needs a power of two ranks")
+        );
+    }
+
+    #[test]
+    fn sp_bt_class_maxima() {
+        // squares q x q, q <= min(32, grid points / 3)
+        for (k, class, q) in [
+            ("sp", "S", 4),
+            ("sp", "W", 12),
+            ("sp", "A", 21),
+            ("sp", "B", 32),
+            ("sp", "C", 32),
+            ("bt", "S", 4),
+            ("bt", "W", 8),
+            ("bt", "A", 21),
+            ("bt", "B", 32),
+            ("bt", "C", 32),
+        ] {
+            let name = k.to_uppercase();
+            assert_eq!(forbidden(k, class, q * q), None, "{k} {class}");
+            assert_eq!(
+                forbidden(k, class, (q + 1) * (q + 1)),
+                Some(format!(
+                    "{name} class {class} runs on at most {} ranks (cells of at least 3 points)",
+                    q * q
+                )),
+                "{k} {class}"
+            );
+        }
+        assert_eq!(forbidden("sp", "A", 64), None);
+        assert_eq!(forbidden("bt", "A", 64), None);
+    }
+
+    #[test]
+    fn builds_through_the_top_makefile() {
+        let cc = Compilers {
+            mpicc: PathBuf::from("/v/bin/mpicc"),
+            mpif90: PathBuf::from("/v/bin/mpif90"),
+        };
+        assert_eq!(
+            make_args(
+                Path::new("/r/bench-npb"),
+                "lu",
+                Path::new("/r/bench-npb/bin-vaced"),
+                &cc
+            ),
+            [
+                "-C",
+                "/r/bench-npb",
+                "MPICC=/v/bin/mpicc",
+                "MPIF90=/v/bin/mpif90",
+                "BIN=/r/bench-npb/bin-vaced",
+                "/r/bench-npb/bin-vaced/lu"
+            ]
         );
     }
 }

@@ -83,6 +83,12 @@ pub fn row(m: &Measurement, real: Option<f64>, host_cores: u32) -> Vec<String> {
             c.ranks
         ));
     }
+    if !is_mpich && re.is_some() && c.ranks > host_cores {
+        notes.push(format!(
+            "RE against an oversubscribed MPICH run ({} ranks on {host_cores} cores)",
+            c.ranks
+        ));
+    }
     if let Some(p) = &m.problem {
         notes.push(p.clone());
     }
@@ -112,7 +118,8 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
     let env = Env::discover()?;
     let npb_dir = env.npb_dir();
     let out = a.out.clone().unwrap_or_else(|| npb_dir.join("results"));
-    let logs = case::logs_dir(&out)?;
+    let stamp = now_stamp();
+    let logs = case::logs_dir(&out, &format!("npb-{stamp}"))?;
     let target = env.target(&a.target)?;
     let target_arg = if std::path::Path::new(&a.target).is_file() {
         std::fs::canonicalize(&a.target)
@@ -252,7 +259,6 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
         );
     }
     notes.push(Env::load_note());
-    let stamp = now_stamp();
     let cmdline: Vec<String> = std::env::args().skip(1).collect();
     let title = format!(
         "bench-npb/run {}  (target {}, host {} cores, {})",
@@ -365,11 +371,21 @@ mod tests {
             efficiency: Some(0.8),
         });
         assert_eq!(
-            row(&m, Some(0.5), 2),
+            row(&m, Some(0.5), 4),
             [
                 "cg", "S", "4", "vaced", "1", "0.5500", "-", "+10.00%", "1.100", "2.00", "0.80",
                 "yes", ""
             ]
+        );
+        // the MPICH run of 4 ranks on 2 host cores was oversubscribed
+        assert_eq!(
+            row(&m, Some(0.5), 2)[12],
+            "RE against an oversubscribed MPICH run (4 ranks on 2 cores)"
+        );
+        // no MPICH run: no RE, no note
+        assert_eq!(
+            row(&m, None, 2)[7..13],
+            ["-", "1.100", "2.00", "0.80", "yes", ""]
         );
     }
 

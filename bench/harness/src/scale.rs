@@ -180,7 +180,8 @@ pub fn run(a: ScaleArgs) -> Result<(), String> {
         .out
         .clone()
         .unwrap_or_else(|| env.repo.join("bench/results"));
-    let logs = case::logs_dir(&out)?;
+    let stamp = now_stamp();
+    let logs = case::logs_dir(&out, &format!("scale-{stamp}"))?;
     let target = env.target(&a.target)?;
     let target_arg = if std::path::Path::new(&a.target).is_file() {
         std::fs::canonicalize(&a.target)
@@ -328,7 +329,6 @@ pub fn run(a: ScaleArgs) -> Result<(), String> {
             .into(),
     );
     notes.push(Env::load_note());
-    let stamp = now_stamp();
     let cmdline: Vec<String> = std::env::args().skip(2).collect();
     let title = format!(
         "bench/scale {}  (target {}, host {} cores, {})",
