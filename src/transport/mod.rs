@@ -155,7 +155,7 @@ impl Port {
             // Full: give the core back and wait for space, moving whatever
             // reaches our own inbox aside so that nobody waits on us.
             if self.holds_token {
-                tokens::release(&self.seg);
+                tokens::release(&self.seg, self.rank);
                 self.holds_token = false;
                 gave_token = true;
             }
@@ -317,7 +317,7 @@ impl Port {
     }
     pub fn release_token(&mut self) {
         if self.holds_token {
-            tokens::release(&self.seg);
+            tokens::release(&self.seg, self.rank);
             self.holds_token = false;
         }
     }

@@ -126,6 +126,11 @@ pub struct RankSlot {
     pub(super) tok_next: AtomicU32,
     /// Set when a token was handed to this rank while it queued.
     pub(super) tok_granted: AtomicU32,
+    /// Id of the core token the rank holds or was last given (u32::MAX:
+    /// tokens are not pinned).
+    pub(super) tok_id: AtomicU32,
+    /// CPU + 1 the rank is pinned to (0: not pinned by us).
+    pub(super) pinned_cpu: AtomicU32,
     /// Next rank + 1 in the space-waiter queue of the inbox it waits on.
     pub(super) space_next: AtomicU32,
     /// Whether this rank is on some inbox's space-waiter queue (changed only
@@ -248,7 +253,7 @@ impl RankSlot {
 }
 
 const MAGIC: u64 = u64::from_le_bytes(*b"VACEDSEG");
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 /// Smallest accepted inbox.
 pub const MIN_INBOX_BYTES: u32 = 256;
 /// Largest accepted inbox.
