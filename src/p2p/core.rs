@@ -836,14 +836,7 @@ impl<L: Link> Core<L> {
                 self.publish_own();
                 if self.decoder.is_idle() {
                     if let Some(old) = self.link.settle_unread() {
-                        let own = self.own_pub;
-                        decide::poke_unblocked(
-                            &self.link,
-                            &self.model,
-                            self.me,
-                            (own, Some(old.ps())),
-                            (own, None),
-                        );
+                        self.unread_forgotten(old);
                     }
                 }
             }
@@ -1077,6 +1070,19 @@ impl<L: Link> Core<L> {
         }
     }
 
+    /// The arrivals noted in our inbox, the earliest at `old`, were
+    /// forgotten: our effective bound rose; poke the deciders that frees.
+    fn unread_forgotten(&mut self, old: VTime) {
+        let own = self.own_pub;
+        decide::poke_unblocked(
+            &self.link,
+            &self.model,
+            self.me,
+            (own, Some(old.ps())),
+            (own, None),
+        );
+    }
+
     /// Finalizing, once the results are published: we send and read nothing
     /// more (our bound becomes +inf, records reaching us are dropped). We
     /// count as idle for good; if that leaves the job quiescent, the holder
@@ -1090,14 +1096,7 @@ impl<L: Link> Core<L> {
         }
         if let Some(old) = self.link.close() {
             if self.exact {
-                let own = self.own_pub;
-                decide::poke_unblocked(
-                    &self.link,
-                    &self.model,
-                    self.me,
-                    (own, Some(old.ps())),
-                    (own, None),
-                );
+                self.unread_forgotten(old);
             }
         }
         if !self.link.idle_begin() {
