@@ -256,20 +256,7 @@ impl Port {
         if self.has_incoming() || self.seg.slot(self.rank).pokes() != seen {
             return;
         }
-        let had_token = self.holds_token;
-        self.release_token();
-        let slot = self.seg.slot(self.rank);
-        slot.set_state(RankState::Blocked);
-        let own = self.seg.inbox(self.rank);
-        slot.bell
-            .wait_until(|| !own.is_empty() || slot.pokes() != seen);
-        slot.set_state(RankState::Running);
-        if let Some(j) = &mut self.jitter {
-            j.maybe_delay();
-        }
-        if had_token {
-            self.acquire_token();
-        }
+        self.sleep(Some(seen));
     }
     /// Whether a record can be received now.
     pub fn has_incoming(&self) -> bool {
@@ -295,12 +282,19 @@ impl Port {
         if self.has_incoming() {
             return;
         }
+        self.sleep(None);
+    }
+    /// Give the core token back and sleep until a record reaches our inbox
+    /// or, with `pokes_seen`, our poke count is no longer that; then take a
+    /// token again if we had one.
+    fn sleep(&mut self, pokes_seen: Option<u32>) {
         let had_token = self.holds_token;
         self.release_token();
         let slot = self.seg.slot(self.rank);
         slot.set_state(RankState::Blocked);
         let own = self.seg.inbox(self.rank);
-        slot.bell.wait_until(|| !own.is_empty());
+        slot.bell
+            .wait_until(|| !own.is_empty() || pokes_seen.is_some_and(|s| slot.pokes() != s));
         slot.set_state(RankState::Running);
         if let Some(j) = &mut self.jitter {
             j.maybe_delay();
