@@ -12,7 +12,9 @@
 mod common;
 
 use common::model::{self, blocking_transfer, link, m, Clock, H};
-use common::{fmt_ps, records, repo_root, scratch, vaced, Run, CORE_VARIANTS};
+use common::{
+    ensure_fresh_library, fmt_ps, records, repo_root, scratch, vaced, Run, CORE_VARIANTS,
+};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -40,28 +42,6 @@ fn gfortran() -> Option<u32> {
         }
         v
     })
-}
-
-/// Same as the private helper of `common` that `mpicc` uses: `cargo test`
-/// puts the fresh libvaced.so in `deps/` only; the wrappers link the copy
-/// next to the `vaced` binary. (Its own temporary name: both may run at
-/// once in this process; each rename installs a complete copy.)
-fn ensure_fresh_library() {
-    static DONE: OnceLock<()> = OnceLock::new();
-    DONE.get_or_init(|| {
-        let bin = vaced();
-        let dir = bin.parent().unwrap();
-        let built = dir.join("deps/libvaced.so");
-        let linked = dir.join("libvaced.so");
-        let mtime = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-        if let Some(b) = mtime(&built) {
-            if mtime(&linked).is_none_or(|l| l < b) {
-                let tmp = dir.join(format!("libvaced.so.ftmp{}", std::process::id()));
-                std::fs::copy(&built, &tmp).unwrap();
-                std::fs::rename(&tmp, &linked).unwrap();
-            }
-        }
-    });
 }
 
 /// `WRAPPER -O1 tests/programs/SOURCE -o OUT EXTRA...` (the wrapper being
