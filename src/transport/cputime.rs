@@ -53,7 +53,7 @@ fn clock_ns(clock: libc::clockid_t) -> u64 {
 /// A real reading of the thread CPU clock, with what it takes to estimate
 /// the clock later without a system call.
 #[derive(Debug, Clone, Copy)]
-pub struct Reading {
+struct Reading {
     cpu_ns: u64,
     mono_ns: u64,
     naps: u64,
@@ -61,24 +61,13 @@ pub struct Reading {
 
 impl Reading {
     /// Read the thread CPU clock now.
-    pub fn now() -> Reading {
+    fn now() -> Reading {
         let naps = futex::naps();
         Reading {
             cpu_ns: thread_cpu_ns(),
             mono_ns: monotonic_ns(),
             naps,
         }
-    }
-    pub fn cpu_ns(&self) -> u64 {
-        self.cpu_ns
-    }
-    /// The thread CPU clock now: estimated from this reading if the thread
-    /// has not slept since, read otherwise.
-    pub fn estimate_now(&self) -> u64 {
-        if futex::naps() != self.naps {
-            return thread_cpu_ns();
-        }
-        self.cpu_ns + monotonic_ns().saturating_sub(self.mono_ns)
     }
 }
 
@@ -119,19 +108,21 @@ impl CallClock {
         self.anchor = Reading::now();
         self.anchor.cpu_ns
     }
-    /// CPU time on leaving the library.
+    /// CPU time on leaving the library: estimated from the anchor unless
+    /// the thread slept since (then read, and the new anchor).
     pub fn leave(&mut self) -> u64 {
-        let t = self.anchor.estimate_now();
-        self.left_mono_ns = monotonic_ns();
-        if futex::naps() != self.anchor.naps {
-            // Slept: `t` was read for real; anchor on it.
+        let naps = futex::naps();
+        let mono = monotonic_ns();
+        self.left_mono_ns = mono;
+        if naps != self.anchor.naps {
             self.anchor = Reading {
-                cpu_ns: t,
-                mono_ns: self.left_mono_ns,
-                naps: futex::naps(),
+                cpu_ns: thread_cpu_ns(),
+                mono_ns: mono,
+                naps,
             };
+            return self.anchor.cpu_ns;
         }
-        t
+        self.anchor.cpu_ns + mono.saturating_sub(self.anchor.mono_ns)
     }
 }
 
@@ -140,18 +131,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn estimate_follows_the_cpu_clock_while_running() {
-        let r = Reading::now();
+    fn leave_estimate_follows_the_cpu_clock_while_running() {
+        let mut c = CallClock::new();
+        let start = c.enter();
         let mut x = 0u64;
         for i in 0..2_000_000u64 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(i);
         }
         std::hint::black_box(x);
-        let est = r.estimate_now();
+        let est = c.leave();
         let real = thread_cpu_ns();
         // Wall time >= CPU time; a busy loop uses the CPU all along (a test
         // thread may be preempted, hence the generous bound).
-        assert!(est >= r.cpu_ns());
+        assert!(est >= start);
         assert!(est + 50_000_000 >= real, "estimate {est} vs real {real}");
     }
 
@@ -177,11 +169,12 @@ mod tests {
 
     #[test]
     fn after_a_sleep_the_clock_is_read() {
-        let r = Reading::now();
+        let mut c = CallClock::new();
+        let start = c.enter();
         futex::note_nap();
         std::thread::sleep(std::time::Duration::from_millis(20));
-        let est = r.estimate_now();
+        let t = c.leave();
         // Sleeping uses no CPU: a wall-time estimate would be >= 20 ms more.
-        assert!(est < r.cpu_ns() + 10_000_000, "{est} vs {}", r.cpu_ns());
+        assert!(t < start + 10_000_000, "{t} vs {start}");
     }
 }
