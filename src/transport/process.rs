@@ -357,8 +357,13 @@ pub fn die_with(parent: u32) -> bool {
 /// which is what we wait for). Returns at once if `parent` is already gone.
 /// The signal mask and the parent-death signal are left as they were found
 /// (the latter cleared).
+///
+/// The signal is SIGURG, whose default action is to ignore it: the kernel
+/// reparents us and then sends it, so we may see the new parent, stop
+/// waiting and unblock the signal before it is sent; a late SIGUSR2 (used
+/// before) then killed the rank (seen once in tests/failures.rs).
 pub fn wait_parent_exit(parent: u32) -> io::Result<()> {
-    const SIG: i32 = libc::SIGUSR2;
+    const SIG: i32 = libc::SIGURG;
     // SAFETY: all-zero sigset_t values are valid storage, initialised below.
     let (mut set, mut old): (libc::sigset_t, libc::sigset_t) =
         unsafe { (std::mem::zeroed(), std::mem::zeroed()) };
@@ -388,9 +393,15 @@ pub fn wait_parent_exit(parent: u32) -> io::Result<()> {
         }
         Ok(())
     };
-    // SAFETY: as above; restoring the mask we saved.
+    // SAFETY: as above; restoring the mask we saved, after taking a
+    // pending SIG (a zero timeout: sigtimedwait only reads `set` and `zero`).
     unsafe {
         libc::prctl(libc::PR_SET_PDEATHSIG, 0 as libc::c_ulong, 0, 0, 0);
+        let zero = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        libc::sigtimedwait(&set, std::ptr::null_mut(), &zero);
         libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
     }
     result
