@@ -30,7 +30,7 @@ impl Link for PortLink {
         self.port.send_timed(dest, parts, ta.map(|t| t.ps()))
     }
     fn close(&mut self) -> Option<VTime> {
-        self.port.close().1.map(VTime::from_ps)
+        self.port.close().map(VTime::from_ps)
     }
     fn try_recv(&mut self, out: &mut Vec<u8>) -> bool {
         self.port.try_recv_keep(out)

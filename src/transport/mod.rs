@@ -193,20 +193,17 @@ impl Port {
     /// senders ([`Port::send_timed`]); those already here are discarded
     /// (nudges, or messages the program never received). Publishes
     /// [`RankState::Finalized`] (under our inbox lock, so no sender can
-    /// write after it). Returns how many records were discarded and the
-    /// earliest noted arrival forgotten with them, if any (our bound rose).
-    pub fn close(&mut self) -> (usize, Option<u64>) {
+    /// write after it). Returns the earliest noted arrival forgotten with
+    /// the discarded records, if any (our bound rose).
+    pub fn close(&mut self) -> Option<u64> {
         let own = self.seg.inbox(self.rank);
         {
             let _g = futex::lock(&own.hdr().lock);
             self.seg.slot(self.rank).set_state(RankState::Finalized);
         }
         let mut rec = Vec::new();
-        let mut n = 0;
-        while self.try_recv_keep(&mut rec) {
-            n += 1;
-        }
-        (n, self.settle_unread())
+        while self.try_recv_keep(&mut rec) {}
+        self.settle_unread()
     }
     /// Pop the next incoming record into `out` (cleared first); false if none.
     /// Finding none, forget the noted arrivals ([`Port::settle_unread`]):

@@ -54,10 +54,8 @@ impl TokenState {
             self.free_ids.store(all, Ordering::Relaxed);
         }
     }
-    fn pinned(&self) -> bool {
-        self.cpu[0].load(Ordering::Relaxed) != 0
-    }
-    /// Take a free token id. Caller holds the lock.
+    /// Take a free token id (u32::MAX when tokens are not pinned: no ids).
+    /// Caller holds the lock.
     fn take_id(&self) -> u32 {
         let ids = self.free_ids.load(Ordering::Relaxed);
         if ids == 0 {
@@ -178,7 +176,7 @@ pub fn acquire(seg: &Segment, rank: u32) {
         let free = t.free.load(Ordering::Relaxed);
         if free > 0 {
             t.free.store(free - 1, Ordering::Release);
-            let id = if t.pinned() { t.take_id() } else { u32::MAX };
+            let id = t.take_id();
             seg.slot(rank).tok_id.store(id, Ordering::Relaxed);
             Some(id)
         } else {
