@@ -1201,6 +1201,7 @@ impl<L: Link> Core<L> {
         let early_min = mine.map(|k| self.msg(self.early[k]).ta);
         self.link.publish_blocked(early_min, &self.describe(goal));
         if !self.link.idle_begin() {
+            self.link.prefer_next(self.awaited_source(goal));
             self.link.wait_incoming();
             self.link.idle_end();
             return;
@@ -1223,6 +1224,31 @@ impl<L: Link> Core<L> {
             }
             None => self.report_deadlock(),
         }
+    }
+
+    /// The one rank a wait for `goal` needs messages from: the peer of all
+    /// its unfinished requests (receive sources, send destinations), if
+    /// they name a single rank. A wait on many peers (an all-to-all) names
+    /// none: any of them may come first.
+    fn awaited_source(&self, goal: Goal) -> Option<u32> {
+        let (Goal::All(rs) | Goal::Any(rs)) = goal else {
+            return None;
+        };
+        let mut peer = None;
+        for &r in rs {
+            let q = self.reqs.get(r);
+            let p = match &q.op {
+                _ if q.done.is_some() => continue,
+                Op::Recv { src, .. } => (*src)?,
+                Op::Send { dest, .. } => *dest,
+                Op::Nothing => continue,
+            };
+            if peer.is_some_and(|x| x != p) {
+                return None;
+            }
+            peer = Some(p);
+        }
+        peer
     }
 
     /// Position in the early queue of our earliest message (ties: arrival).

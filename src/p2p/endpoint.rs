@@ -67,7 +67,7 @@ impl Link for PortLink {
         self.port.segment().deciders()
     }
     fn poke(&self, j: u32) {
-        self.port.segment().slot(j).poke()
+        self.port.poke(j)
     }
     fn pokes(&self) -> u32 {
         self.port.segment().slot(self.port.rank()).pokes()
@@ -77,6 +77,9 @@ impl Link for PortLink {
     }
     fn wait_incoming(&mut self) {
         self.port.wait_incoming()
+    }
+    fn prefer_next(&mut self, rank: Option<u32>) {
+        self.port.prefer_next(rank)
     }
     fn cpu_now_ns(&self) -> u64 {
         let mut c = self.cpu.get();
@@ -201,6 +204,7 @@ impl Core<PortLink> {
         let pid = std::process::id();
         seg.slot(rank).set_pid(pid);
         let mut port = Port::new(seg, rank);
+        Port::batch_policy();
         port.acquire_token();
         port.segment().slot(rank).set_state(RankState::Running);
         let link = PortLink {

@@ -26,6 +26,9 @@ pub trait Link {
     fn settle_unread(&mut self) -> Option<VTime>;
     /// Sleep until a record is there.
     fn wait_incoming(&mut self);
+    /// The next [`Link::wait_incoming`] waits for a record from `rank`
+    /// (a hint for who should run next on the host).
+    fn prefer_next(&mut self, _rank: Option<u32>) {}
     /// This thread's CPU time in nanoseconds, on entering the library (may
     /// be estimated after a short computation, see `transport::cputime`).
     fn cpu_now_ns(&self) -> u64;

@@ -63,6 +63,8 @@ pub struct Port {
     wake: Vec<u32>,
     /// Random host delays for testing (`VACED_HOST_JITTER=seed`).
     jitter: Option<jitter::Jitter>,
+    /// The rank our next sleep waits for, if known ([`Port::prefer_next`]).
+    prefer: Option<u32>,
 }
 
 impl Port {
@@ -80,6 +82,7 @@ impl Port {
             holds_token: false,
             wake: Vec::new(),
             jitter: jitter::Jitter::from_env(rank),
+            prefer: None,
         }
     }
     pub fn rank(&self) -> u32 {
@@ -183,7 +186,7 @@ impl Port {
             // anything we do next can raise our own bound.
             self.seg.bump_generation();
         }
-        self.seg.slot(dest).bell.ring();
+        self.wake(dest);
         if gave_token {
             self.acquire_token();
         }
@@ -274,31 +277,59 @@ impl Port {
     pub fn idle_end(&mut self) {
         self.seg.activity().fetch_sub(1 << 32, Ordering::SeqCst);
     }
+    /// Name the rank whose record the next [`Port::wait_incoming`] waits
+    /// for: if it waits for a core token, ours goes to it first.
+    pub fn prefer_next(&mut self, rank: Option<u32>) {
+        self.prefer = rank;
+    }
     /// Sleep until a record can be received (token released while asleep).
     pub fn wait_incoming(&mut self) {
         if self.has_incoming() {
+            self.prefer = None;
             return;
         }
         self.sleep(None);
     }
-    /// Give the core token back and sleep until a record reaches our inbox
-    /// or, with `pokes_seen`, our poke count is no longer that; then take a
-    /// token again if we had one.
+    /// Sleep until a record reaches our inbox or, with `pokes_seen`, our
+    /// poke count is no longer that. Holding a core token, we park
+    /// ([`tokens::park`]): the token goes to the next rank (the one we wait
+    /// for first, if it is queued), and whoever wakes us queues us for a
+    /// token, so that we wake once, token in hand. Without one we just
+    /// sleep on our doorbell.
     fn sleep(&mut self, pokes_seen: Option<u32>) {
-        let had_token = self.holds_token;
-        self.release_token();
-        let slot = self.seg.slot(self.rank);
-        slot.set_state(RankState::Blocked);
         let own = self.seg.inbox(self.rank);
-        slot.bell
-            .wait_until(|| !own.is_empty() || pokes_seen.is_some_and(|s| slot.pokes() != s));
+        let slot = self.seg.slot(self.rank);
+        let woken = || !own.is_empty() || pokes_seen.is_some_and(|s| slot.pokes() != s);
+        let prefer = self
+            .prefer
+            .take()
+            .filter(|&p| p != self.rank && p < self.seg.nranks());
+        slot.set_state(RankState::Blocked);
+        if self.holds_token {
+            tokens::park(&self.seg, self.rank, prefer, woken);
+        } else {
+            slot.bell.wait_until(woken);
+        }
         slot.set_state(RankState::Running);
         if let Some(j) = &mut self.jitter {
             j.maybe_delay();
         }
-        if had_token {
-            self.acquire_token();
+    }
+    /// A reason for rank `j` to wake was made true (a record in its inbox,
+    /// a poke): queue it for a core token if it is parked, else ring it.
+    pub fn wake(&self, j: u32) {
+        if !tokens::claim_parked(&self.seg, j) {
+            self.seg.slot(j).bell.ring();
         }
+    }
+    /// Tell rank `j` that a bound it waits on rose, and wake it.
+    pub fn poke(&self, j: u32) {
+        self.seg.slot(j).add_poke();
+        self.wake(j);
+    }
+    /// See [`tokens::batch_policy`].
+    pub fn batch_policy() {
+        tokens::batch_policy()
     }
     pub fn acquire_token(&mut self) {
         if !self.holds_token {

@@ -122,8 +122,11 @@ pub struct RankSlot {
     poke: AtomicU32,
     /// The rank's doorbell (its own cache line).
     pub(super) bell: Doorbell,
-    /// Next rank + 1 in the core-token queue (0 = end).
+    /// Next and previous rank + 1 in the core-token queue (0 = end).
     pub(super) tok_next: AtomicU32,
+    pub(super) tok_prev: AtomicU32,
+    /// 1 while the rank is on the core-token queue.
+    pub(super) tok_queued: AtomicU32,
     /// Set when a token was handed to this rank while it queued.
     pub(super) tok_granted: AtomicU32,
     /// Id of the core token the rank holds or was last given (u32::MAX:
@@ -138,6 +141,12 @@ pub struct RankSlot {
     pub(super) space_waiting: AtomicU32,
     /// Ring bytes the waiting send needs.
     pub(super) space_need: AtomicU64,
+    /// 1 while the rank sleeps for a record or a poke having given its core
+    /// token back (parked, see [`super::Port::wake`]): whoever gives it a
+    /// reason to wake first claims it (1 -> 0) and queues it for a token
+    /// instead of waking it, so that it wakes once, token in hand, on the
+    /// CPU of whoever hands the token over.
+    pub(super) parked: AtomicU32,
 }
 
 impl RankSlot {
@@ -206,10 +215,10 @@ impl RankSlot {
     pub fn pokes(&self) -> u32 {
         self.poke.load(Ordering::SeqCst)
     }
-    /// Tell the rank that a bound it waits on rose, and wake it.
-    pub fn poke(&self) {
+    /// Count that a bound the rank waits on rose (the caller then wakes
+    /// it, [`super::Port::poke`]).
+    pub(super) fn add_poke(&self) {
         self.poke.fetch_add(1, Ordering::SeqCst);
-        self.bell.ring();
     }
     /// Publish what the rank waits for (for deadlock reports).
     pub fn set_waiting_on(&self, what: &str) {
@@ -253,7 +262,7 @@ impl RankSlot {
 }
 
 const MAGIC: u64 = u64::from_le_bytes(*b"VACEDSEG");
-const VERSION: u32 = 3;
+const VERSION: u32 = 4;
 /// Smallest accepted inbox.
 pub const MIN_INBOX_BYTES: u32 = 256;
 /// Largest accepted inbox.
@@ -573,7 +582,8 @@ impl Segment {
             let inbox = self.inbox(r);
             out.push_str(&format!(
                 "rank {r}: {:?} pid {} vtime {} ps, bound word {:#x}, deciding {:?}, early {:?}, \
-                 pokes {}, inbox {} (unread min {:?}), space waiting {}, waiting on: {}\n",
+                 pokes {}, inbox {} (unread min {:?}), space waiting {}, parked {}, \
+                 token queued {}, waiting on: {}\n",
                 s.state(),
                 s.pid(),
                 s.vtime(),
@@ -588,6 +598,8 @@ impl Segment {
                 },
                 inbox.unread_min(),
                 s.space_waiting.load(Ordering::SeqCst),
+                s.parked.load(Ordering::SeqCst),
+                s.tok_queued.load(Ordering::SeqCst),
                 s.waiting_on(),
             ));
         }

@@ -600,6 +600,50 @@ fn tokens_are_handed_over_in_fifo_order() {
 }
 
 #[test]
+fn parked_rank_hands_its_token_to_its_peer_and_wakes_once_with_one() {
+    // One core. Rank 0 holds it; ranks 1 and 2 queue for it in that order.
+    // Rank 0 then sleeps for a message from rank 2: its token goes to rank
+    // 2 first (past rank 1), rank 2's send queues rank 0 (it is parked) after
+    // rank 1, and rank 0 wakes holding the token, last.
+    let (guard, seg) = new_segment("park", 3, 1, 1024);
+    let name = guard.0.clone();
+    let log = Shared::new(4); // [0] = entries, then the ranks in token order
+    let append = |r: u64| {
+        let i = log.at(0).fetch_add(1, Ordering::SeqCst) as usize;
+        log.at(1 + i).store(r, Ordering::SeqCst);
+    };
+    let mut me = port(&name, 0);
+    me.acquire_token();
+    let mut kids = Children::new();
+    for r in 1..=2u32 {
+        let name = name.clone();
+        kids.spawn(move || {
+            let mut port = port(&name, r);
+            port.acquire_token();
+            append(r as u64);
+            if r == 2 {
+                assert!(port.send(0, &[b"hi"]));
+            }
+            port.release_token();
+        });
+        eventually("rank queued", || seg.token_waiters() == r);
+    }
+    me.prefer_next(Some(2));
+    me.wait_incoming();
+    append(0);
+    assert!(me.holds_token());
+    let mut rec = Vec::new();
+    assert!(me.try_recv(&mut rec));
+    assert_eq!(rec, b"hi");
+    kids.wait();
+    let order: Vec<u64> = (1..=3).map(|i| log.at(i).load(Ordering::SeqCst)).collect();
+    assert_eq!(order, [2, 1, 0]);
+    assert_eq!(seg.token_waiters(), 0);
+    drop(me);
+    assert_eq!(seg.tokens_free(), 1);
+}
+
+#[test]
 fn send_to_self_with_full_inbox_moves_records_aside() {
     let (guard, _seg) = new_segment("self", 1, 1, 256);
     let mut port = port(&guard.0, 0);
