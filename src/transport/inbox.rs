@@ -143,7 +143,7 @@ impl<'a> Inbox<'a> {
             return false;
         }
         let mut header = [0u8; REC_HDR as usize];
-        self.copy_out(r, &mut header);
+        self.copy_out(r, header.as_mut_ptr(), header.len());
         let len = u32::from_le_bytes(header[..4].try_into().unwrap()) as usize;
         let size = rec_size(len);
         assert!(
@@ -152,8 +152,11 @@ impl<'a> Inbox<'a> {
             w - r
         );
         out.clear();
-        out.resize(len, 0);
-        self.copy_out(r + REC_HDR, out);
+        out.reserve(len);
+        self.copy_out(r + REC_HDR, out.as_mut_ptr(), len);
+        // SAFETY: `copy_out` initialised the first `len` bytes of the
+        // capacity reserved above.
+        unsafe { out.set_len(len) };
         self.hdr.consumer.ridx.store(r + size, Ordering::Release);
         true
     }
@@ -172,19 +175,19 @@ impl<'a> Inbox<'a> {
         }
     }
 
-    fn copy_out(&self, pos: u64, dst: &mut [u8]) {
+    /// Copy `len` ring bytes from `pos` to `dst` (room for `len` bytes,
+    /// possibly uninitialised: no need to zero a buffer only to overwrite
+    /// it).
+    fn copy_out(&self, pos: u64, dst: *mut u8, len: usize) {
         let off = (pos % self.cap) as usize;
-        let first = dst.len().min(self.cap as usize - off);
+        let first = len.min(self.cap as usize - off);
         // SAFETY: both copies stay in the ring (as in `copy_in`); the bytes
         // were committed before the `widx` we loaded with Acquire, and no
-        // producer overwrites them until we advance `ridx` (Release).
+        // producer overwrites them until we advance `ridx` (Release). The
+        // caller gives `dst` room for `len` bytes, not overlapping the ring.
         unsafe {
-            std::ptr::copy_nonoverlapping(self.data.add(off), dst.as_mut_ptr(), first);
-            std::ptr::copy_nonoverlapping(
-                self.data,
-                dst.as_mut_ptr().add(first),
-                dst.len() - first,
-            );
+            std::ptr::copy_nonoverlapping(self.data.add(off), dst, first);
+            std::ptr::copy_nonoverlapping(self.data, dst.add(first), len - first);
         }
     }
 }
