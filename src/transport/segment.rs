@@ -141,11 +141,11 @@ pub struct RankSlot {
     pub(super) space_waiting: AtomicU32,
     /// Ring bytes the waiting send needs.
     pub(super) space_need: AtomicU64,
-    /// 1 while the rank sleeps for a record or a poke having given its core
-    /// token back (parked, see [`super::Port::wake`]): whoever gives it a
-    /// reason to wake first claims it (1 -> 0) and queues it for a token
+    /// Non-zero while the rank sleeps for a record or a poke having given
+    /// its core token back (parked, see `tokens::park`): whoever gives it a
+    /// reason to wake first claims it (1 -> 2) and queues it for a token
     /// instead of waking it, so that it wakes once, token in hand, on the
-    /// CPU of whoever hands the token over.
+    /// CPU of whoever hands the token over; later reasons need nothing.
     pub(super) parked: AtomicU32,
 }
 

@@ -74,6 +74,16 @@ impl Shared {
         // lives as long as `self`; accessed only as atomics.
         unsafe { &*self.ptr.add(i) }
     }
+    /// Used as a log: word 0 counts the entries, which follow it.
+    fn append(&self, v: u64) {
+        let i = self.at(0).fetch_add(1, Ordering::SeqCst) as usize;
+        self.at(1 + i).store(v, Ordering::SeqCst);
+    }
+    /// The log's entries (see [`Shared::append`]).
+    fn entries(&self) -> Vec<u64> {
+        let n = self.at(0).load(Ordering::SeqCst) as usize;
+        (1..=n).map(|i| self.at(i).load(Ordering::SeqCst)).collect()
+    }
 }
 impl Drop for Shared {
     fn drop(&mut self) {
@@ -552,11 +562,7 @@ fn tokens_are_handed_over_in_fifo_order() {
     const RANKS: u32 = 6;
     let (guard, seg) = new_segment("fifo", RANKS, 1, 1024);
     let name = guard.0.clone();
-    let log = Shared::new(8); // [0] = entries, then the ranks in token order
-    let append = |r: u64| {
-        let i = log.at(0).fetch_add(1, Ordering::SeqCst) as usize;
-        log.at(1 + i).store(r, Ordering::SeqCst);
-    };
+    let log = &Shared::new(8); // the ranks in token order
     let mut me = port(&name, 0);
     me.acquire_token();
     assert_eq!(seg.tokens_free(), 0);
@@ -566,7 +572,7 @@ fn tokens_are_handed_over_in_fifo_order() {
         kids.spawn(move || {
             let mut port = port(&name, r);
             port.acquire_token();
-            append(r as u64);
+            log.append(r as u64);
             port.release_token();
         });
         eventually("rank queued", || seg.token_waiters() == r);
@@ -581,15 +587,14 @@ fn tokens_are_handed_over_in_fifo_order() {
     kids.spawn(move || {
         let mut port = port(&n, 5);
         port.acquire_token();
-        append(5);
+        log.append(5);
     }); // its Port's drop gives the token back
     eventually("rank 5 queued", || seg.token_waiters() == 1);
     me.yield_token();
-    append(0);
+    log.append(0);
     assert!(me.holds_token());
     kids.wait();
-    let order: Vec<u64> = (1..=6).map(|i| log.at(i).load(Ordering::SeqCst)).collect();
-    assert_eq!(order, [1, 2, 3, 4, 5, 0]);
+    assert_eq!(log.entries(), [1, 2, 3, 4, 5, 0]);
 
     // With nobody waiting, yield keeps the token.
     me.yield_token();
@@ -607,11 +612,7 @@ fn parked_rank_hands_its_token_to_its_peer_and_wakes_once_with_one() {
     // rank 1, and rank 0 wakes holding the token, last.
     let (guard, seg) = new_segment("park", 3, 1, 1024);
     let name = guard.0.clone();
-    let log = Shared::new(4); // [0] = entries, then the ranks in token order
-    let append = |r: u64| {
-        let i = log.at(0).fetch_add(1, Ordering::SeqCst) as usize;
-        log.at(1 + i).store(r, Ordering::SeqCst);
-    };
+    let log = &Shared::new(4); // the ranks in token order
     let mut me = port(&name, 0);
     me.acquire_token();
     let mut kids = Children::new();
@@ -620,7 +621,7 @@ fn parked_rank_hands_its_token_to_its_peer_and_wakes_once_with_one() {
         kids.spawn(move || {
             let mut port = port(&name, r);
             port.acquire_token();
-            append(r as u64);
+            log.append(r as u64);
             if r == 2 {
                 assert!(port.send(0, &[b"hi"]));
             }
@@ -630,14 +631,13 @@ fn parked_rank_hands_its_token_to_its_peer_and_wakes_once_with_one() {
     }
     me.prefer_next(Some(2));
     me.wait_incoming();
-    append(0);
+    log.append(0);
     assert!(me.holds_token());
     let mut rec = Vec::new();
     assert!(me.try_recv(&mut rec));
     assert_eq!(rec, b"hi");
     kids.wait();
-    let order: Vec<u64> = (1..=3).map(|i| log.at(i).load(Ordering::SeqCst)).collect();
-    assert_eq!(order, [2, 1, 0]);
+    assert_eq!(log.entries(), [2, 1, 0]);
     assert_eq!(seg.token_waiters(), 0);
     drop(me);
     assert_eq!(seg.tokens_free(), 1);

@@ -259,6 +259,14 @@ pub fn acquire(seg: &Segment, rank: u32) {
     }
 }
 
+/// [`RankSlot::parked`](super::segment::RankSlot): not parked.
+const UNPARKED: u32 = 0;
+/// Parked, nobody has claimed it yet.
+const PARKED: u32 = 1;
+/// Parked and claimed: queued for a token (or handed one), so further
+/// reasons to wake need no action until it runs.
+const CLAIMED: u32 = 2;
+
 /// Park: `rank` gives its token back (to `prefer` if it waits for one) and
 /// sleeps until it is handed one again. Whoever claims it
 /// ([`claim_parked`]) queues it for that token. `woken()` says whether a
@@ -267,7 +275,7 @@ pub fn acquire(seg: &Segment, rank: u32) {
 pub fn park(seg: &Segment, rank: u32, prefer: Option<u32>, woken: impl Fn() -> bool) {
     let me = seg.slot(rank);
     me.tok_granted.store(0, Ordering::Relaxed);
-    me.parked.store(1, Ordering::SeqCst);
+    me.parked.store(PARKED, Ordering::SeqCst);
     release_to(seg, rank, prefer);
     // Pairs with the fence in `claim_parked`: either the waker sees us
     // parked, or we see the reason it made true.
@@ -275,29 +283,35 @@ pub fn park(seg: &Segment, rank: u32, prefer: Option<u32>, woken: impl Fn() -> b
     if woken()
         && me
             .parked
-            .compare_exchange(1, 0, Ordering::SeqCst, Ordering::SeqCst)
+            .compare_exchange(PARKED, UNPARKED, Ordering::SeqCst, Ordering::SeqCst)
             .is_ok()
     {
         acquire(seg, rank);
     } else {
         wait_granted(seg, rank);
+        // Whatever reached us while claimed is there for us to see now.
+        me.parked.store(UNPARKED, Ordering::SeqCst);
     }
 }
 
-/// Give a parked `rank` a reason to wake (made true by the caller before):
-/// if it is parked and we claim it first, queue it for a token (or hand it
-/// a free one and wake it) and return true. False: it is not parked (ring
-/// its doorbell instead).
+/// Give `rank` a reason to wake (made true by the caller before). If it is
+/// parked, the first to claim it queues it for a token (or hands it a free
+/// one and wakes it); once claimed, nothing more is needed (it will look
+/// at everything when it runs). Returns false if it is not parked: then
+/// ring its doorbell instead.
 pub fn claim_parked(seg: &Segment, rank: u32) -> bool {
     std::sync::atomic::fence(Ordering::SeqCst);
     let slot = seg.slot(rank);
-    if slot.parked.load(Ordering::SeqCst) == 0
-        || slot
-            .parked
-            .compare_exchange(1, 0, Ordering::SeqCst, Ordering::SeqCst)
-            .is_err()
+    match slot.parked.load(Ordering::SeqCst) {
+        UNPARKED => return false,
+        CLAIMED => return true,
+        _ => {}
+    }
+    if let Err(now) =
+        slot.parked
+            .compare_exchange(PARKED, CLAIMED, Ordering::SeqCst, Ordering::SeqCst)
     {
-        return false;
+        return now == CLAIMED;
     }
     if let Some(id) = take_or_enqueue(seg, rank) {
         slot.tok_granted.store(1, Ordering::Release);
