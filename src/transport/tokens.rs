@@ -21,8 +21,8 @@
 //! preempt the one that woke it, which is about to sleep.
 //!
 //! Pinning: when the host lets the job use at least `cores` CPUs (and
-//! `cores` <= [`MAX_PINNED`]), token `k` stands for the `k`-th of them, and a
-//! rank given token `k` is pinned to that CPU (`sched_setaffinity`, by the
+//! `cores` <= [`MAX_PINNED`]), token `k` stands for one of them (see
+//! [`TokenState::init`] for which), and a rank given token `k` is pinned to that CPU (`sched_setaffinity`, by the
 //! rank handing the token over, before waking it; only when the rank is not
 //! pinned there already). Otherwise the kernel may wake the new holder on
 //! the CPU where the other holder runs, and one CPU idles while two ranks
@@ -56,13 +56,18 @@ pub struct TokenState {
 pub const MAX_PINNED: usize = 64;
 
 impl TokenState {
-    /// Set up `cores` free tokens (at segment creation), pinned to the
-    /// first `cores` CPUs this process may use when there are enough.
+    /// Set up `cores` free tokens (at segment creation), pinned to `cores`
+    /// of the CPUs this process may use when there are enough: consecutive
+    /// ones from a place that depends on the creating process's id, so that
+    /// jobs run side by side with fewer cores than the host has (a test
+    /// suite's) do not all pile onto the first CPU.
     pub fn init(&self, cores: u32) {
         self.free.store(cores, Ordering::Relaxed);
         let cpus = allowed_cpus();
         if cores as usize <= MAX_PINNED && cpus.len() >= cores as usize {
-            for (k, c) in cpus.iter().take(cores as usize).enumerate() {
+            let start = std::process::id() as usize % cpus.len();
+            let chosen = cpus.iter().cycle().skip(start).take(cores as usize);
+            for (k, c) in chosen.enumerate() {
                 self.cpu[k].store(c + 1, Ordering::Relaxed);
             }
             let all = if cores as usize == MAX_PINNED {
