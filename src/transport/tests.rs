@@ -557,6 +557,30 @@ fn tokens_never_exceed_cores() {
     assert_eq!(seg.token_waiters(), 0);
 }
 
+/// Start ranks 1..=`last` one at a time, each queued for the (held) token
+/// before the next starts. Given the token, each logs itself, runs `then`
+/// and gives the token back.
+fn queue_for_token(
+    kids: &mut Children,
+    name: &str,
+    seg: &Segment,
+    log: &Shared,
+    last: u32,
+    then: fn(&mut Port, u32),
+) {
+    for r in 1..=last {
+        let name = name.to_string();
+        kids.spawn(move || {
+            let mut port = port(&name, r);
+            port.acquire_token();
+            log.append(r as u64);
+            then(&mut port, r);
+            port.release_token();
+        });
+        eventually("rank queued", || seg.token_waiters() == r);
+    }
+}
+
 #[test]
 fn tokens_are_handed_over_in_fifo_order() {
     const RANKS: u32 = 6;
@@ -567,16 +591,7 @@ fn tokens_are_handed_over_in_fifo_order() {
     me.acquire_token();
     assert_eq!(seg.tokens_free(), 0);
     let mut kids = Children::new();
-    for r in 1..=4u32 {
-        let name = name.clone();
-        kids.spawn(move || {
-            let mut port = port(&name, r);
-            port.acquire_token();
-            log.append(r as u64);
-            port.release_token();
-        });
-        eventually("rank queued", || seg.token_waiters() == r);
-    }
+    queue_for_token(&mut kids, &name, &seg, log, 4, |_, _| {});
     me.release_token();
     kids.wait();
     assert_eq!(seg.tokens_free(), 1);
@@ -616,19 +631,11 @@ fn parked_rank_hands_its_token_to_its_peer_and_wakes_once_with_one() {
     let mut me = port(&name, 0);
     me.acquire_token();
     let mut kids = Children::new();
-    for r in 1..=2u32 {
-        let name = name.clone();
-        kids.spawn(move || {
-            let mut port = port(&name, r);
-            port.acquire_token();
-            log.append(r as u64);
-            if r == 2 {
-                assert!(port.send(0, &[b"hi"]));
-            }
-            port.release_token();
-        });
-        eventually("rank queued", || seg.token_waiters() == r);
-    }
+    queue_for_token(&mut kids, &name, &seg, log, 2, |port, r| {
+        if r == 2 {
+            assert!(port.send(0, &[b"hi"]));
+        }
+    });
     me.prefer_next(Some(2));
     me.wait_incoming();
     log.append(0);
