@@ -136,6 +136,14 @@ impl Decoder {
     }
 
     pub fn feed(&mut self, rec: &[u8]) -> Result<Option<Msg>, String> {
+        self.feed_split(rec, Vec::new())
+    }
+
+    /// [`Decoder::feed`] of the record `head` followed by `body`. With the
+    /// record split after [`HEADER`] bytes, a whole message's payload is
+    /// `body` itself, not a copy.
+    pub fn feed_split(&mut self, head: &[u8], body: Vec<u8>) -> Result<Option<Msg>, String> {
+        let rec = head;
         let u32at = |o: usize| u32::from_le_bytes(rec[o..o + 4].try_into().unwrap());
         let u64at = |o: usize| u64::from_le_bytes(rec[o..o + 8].try_into().unwrap());
         match rec.first() {
@@ -146,8 +154,11 @@ impl Decoder {
                 let payload = match rec[2] {
                     PL_NONE => Payload::None,
                     PL_INLINE => {
-                        let mut v = Vec::with_capacity(len);
-                        v.extend_from_slice(&rec[HEADER..]);
+                        let mut v = body;
+                        if rec.len() > HEADER {
+                            v.splice(0..0, rec[HEADER..].iter().copied());
+                        }
+                        v.reserve_exact(len.saturating_sub(v.len()));
                         Payload::Inline(v)
                     }
                     PL_REMOTE => Payload::Remote {
@@ -155,6 +166,10 @@ impl Decoder {
                         addr: u64at(44),
                     },
                     _ => return Err("bad payload kind".into()),
+                };
+                let have = match &payload {
+                    Payload::Inline(v) => v.len(),
+                    _ => 0,
                 };
                 let m = Msg {
                     kind,
@@ -167,7 +182,6 @@ impl Decoder {
                     rreq: u32at(36),
                     payload,
                 };
-                let have = rec.len() - HEADER;
                 if have >= len {
                     Ok(Some(m))
                 } else {
@@ -183,6 +197,7 @@ impl Decoder {
                     .ok_or("continuation without a first fragment")?;
                 if let Payload::Inline(v) = &mut m.payload {
                     v.extend_from_slice(&rec[8..]);
+                    v.extend_from_slice(&body);
                     if v.len() >= len {
                         return Ok(Some(m));
                     }
@@ -190,7 +205,10 @@ impl Decoder {
                 self.partial.insert(src, (m, len));
                 Ok(None)
             }
-            _ => Err(format!("malformed record of {} bytes", rec.len())),
+            _ => Err(format!(
+                "malformed record of {} bytes",
+                rec.len() + body.len()
+            )),
         }
     }
 }
@@ -223,15 +241,29 @@ mod tests {
         };
         encode(m, body, max, |parts| recs.push(parts.concat()));
         assert!(recs.iter().all(|r| r.len() <= max));
-        let mut d = Decoder::default();
         let n = recs.len();
-        let mut out = None;
-        for (i, r) in recs.iter().enumerate() {
-            let got = d.feed(r).unwrap();
-            assert_eq!(got.is_some(), i == n - 1);
-            out = got;
+        let mut outs = Vec::new();
+        // Whole records, and records split after the header (the receive
+        // path) or a little later.
+        for split in [None, Some(HEADER), Some(HEADER + 10)] {
+            let mut d = Decoder::default();
+            let mut out = None;
+            for (i, r) in recs.iter().enumerate() {
+                let got = match split {
+                    None => d.feed(r),
+                    Some(k) => {
+                        let k = k.min(r.len());
+                        d.feed_split(&r[..k], r[k..].to_vec())
+                    }
+                }
+                .unwrap();
+                assert_eq!(got.is_some(), i == n - 1);
+                out = got;
+            }
+            outs.push(out.unwrap());
         }
-        (out.unwrap(), n)
+        assert!(outs.iter().all(|o| *o == outs[0]));
+        (outs.swap_remove(0), n)
     }
     #[test]
     fn messages_roundtrip_whole_and_in_fragments() {

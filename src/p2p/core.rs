@@ -822,8 +822,12 @@ impl<L: Link> Core<L> {
     /// Next message from the host, sleeping for one if `block`.
     fn fetch(&mut self, block: bool) -> Option<Msg> {
         loop {
-            if self.link.try_recv(&mut self.scratch) {
-                match self.decoder.feed(&self.scratch) {
+            let mut body = Vec::new();
+            if self
+                .link
+                .try_recv_split(wire::HEADER, &mut self.scratch, &mut body)
+            {
+                match self.decoder.feed_split(&self.scratch, body) {
                     Ok(Some(m)) if m.kind == Kind::Nudge => continue,
                     Ok(Some(m)) => return Some(m),
                     Ok(None) => continue,

@@ -35,6 +35,9 @@ impl Link for PortLink {
     fn try_recv(&mut self, out: &mut Vec<u8>) -> bool {
         self.port.try_recv_keep(out)
     }
+    fn try_recv_split(&mut self, n: usize, head: &mut Vec<u8>, body: &mut Vec<u8>) -> bool {
+        self.port.try_recv_split(n, head, body)
+    }
     fn settle_unread(&mut self) -> Option<VTime> {
         self.port.settle_unread().map(VTime::from_ps)
     }

@@ -21,6 +21,15 @@ pub trait Link {
     /// Next incoming record, in per-sender order; false if none now. The
     /// noted arrivals stay until [`Link::settle_unread`].
     fn try_recv(&mut self, out: &mut Vec<u8>) -> bool;
+    /// [`Link::try_recv`] that puts the record's first `n` bytes in `head`
+    /// and the rest in `body`.
+    fn try_recv_split(&mut self, n: usize, head: &mut Vec<u8>, body: &mut Vec<u8>) -> bool {
+        if !self.try_recv(head) {
+            return false;
+        }
+        *body = head.split_off(n.min(head.len()));
+        true
+    }
     /// Every record read has been handled: forget the noted arrivals if the
     /// inbox is empty. Returns the earliest one forgotten, if any.
     fn settle_unread(&mut self) -> Option<VTime>;

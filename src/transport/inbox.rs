@@ -137,6 +137,13 @@ impl<'a> Inbox<'a> {
 
     /// Pop the next committed record into `out` (consumer only).
     pub fn pop(&self, out: &mut Vec<u8>) -> bool {
+        self.pop_split(usize::MAX, out, &mut Vec::new())
+    }
+
+    /// Pop the next committed record: its first `n` bytes (or all, if
+    /// shorter) into `head`, the rest into `body`, each cleared first and
+    /// filled straight from the ring (consumer only).
+    pub fn pop_split(&self, n: usize, head: &mut Vec<u8>, body: &mut Vec<u8>) -> bool {
         let r = self.hdr.consumer.ridx.load(Ordering::Relaxed);
         let w = self.hdr.widx.load(Ordering::Acquire);
         if r == w {
@@ -151,12 +158,17 @@ impl<'a> Inbox<'a> {
             "corrupt inbox record (length {len}, {} bytes committed)",
             w - r
         );
-        out.clear();
-        out.reserve(len);
-        self.copy_out(r + REC_HDR, out.as_mut_ptr(), len);
-        // SAFETY: `copy_out` initialised the first `len` bytes of the
-        // capacity reserved above.
-        unsafe { out.set_len(len) };
+        let h = len.min(n);
+        let mut pos = r + REC_HDR;
+        for (out, k) in [(head, h), (body, len - h)] {
+            out.clear();
+            out.reserve_exact(k);
+            self.copy_out(pos, out.as_mut_ptr(), k);
+            // SAFETY: `copy_out` initialised the first `k` bytes of the
+            // capacity reserved above.
+            unsafe { out.set_len(k) };
+            pos += k as u64;
+        }
         self.hdr.consumer.ridx.store(r + size, Ordering::Release);
         true
     }
@@ -222,8 +234,16 @@ mod tests {
             assert!(inbox.free_space() >= rec_size(len));
             inbox.write(&[p, q], len);
             assert!(!inbox.is_empty());
-            assert!(inbox.pop(&mut out));
-            assert_eq!(out, a);
+            if i % 2 == 0 {
+                assert!(inbox.pop(&mut out));
+                assert_eq!(out, a);
+            } else {
+                // Split anywhere, also past the end of the record.
+                let mut body = vec![1, 2, 3];
+                assert!(inbox.pop_split(i % 61, &mut out, &mut body));
+                assert_eq!(out.len(), len.min(i % 61));
+                assert_eq!([&out[..], &body[..]].concat(), a);
+            }
             assert!(inbox.is_empty());
             assert!(!inbox.pop(&mut out));
         }

@@ -220,11 +220,19 @@ impl Port {
     }
     /// [`Port::try_recv`] that leaves the noted arrivals alone.
     pub fn try_recv_keep(&mut self, out: &mut Vec<u8>) -> bool {
-        if let Some(rec) = self.overflow.pop_front() {
-            *out = rec;
+        self.try_recv_split(usize::MAX, out, &mut Vec::new())
+    }
+    /// [`Port::try_recv_keep`] that puts the record's first `n` bytes in
+    /// `head` and the rest in `body` (each cleared first): a payload after a
+    /// fixed-size header is copied out of the ring once, into a vector of
+    /// its own.
+    pub fn try_recv_split(&mut self, n: usize, head: &mut Vec<u8>, body: &mut Vec<u8>) -> bool {
+        if let Some(mut rec) = self.overflow.pop_front() {
+            *body = rec.split_off(n.min(rec.len()));
+            *head = rec;
         } else {
             let own = self.seg.inbox(self.rank);
-            if !own.pop(out) {
+            if !own.pop_split(n, head, body) {
                 return false;
             }
             space_freed(&self.seg, &own, &mut self.wake);
