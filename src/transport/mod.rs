@@ -9,10 +9,14 @@
 //!   concatenation of `parts`, at most `max_record()` bytes) to `dest`'s inbox and
 //!   rings its doorbell; on a full inbox it moves its own incoming records to a
 //!   private overflow queue and sleeps until space is freed (never deadlocks).
-//!   `try_recv(out)` pops the next record (overflow first); `wait_incoming()`
-//!   sleeps on the doorbell until a record is there, giving the core token back
-//!   while asleep. `acquire_token` / `release_token` / `yield_token` manage the
-//!   core token (FIFO hand-over, at most `cores` holders).
+//!   `try_recv(out)` pops the next record (overflow first; `try_recv_split`
+//!   pops it as a header and a payload); `wait_incoming()` sleeps until a
+//!   record is there, giving the core token back while asleep (a holder
+//!   *parks*: it is queued for a token by whoever sends to it or `poke`s it,
+//!   and wakes once, token in hand; `prefer_next(rank)` names the peer to
+//!   hand the token to first). `acquire_token` / `release_token` /
+//!   `yield_token` manage the core token (FIFO hand-over but for that
+//!   preference, at most `cores` holders).
 //! * [`cma::pull`]: single-copy read of another rank's memory
 //!   (`process_vm_readv`); [`spill`]: the shared-memory fallback.
 //! * [`SendBuf`] / [`RecvBuf`]: user buffers handed down from the ABI.
