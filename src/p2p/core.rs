@@ -9,8 +9,10 @@ use super::{SendMode, Status};
 use crate::engine::wire::{self, Body, Decoder, Kind, Msg, Payload};
 use crate::engine::{Breakdown, Clock, History};
 use crate::model::{Model, VTime};
+use crate::transport::segment::ABORT_MESSAGE_BYTES;
 use crate::transport::{RecvBuf, SendBuf};
 use std::collections::VecDeque;
+use std::fmt::Write;
 use std::time::Instant;
 
 /// A message taken from the host inbox and not yet finished with.
@@ -1290,45 +1292,71 @@ impl<L: Link> Core<L> {
 
     /// What a waiting activity waits for, in words (deadlock reports).
     fn describe(&self, goal: Goal) -> String {
-        let what = self.describe_goal(goal);
-        if self.call.is_empty() {
-            what
-        } else {
-            format!("{what} (in {})", self.call)
+        let mut s = String::new();
+        self.describe_goal(goal, &mut s);
+        if !self.call.is_empty() {
+            let _ = write!(s, " (in {})", self.call);
         }
+        s
     }
 
-    fn describe_goal(&self, goal: Goal) -> String {
-        let req = |r: ReqId| -> Option<String> {
-            let q = self.reqs.get(r);
-            if q.done.is_some() {
-                return None;
+    /// What a wait for `goal` waits for, in words, appended to `s`. Only
+    /// the first [`ABORT_MESSAGE_BYTES`] are published, so the list stops
+    /// growing past that: a wait on thousands of requests (an all-to-all)
+    /// would otherwise format every one each time it sleeps.
+    fn describe_goal(&self, goal: Goal, s: &mut String) {
+        let peer = |s: &mut String, r: Option<u32>| match r {
+            Some(r) => {
+                let _ = write!(s, "rank {r}");
             }
-            Some(match &q.op {
-                Op::Send { dest, .. } => format!("send to rank {dest} (awaiting the receiver)"),
-                Op::Recv { src, tag, .. } => format!(
-                    "receive from {} with tag {}",
-                    src.map_or("any rank".to_string(), |s| format!("rank {s}")),
-                    tag.map_or("any".to_string(), |t| t.to_string())
-                ),
-                Op::Nothing => return None,
-            })
+            None => s.push_str("any rank"),
+        };
+        let tag = |s: &mut String, t: Option<i32>| match t {
+            Some(t) => {
+                let _ = write!(s, "{t}");
+            }
+            None => s.push_str("any"),
         };
         match goal {
             Goal::All(rs) | Goal::Any(rs) => {
-                let what: Vec<String> = rs.iter().filter_map(|&r| req(r)).collect();
-                let how = if matches!(goal, Goal::Any(_)) && rs.len() > 1 {
-                    "waiting for any of"
+                s.push_str(if matches!(goal, Goal::Any(_)) && rs.len() > 1 {
+                    "waiting for any of: "
                 } else {
-                    "waiting for"
-                };
-                format!("{how}: {}", what.join("; "))
+                    "waiting for: "
+                });
+                let mut first = true;
+                for &r in rs {
+                    if s.len() > ABORT_MESSAGE_BYTES {
+                        break;
+                    }
+                    let q = self.reqs.get(r);
+                    if q.done.is_some() || matches!(q.op, Op::Nothing) {
+                        continue;
+                    }
+                    if !first {
+                        s.push_str("; ");
+                    }
+                    first = false;
+                    match &q.op {
+                        Op::Send { dest, .. } => {
+                            let _ = write!(s, "send to rank {dest} (awaiting the receiver)");
+                        }
+                        Op::Recv { src, tag: t, .. } => {
+                            s.push_str("receive from ");
+                            peer(s, *src);
+                            s.push_str(" with tag ");
+                            tag(s, *t);
+                        }
+                        Op::Nothing => {}
+                    }
+                }
             }
-            Goal::Probe(s, t, _) => format!(
-                "probing for a message from {} with tag {}",
-                s.map_or("any rank".to_string(), |s| format!("rank {s}")),
-                t.map_or("any".to_string(), |t| t.to_string())
-            ),
+            Goal::Probe(src, t, _) => {
+                s.push_str("probing for a message from ");
+                peer(s, src);
+                s.push_str(" with tag ");
+                tag(s, t);
+            }
         }
     }
 

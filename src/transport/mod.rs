@@ -318,7 +318,16 @@ impl Port {
             .filter(|&p| p != self.rank && p < self.seg.nranks());
         slot.set_state(RankState::Blocked);
         if self.holds_token {
-            tokens::park(&self.seg, self.rank, prefer, woken);
+            // A claim can be stale: a sender that read us parked, then
+            // claimed us only after we had woken, taken its record and
+            // parked again. Such a wake-up finds nothing: park again.
+            let mut prefer = prefer;
+            loop {
+                tokens::park(&self.seg, self.rank, prefer.take(), woken);
+                if woken() {
+                    break;
+                }
+            }
         } else {
             slot.bell.wait_until(woken);
         }

@@ -303,7 +303,9 @@ pub fn park(seg: &Segment, rank: u32, prefer: Option<u32>, woken: impl Fn() -> b
 /// parked, the first to claim it queues it for a token (or hands it a free
 /// one and wakes it); once claimed, nothing more is needed (it will look
 /// at everything when it runs). Returns false if it is not parked: then
-/// ring its doorbell instead.
+/// ring its doorbell instead. A claim can land on a later parking than the
+/// one we saw (the rank woke meanwhile, read our record and parked again):
+/// it then wakes for nothing, and its caller parks again.
 pub fn claim_parked(seg: &Segment, rank: u32) -> bool {
     std::sync::atomic::fence(Ordering::SeqCst);
     let slot = seg.slot(rank);
