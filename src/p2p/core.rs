@@ -1305,17 +1305,16 @@ impl<L: Link> Core<L> {
     /// growing past that: a wait on thousands of requests (an all-to-all)
     /// would otherwise format every one each time it sleeps.
     fn describe_goal(&self, goal: Goal, s: &mut String) {
-        let peer = |s: &mut String, r: Option<u32>| match r {
-            Some(r) => {
-                let _ = write!(s, "rank {r}");
-            }
-            None => s.push_str("any rank"),
-        };
-        let tag = |s: &mut String, t: Option<i32>| match t {
-            Some(t) => {
-                let _ = write!(s, "{t}");
-            }
-            None => s.push_str("any"),
+        // "from rank R with tag T", either part possibly "any".
+        let from_with_tag = |s: &mut String, src: Option<u32>, tag: Option<i32>| {
+            let _ = match src {
+                Some(r) => write!(s, "from rank {r}"),
+                None => write!(s, "from any rank"),
+            };
+            let _ = match tag {
+                Some(t) => write!(s, " with tag {t}"),
+                None => write!(s, " with tag any"),
+            };
         };
         match goal {
             Goal::All(rs) | Goal::Any(rs) => {
@@ -1324,38 +1323,31 @@ impl<L: Link> Core<L> {
                 } else {
                     "waiting for: "
                 });
-                let mut first = true;
+                let mut sep = "";
                 for &r in rs {
                     if s.len() > ABORT_MESSAGE_BYTES {
                         break;
                     }
                     let q = self.reqs.get(r);
-                    if q.done.is_some() || matches!(q.op, Op::Nothing) {
+                    if q.done.is_some() {
                         continue;
                     }
-                    if !first {
-                        s.push_str("; ");
-                    }
-                    first = false;
                     match &q.op {
                         Op::Send { dest, .. } => {
-                            let _ = write!(s, "send to rank {dest} (awaiting the receiver)");
+                            let _ = write!(s, "{sep}send to rank {dest} (awaiting the receiver)");
                         }
-                        Op::Recv { src, tag: t, .. } => {
-                            s.push_str("receive from ");
-                            peer(s, *src);
-                            s.push_str(" with tag ");
-                            tag(s, *t);
+                        Op::Recv { src, tag, .. } => {
+                            let _ = write!(s, "{sep}receive ");
+                            from_with_tag(s, *src, *tag);
                         }
-                        Op::Nothing => {}
+                        Op::Nothing => continue,
                     }
+                    sep = "; ";
                 }
             }
-            Goal::Probe(src, t, _) => {
-                s.push_str("probing for a message from ");
-                peer(s, src);
-                s.push_str(" with tag ");
-                tag(s, t);
+            Goal::Probe(src, tag, _) => {
+                s.push_str("probing for a message ");
+                from_with_tag(s, src, tag);
             }
         }
     }

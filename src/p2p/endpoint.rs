@@ -207,7 +207,7 @@ impl Core<PortLink> {
         let pid = std::process::id();
         seg.slot(rank).set_pid(pid);
         let mut port = Port::new(seg, rank);
-        Port::batch_policy();
+        crate::transport::batch_policy();
         port.acquire_token();
         port.segment().slot(rank).set_state(RankState::Running);
         let link = PortLink {

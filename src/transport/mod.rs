@@ -50,6 +50,7 @@ mod waiters;
 
 pub use buf::{RecvBuf, SendBuf};
 pub use segment::{RankResult, RankSlot, RankState, Segment, SegmentConfig};
+pub use tokens::batch_policy;
 
 use inbox::{rec_size, Inbox};
 use std::collections::VecDeque;
@@ -312,7 +313,7 @@ impl Port {
         let own = self.seg.inbox(self.rank);
         let slot = self.seg.slot(self.rank);
         let woken = || !own.is_empty() || pokes_seen.is_some_and(|s| slot.pokes() != s);
-        let prefer = self
+        let mut prefer = self
             .prefer
             .take()
             .filter(|&p| p != self.rank && p < self.seg.nranks());
@@ -321,7 +322,6 @@ impl Port {
             // A claim can be stale: a sender that read us parked, then
             // claimed us only after we had woken, taken its record and
             // parked again. Such a wake-up finds nothing: park again.
-            let mut prefer = prefer;
             loop {
                 tokens::park(&self.seg, self.rank, prefer.take(), woken);
                 if woken() {
@@ -347,10 +347,6 @@ impl Port {
     pub fn poke(&self, j: u32) {
         self.seg.slot(j).add_poke();
         self.wake(j);
-    }
-    /// See [`tokens::batch_policy`].
-    pub fn batch_policy() {
-        tokens::batch_policy()
     }
     pub fn acquire_token(&mut self) {
         if !self.holds_token {

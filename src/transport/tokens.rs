@@ -22,9 +22,9 @@
 //!
 //! Pinning: when the host lets the job use at least `cores` CPUs (and
 //! `cores` <= [`MAX_PINNED`]), token `k` stands for one of them (see
-//! [`TokenState::init`] for which), and a rank given token `k` is pinned to that CPU (`sched_setaffinity`, by the
-//! rank handing the token over, before waking it; only when the rank is not
-//! pinned there already). Otherwise the kernel may wake the new holder on
+//! [`TokenState::init`] for which), and a rank given token `k` is pinned to
+//! that CPU (`sched_setaffinity`, by the rank handing the token over, before
+//! waking it; only when the rank is not pinned there already). Otherwise the kernel may wake the new holder on
 //! the CPU where the other holder runs, and one CPU idles while two ranks
 //! share the other until the load balancer moves one (measured: 10–15 % of
 //! the CPUs idle in a compute-bound 1024-rank job on 2 cores). A wake-up on
@@ -126,9 +126,9 @@ fn enqueue(seg: &Segment, t: &TokenState, rank: u32) {
     t.queued.fetch_add(1, Ordering::Release);
 }
 
-/// Take queued `w` off the queue and mark it granted. Caller holds the
-/// token lock.
-fn grant(seg: &Segment, t: &TokenState, w: u32) {
+/// Take queued `w` off the queue and mark it granted token `id`. Caller
+/// holds the token lock.
+fn grant(seg: &Segment, t: &TokenState, w: u32, id: u32) {
     let me = seg.slot(w);
     let (prev, next) = (
         me.tok_prev.load(Ordering::Relaxed),
@@ -144,6 +144,7 @@ fn grant(seg: &Segment, t: &TokenState, w: u32) {
     }
     me.tok_queued.store(0, Ordering::Relaxed);
     t.queued.fetch_sub(1, Ordering::Release);
+    me.tok_id.store(id, Ordering::Relaxed);
     me.tok_granted.store(1, Ordering::Release);
 }
 
@@ -151,11 +152,11 @@ fn grant(seg: &Segment, t: &TokenState, w: u32) {
 /// of the queue, before the head is served anyway.
 const MAX_DIRECTED: u32 = 32;
 
-/// Pick who gets a released token, take it off the queue and mark it
+/// Pick who gets released token `id`, take it off the queue and mark it
 /// granted: `prefer` if it is queued (the rank the releaser waits for: it
 /// can run on at once, and an exchange between the two then costs one
 /// switch instead of two), else the first in line. Caller holds the lock.
-fn grant_next(seg: &Segment, t: &TokenState, prefer: Option<u32>) -> Option<u32> {
+fn grant_next(seg: &Segment, t: &TokenState, prefer: Option<u32>, id: u32) -> Option<u32> {
     if let Some(p) = prefer {
         if seg.slot(p).tok_queued.load(Ordering::Relaxed) != 0
             && t.directed.load(Ordering::Relaxed) < MAX_DIRECTED
@@ -163,7 +164,7 @@ fn grant_next(seg: &Segment, t: &TokenState, prefer: Option<u32>) -> Option<u32>
             if t.head.load(Ordering::Relaxed) != p + 1 {
                 t.directed.fetch_add(1, Ordering::Relaxed);
             }
-            grant(seg, t, p);
+            grant(seg, t, p, id);
             return Some(p);
         }
     }
@@ -172,7 +173,7 @@ fn grant_next(seg: &Segment, t: &TokenState, prefer: Option<u32>) -> Option<u32>
         return None;
     }
     t.directed.store(0, Ordering::Relaxed);
-    grant(seg, t, first - 1);
+    grant(seg, t, first - 1, id);
     Some(first - 1)
 }
 
@@ -181,6 +182,13 @@ fn wait_granted(seg: &Segment, rank: u32) {
     let me = seg.slot(rank);
     me.bell
         .wait_until(|| me.tok_granted.load(Ordering::Acquire) != 0);
+}
+
+/// Wake `w`, granted token `id` (marked under the lock): pin it to the
+/// token's CPU first, so that it wakes there.
+fn wake_granted(seg: &Segment, w: u32, id: u32) {
+    pin(seg, w, id);
+    seg.slot(w).bell.ring();
 }
 
 /// The CPUs this process may run on, in order (empty if unknown).
@@ -322,8 +330,7 @@ pub fn claim_parked(seg: &Segment, rank: u32) -> bool {
     }
     if let Some(id) = take_or_enqueue(seg, rank) {
         slot.tok_granted.store(1, Ordering::Release);
-        pin(seg, rank, id);
-        slot.bell.ring();
+        wake_granted(seg, rank, id);
     }
     true
 }
@@ -340,19 +347,15 @@ fn release_to(seg: &Segment, rank: u32, prefer: Option<u32>) {
     let id = seg.slot(rank).tok_id.load(Ordering::Relaxed);
     let woken = {
         let _g = futex::lock(&t.lock);
-        let w = grant_next(seg, t, prefer);
-        match w {
-            Some(w) => seg.slot(w).tok_id.store(id, Ordering::Relaxed),
-            None => {
-                t.put_id(id);
-                t.free.fetch_add(1, Ordering::Release);
-            }
+        let w = grant_next(seg, t, prefer, id);
+        if w.is_none() {
+            t.put_id(id);
+            t.free.fetch_add(1, Ordering::Release);
         }
         w
     };
     if let Some(w) = woken {
-        pin(seg, w, id);
-        seg.slot(w).bell.ring();
+        wake_granted(seg, w, id);
     }
 }
 
@@ -366,14 +369,12 @@ pub fn yield_(seg: &Segment, rank: u32) {
     let id = seg.slot(rank).tok_id.load(Ordering::Relaxed);
     let woken = {
         let _g = futex::lock(&t.lock);
-        let Some(w) = grant_next(seg, t, None) else {
+        let Some(w) = grant_next(seg, t, None, id) else {
             return;
         };
-        seg.slot(w).tok_id.store(id, Ordering::Relaxed);
         enqueue(seg, t, rank);
         w
     };
-    pin(seg, woken, id);
-    seg.slot(woken).bell.ring();
+    wake_granted(seg, woken, id);
     wait_granted(seg, rank);
 }
