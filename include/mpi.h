@@ -36,6 +36,9 @@ typedef int MPI_Fint;
 typedef long MPI_Aint;
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
+typedef int MPI_Win;
+typedef int MPI_File;
+typedef int MPI_Message;
 
 typedef struct MPI_Status {
     int count_lo;
@@ -72,8 +75,66 @@ typedef struct MPI_Status {
 #define MPI_ERR_IN_STATUS 17
 #define MPI_ERR_PENDING 18
 #define MPI_ERR_REQUEST 19
-#define MPI_ERR_KEYVAL 48
+#define MPI_ERR_ACCESS 20
+#define MPI_ERR_AMODE 21
+#define MPI_ERR_BAD_FILE 22
+#define MPI_ERR_CONVERSION 23
+#define MPI_ERR_DUP_DATAREP 24
+#define MPI_ERR_FILE_EXISTS 25
+#define MPI_ERR_FILE_IN_USE 26
+#define MPI_ERR_FILE 27
+#define MPI_ERR_INFO 28
+#define MPI_ERR_INFO_KEY 29
+#define MPI_ERR_INFO_VALUE 30
+#define MPI_ERR_INFO_NOKEY 31
+#define MPI_ERR_IO 32
+#define MPI_ERR_NAME 33
 #define MPI_ERR_NO_MEM 34
+#define MPI_ERR_NOT_SAME 35
+#define MPI_ERR_NO_SPACE 36
+#define MPI_ERR_NO_SUCH_FILE 37
+#define MPI_ERR_PORT 38
+#define MPI_ERR_QUOTA 39
+#define MPI_ERR_READ_ONLY 40
+#define MPI_ERR_SERVICE 41
+#define MPI_ERR_SPAWN 42
+#define MPI_ERR_UNSUPPORTED_DATAREP 43
+#define MPI_ERR_UNSUPPORTED_OPERATION 44
+#define MPI_ERR_WIN 45
+#define MPI_ERR_BASE 46
+#define MPI_ERR_LOCKTYPE 47
+#define MPI_ERR_KEYVAL 48
+#define MPI_ERR_RMA_CONFLICT 49
+#define MPI_ERR_RMA_SYNC 50
+#define MPI_ERR_SIZE 51
+#define MPI_ERR_DISP 52
+#define MPI_ERR_ASSERT 53
+#define MPI_ERR_RMA_RANGE 55
+#define MPI_ERR_RMA_ATTACH 56
+#define MPI_ERR_RMA_SHARED 57
+#define MPI_ERR_RMA_FLAVOR 58
+#define MPI_T_ERR_MEMORY 59
+#define MPI_T_ERR_NOT_INITIALIZED 60
+#define MPI_T_ERR_CANNOT_INIT 61
+#define MPI_T_ERR_INVALID_INDEX 62
+#define MPI_T_ERR_INVALID_ITEM 63
+#define MPI_T_ERR_INVALID_HANDLE 64
+#define MPI_T_ERR_OUT_OF_HANDLES 65
+#define MPI_T_ERR_OUT_OF_SESSIONS 66
+#define MPI_T_ERR_INVALID_SESSION 67
+#define MPI_T_ERR_CVAR_SET_NOT_NOW 68
+#define MPI_T_ERR_CVAR_SET_NEVER 69
+#define MPI_T_ERR_PVAR_NO_STARTSTOP 70
+#define MPI_T_ERR_PVAR_NO_WRITE 71
+#define MPI_T_ERR_PVAR_NO_ATOMIC 72
+#define MPI_T_ERR_INVALID_NAME 73
+#define MPI_T_ERR_INVALID 74
+#define MPI_ERR_SESSION 75
+#define MPI_ERR_PROC_ABORTED 76
+#define MPI_ERR_VALUE_TOO_LARGE 77
+#define MPI_T_ERR_NOT_SUPPORTED 78
+/* the last predefined class; MPI_Add_error_class hands out classes above it */
+#define MPI_ERR_LASTPREDEFINED 78
 #define MPI_ERR_LASTCODE 0x3fffffff
 
 /* ---- misc constants --------------------------------------------------- */
@@ -106,6 +167,10 @@ typedef struct MPI_Status {
 #define MPI_INFO_NULL ((MPI_Info)0x1c000000)
 #define MPI_OP_NULL ((MPI_Op)0x18000000)
 #define MPI_DATATYPE_NULL ((MPI_Datatype)0x0c000000)
+#define MPI_WIN_NULL ((MPI_Win)0x20000000)
+#define MPI_FILE_NULL ((MPI_File)0)
+#define MPI_MESSAGE_NULL ((MPI_Message)0x2c000000)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x6c000000)
 
 /* ---- predefined datatypes ---------------------------------------------
  * 0x4c00SSII: SS = size in bytes (pair types: packed size), II = index.   */
@@ -645,6 +710,24 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+
+/* ---- point-to-point completions: persistent requests, matched probes, generalized requests ----
+ * (src/abi/persistent.rs, src/abi/mprobe.rs, src/abi/grequest.rs) */
+
+/* ---- nonblocking collectives ----
+ * (src/abi/icoll.rs, src/coll/nonblocking/) */
+
+/* ---- info objects, communicator info, graph and distributed-graph topologies, neighbourhood collectives ----
+ * (src/abi/info.rs, src/abi/graph.rs, src/abi/neighbor.rs) */
+
+/* ---- error handlers and classes, datatype and operator extras ----
+ * (src/abi/errhandler.rs, src/abi/dtype_extra.rs) */
+
+/* ---- one-sided communication ----
+ * (src/abi/rma.rs, src/rma/) */
+
+/* ---- MPI-IO ----
+ * (src/abi/io.rs, src/io/) */
 
 /* ---- vaced extensions ---------------------------------------------------- */
 /* Add `seconds` of computation to the calling rank's virtual time without
