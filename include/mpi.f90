@@ -246,6 +246,11 @@ module mpi
   integer, parameter :: MPI_ORDER_C = 56
   integer, parameter :: MPI_ORDER_FORTRAN = 57
 
+  ! ---- info objects (values as in MPICH)
+  integer, parameter :: MPI_INFO_ENV = 1543503873
+  integer, parameter :: MPI_MAX_INFO_KEY = 255
+  integer, parameter :: MPI_MAX_INFO_VAL = 1024
+
   ! ---- Fortran only
   integer, parameter :: MPI_SOURCE = 3
   integer, parameter :: MPI_TAG = 4
@@ -1378,6 +1383,130 @@ module mpi
       integer :: request
       integer :: ierror
     end subroutine PMPI_IBSEND
+    subroutine MPI_INFO_CREATE(info, ierror)
+      integer :: info
+      integer :: ierror
+    end subroutine MPI_INFO_CREATE
+    subroutine PMPI_INFO_CREATE(info, ierror)
+      integer :: info
+      integer :: ierror
+    end subroutine PMPI_INFO_CREATE
+    subroutine MPI_INFO_CREATE_ENV(info, ierror)
+      integer :: info
+      integer :: ierror
+    end subroutine MPI_INFO_CREATE_ENV
+    subroutine PMPI_INFO_CREATE_ENV(info, ierror)
+      integer :: info
+      integer :: ierror
+    end subroutine PMPI_INFO_CREATE_ENV
+    subroutine MPI_INFO_DELETE(info, key, ierror)
+      integer, intent(in) :: info
+      character(len=*), intent(in) :: key
+      integer :: ierror
+    end subroutine MPI_INFO_DELETE
+    subroutine PMPI_INFO_DELETE(info, key, ierror)
+      integer, intent(in) :: info
+      character(len=*), intent(in) :: key
+      integer :: ierror
+    end subroutine PMPI_INFO_DELETE
+    subroutine MPI_INFO_DUP(info, newinfo, ierror)
+      integer, intent(in) :: info
+      integer :: newinfo
+      integer :: ierror
+    end subroutine MPI_INFO_DUP
+    subroutine PMPI_INFO_DUP(info, newinfo, ierror)
+      integer, intent(in) :: info
+      integer :: newinfo
+      integer :: ierror
+    end subroutine PMPI_INFO_DUP
+    subroutine MPI_INFO_FREE(info, ierror)
+      integer :: info
+      integer :: ierror
+    end subroutine MPI_INFO_FREE
+    subroutine PMPI_INFO_FREE(info, ierror)
+      integer :: info
+      integer :: ierror
+    end subroutine PMPI_INFO_FREE
+    subroutine MPI_INFO_GET(info, key, valuelen, value, flag, ierror)
+      integer, intent(in) :: info
+      character(len=*), intent(in) :: key
+      integer, intent(in) :: valuelen
+      character(len=*) :: value
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_INFO_GET
+    subroutine PMPI_INFO_GET(info, key, valuelen, value, flag, ierror)
+      integer, intent(in) :: info
+      character(len=*), intent(in) :: key
+      integer, intent(in) :: valuelen
+      character(len=*) :: value
+      logical :: flag
+      integer :: ierror
+    end subroutine PMPI_INFO_GET
+    subroutine MPI_INFO_GET_NKEYS(info, nkeys, ierror)
+      integer, intent(in) :: info
+      integer :: nkeys
+      integer :: ierror
+    end subroutine MPI_INFO_GET_NKEYS
+    subroutine PMPI_INFO_GET_NKEYS(info, nkeys, ierror)
+      integer, intent(in) :: info
+      integer :: nkeys
+      integer :: ierror
+    end subroutine PMPI_INFO_GET_NKEYS
+    subroutine MPI_INFO_GET_NTHKEY(info, n, key, ierror)
+      integer, intent(in) :: info
+      integer, intent(in) :: n
+      character(len=*) :: key
+      integer :: ierror
+    end subroutine MPI_INFO_GET_NTHKEY
+    subroutine PMPI_INFO_GET_NTHKEY(info, n, key, ierror)
+      integer, intent(in) :: info
+      integer, intent(in) :: n
+      character(len=*) :: key
+      integer :: ierror
+    end subroutine PMPI_INFO_GET_NTHKEY
+    subroutine MPI_INFO_GET_STRING(info, key, buflen, value, flag, ierror)
+      integer, intent(in) :: info
+      character(len=*), intent(in) :: key
+      integer :: buflen
+      character(len=*) :: value
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_INFO_GET_STRING
+    subroutine PMPI_INFO_GET_STRING(info, key, buflen, value, flag, ierror)
+      integer, intent(in) :: info
+      character(len=*), intent(in) :: key
+      integer :: buflen
+      character(len=*) :: value
+      logical :: flag
+      integer :: ierror
+    end subroutine PMPI_INFO_GET_STRING
+    subroutine MPI_INFO_GET_VALUELEN(info, key, valuelen, flag, ierror)
+      integer, intent(in) :: info
+      character(len=*), intent(in) :: key
+      integer :: valuelen
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_INFO_GET_VALUELEN
+    subroutine PMPI_INFO_GET_VALUELEN(info, key, valuelen, flag, ierror)
+      integer, intent(in) :: info
+      character(len=*), intent(in) :: key
+      integer :: valuelen
+      logical :: flag
+      integer :: ierror
+    end subroutine PMPI_INFO_GET_VALUELEN
+    subroutine MPI_INFO_SET(info, key, value, ierror)
+      integer, intent(in) :: info
+      character(len=*), intent(in) :: key
+      character(len=*), intent(in) :: value
+      integer :: ierror
+    end subroutine MPI_INFO_SET
+    subroutine PMPI_INFO_SET(info, key, value, ierror)
+      integer, intent(in) :: info
+      character(len=*), intent(in) :: key
+      character(len=*), intent(in) :: value
+      integer :: ierror
+    end subroutine PMPI_INFO_SET
     subroutine MPI_INIT(ierror)
       integer :: ierror
     end subroutine MPI_INIT

@@ -179,7 +179,7 @@ mpi_fn! {
 }
 
 /// The host name (gethostname), "localhost" if it cannot be read.
-fn host_name() -> String {
+pub(crate) fn host_name() -> String {
     let mut buf = [0u8; 256];
     // SAFETY: buf is writable for its whole length, which we pass.
     let rc = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut c_char, buf.len()) };

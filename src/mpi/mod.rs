@@ -18,6 +18,7 @@ pub mod error;
 #[cfg(test)]
 mod fake;
 pub mod group;
+pub mod info;
 pub mod op;
 pub mod pack;
 pub mod request;

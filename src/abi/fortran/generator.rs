@@ -46,7 +46,7 @@ pub enum HandIface {
     Open,
 }
 
-/// Bindings written by hand in src/abi/fortran/special.rs and attr.rs:
+/// Bindings written by hand in src/abi/fortran/special.rs, attr.rs and info.rs:
 /// (Fortran symbol, C function it calls, interface). `Proc` arguments are
 /// procedures (EXTERNAL).
 pub const HAND_WRITTEN: &[(&str, &str, HandIface)] = &[
@@ -138,6 +138,22 @@ pub const HAND_WRITTEN: &[(&str, &str, HandIface)] = &[
         "mpi_attr_get_",
         "PMPI_Attr_get",
         HandIface::Sub("comm: Int, keyval: Int, attribute_val: IntOut, flag: Flag"),
+    ),
+    // info.rs
+    (
+        "mpi_info_get_",
+        "PMPI_Info_get",
+        HandIface::Sub("info: Int, key: StrIn, valuelen: Int, value: StrOut, flag: Flag"),
+    ),
+    (
+        "mpi_info_get_string_",
+        "PMPI_Info_get_string",
+        HandIface::Sub("info: Int, key: StrIn, buflen: IntOut, value: StrOut, flag: Flag"),
+    ),
+    (
+        "mpi_info_create_env_",
+        "PMPI_Info_create_env",
+        HandIface::Sub("info: IntOut"),
     ),
 ];
 
