@@ -785,6 +785,20 @@ module mpi
       integer :: newcomm
       integer :: ierror
     end subroutine PMPI_COMM_CREATE
+    subroutine MPI_COMM_CREATE_GROUP(comm, group, tag, newcomm, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: group
+      integer, intent(in) :: tag
+      integer :: newcomm
+      integer :: ierror
+    end subroutine MPI_COMM_CREATE_GROUP
+    subroutine PMPI_COMM_CREATE_GROUP(comm, group, tag, newcomm, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: group
+      integer, intent(in) :: tag
+      integer :: newcomm
+      integer :: ierror
+    end subroutine PMPI_COMM_CREATE_GROUP
     subroutine MPI_COMM_CREATE_KEYVAL(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, &
         extra_state, ierror)
       import :: MPI_ADDRESS_KIND
@@ -823,6 +837,18 @@ module mpi
       integer :: newcomm
       integer :: ierror
     end subroutine PMPI_COMM_DUP
+    subroutine MPI_COMM_DUP_WITH_INFO(comm, info, newcomm, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: info
+      integer :: newcomm
+      integer :: ierror
+    end subroutine MPI_COMM_DUP_WITH_INFO
+    subroutine PMPI_COMM_DUP_WITH_INFO(comm, info, newcomm, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: info
+      integer :: newcomm
+      integer :: ierror
+    end subroutine PMPI_COMM_DUP_WITH_INFO
     subroutine MPI_COMM_FREE(comm, ierror)
       integer :: comm
       integer :: ierror
@@ -865,6 +891,16 @@ module mpi
       integer :: errhandler
       integer :: ierror
     end subroutine PMPI_COMM_GET_ERRHANDLER
+    subroutine MPI_COMM_GET_INFO(comm, info_used, ierror)
+      integer, intent(in) :: comm
+      integer :: info_used
+      integer :: ierror
+    end subroutine MPI_COMM_GET_INFO
+    subroutine PMPI_COMM_GET_INFO(comm, info_used, ierror)
+      integer, intent(in) :: comm
+      integer :: info_used
+      integer :: ierror
+    end subroutine PMPI_COMM_GET_INFO
     subroutine MPI_COMM_GET_NAME(comm, comm_name, resultlen, ierror)
       integer, intent(in) :: comm
       character(len=*) :: comm_name
@@ -921,6 +957,16 @@ module mpi
       integer, intent(in) :: errhandler
       integer :: ierror
     end subroutine PMPI_COMM_SET_ERRHANDLER
+    subroutine MPI_COMM_SET_INFO(comm, info, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: info
+      integer :: ierror
+    end subroutine MPI_COMM_SET_INFO
+    subroutine PMPI_COMM_SET_INFO(comm, info, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: info
+      integer :: ierror
+    end subroutine PMPI_COMM_SET_INFO
     subroutine MPI_COMM_SET_NAME(comm, comm_name, ierror)
       integer, intent(in) :: comm
       character(len=*), intent(in) :: comm_name

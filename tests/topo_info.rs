@@ -156,3 +156,65 @@ fn info_fortran() {
         ],
     );
 }
+
+// ---------------------------------------------------------------------------
+// Communicator info, MPI_Comm_create_group
+// ---------------------------------------------------------------------------
+
+/// MPI_Comm_set_info / get_info (the four MPI-4 assertions MPICH honours,
+/// unknown keys ignored, "1" read as true), MPI_Comm_dup copying the hints,
+/// MPI_Comm_dup_with_info replacing them (MPI_INFO_NULL: defaults),
+/// MPI_Comm_split_type with info; MPI_Comm_create_group over {4, 2, 0}
+/// (group order gives the ranks) while the odd ranks exchange on
+/// MPI_COMM_WORLD with the same tag, and its errors (MPI_ERR_TAG 4,
+/// MPI_ERR_GROUP 8 for a group outside the communicator).
+#[test]
+fn comm_info_and_create_group() {
+    let job = run(6, "comm_info_group", &[]);
+    let steps = [
+        ("dup_world", "0000"),
+        ("set", "1001"),
+        ("dup_copies", "1001"),
+        ("dup_with_info", "0010"),
+        ("dup_with_null", "0000"),
+        ("split_type", "0010"),
+        ("set_false", "0000"),
+    ];
+    let mut want_hints = Vec::new();
+    for r in 0..6 {
+        for (s, v) in steps {
+            want_hints.push(format!("hints rank={r} step={s} v={v} n=4 bogus=0"));
+        }
+    }
+    let mut got_hints: Vec<String> = lines(&job, "hints").iter().map(|l| l.to_string()).collect();
+    got_hints.sort_by_key(|l| records(l, "hints")[0].int("rank"));
+    assert_eq!(got_hints, want_hints, "{}", job.dump());
+    let mut groups: Vec<&str> = lines(&job, "group");
+    groups.sort();
+    assert_eq!(
+        groups,
+        [
+            "group rank=0 grank=2 gsize=3 sum=6",
+            "group rank=2 grank=1 gsize=3 sum=6",
+            "group rank=4 grank=0 gsize=3 sum=6",
+        ],
+        "{}",
+        job.dump()
+    );
+    let mut others: Vec<&str> = lines(&job, "other");
+    others.sort();
+    assert_eq!(
+        others,
+        [
+            "other rank=1 got=5",
+            "other rank=3 got=1",
+            "other rank=5 got=3"
+        ]
+    );
+    let mut errors: Vec<&str> = lines(&job, "errors");
+    errors.sort();
+    let want: Vec<String> = (0..6)
+        .map(|r| format!("errors rank={r} tag=4 subgroup=8 selfgroup=0 selfsize=1"))
+        .collect();
+    assert_eq!(errors, want, "{}", job.dump());
+}

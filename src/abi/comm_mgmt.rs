@@ -61,13 +61,18 @@ mpi_fn! {
 }
 
 mpi_fn! {
-    /// The info argument is accepted and ignored.
-    fn MPI_Comm_split_type / PMPI_Comm_split_type(comm: MPI_Comm, split_type: c_int, key: c_int, _info: MPI_Info, newcomm: *mut MPI_Comm) -> c_int {
+    /// The hints of `info` (MPI_INFO_NULL or an info object) go to the new
+    /// communicator, as MPICH does (see `mpi::comm_info`).
+    fn MPI_Comm_split_type / PMPI_Comm_split_type(comm: MPI_Comm, split_type: c_int, key: c_int, info: MPI_Info, newcomm: *mut MPI_Comm) -> c_int {
         call("MPI_Comm_split_type", comm, |w| {
             w.comms.get(comm)?;
+            let i = crate::abi::comm_info::info_arg(info, true)?;
             // SAFETY: null or a valid handle pointer (caller).
             let o = unsafe { out(newcomm, "newcomm") }?;
             *o = w.comm_split_type(comm, split_type, key)?;
+            if let (Some(i), true) = (i, *o != sys::MPI_COMM_NULL) {
+                w.comm_set_info(*o, &i)?;
+            }
             Ok(())
         })
     }

@@ -4,6 +4,7 @@
 //! the derived communicators, with what hangs off them: the context ids in
 //! use ([`ContextMask`]), group handles and attribute keyvals.
 use crate::mpi::attr::{Attr, KeyvalTable};
+use crate::mpi::comm_info::Hints;
 use crate::mpi::context::ContextMask;
 use crate::mpi::error::{fail, MpiResult};
 use crate::mpi::group::GroupTable;
@@ -62,6 +63,8 @@ pub struct Comm {
     pub attrs: Vec<Attr>,
     /// Cartesian topology, if any.
     pub topo: Option<Arc<Cart>>,
+    /// Info hints (MPI_Comm_set_info).
+    pub hints: Hints,
 }
 
 impl Comm {
@@ -75,6 +78,7 @@ impl Comm {
             name: String::new(),
             attrs: Vec::new(),
             topo: None,
+            hints: Hints::default(),
         }
     }
 

@@ -50,6 +50,7 @@ impl<E: Backend + Agree> World<E> {
         let ctx = self.new_context(&p, true)?;
         let mut c = Comm::new(ctx, p.group.clone(), p.my_rank, p.errhandler);
         c.topo = p.topo.clone();
+        c.hints = p.hints;
         self.comms.hold_keyvals(&attrs);
         c.attrs = attrs;
         Ok(self.comms.insert(c))

@@ -11,6 +11,8 @@ pub mod coll_args;
 pub mod coll_calls;
 pub mod comm;
 pub mod comm_create;
+pub mod comm_group;
+pub mod comm_info;
 pub mod context;
 pub mod datatype;
 pub mod dtype_table;

@@ -1,4 +1,5 @@
-//! Fortran bindings of the info calls. Keys and values read from Fortran
+//! Fortran bindings of the info calls and of the communicator calls that
+//! take info (and MPI_COMM_CREATE_GROUP). Keys and values read from Fortran
 //! lose their leading and trailing blanks (MPI's rule for CHARACTER
 //! arguments); values and keys written to Fortran are blank-padded.
 //!
@@ -20,6 +21,10 @@ fortran! {
     mpi_info_get_nthkey_ = PMPI_Info_get_nthkey(info: Int, n: Int, key: StrOut[key_len]);
     mpi_info_dup_ = PMPI_Info_dup(info: Int, newinfo: IntOut);
     mpi_info_free_ = PMPI_Info_free(info: IntOut);
+    mpi_comm_set_info_ = PMPI_Comm_set_info(comm: Int, info: Int);
+    mpi_comm_get_info_ = PMPI_Comm_get_info(comm: Int, info_used: IntOut);
+    mpi_comm_dup_with_info_ = PMPI_Comm_dup_with_info(comm: Int, info: Int, newcomm: IntOut);
+    mpi_comm_create_group_ = PMPI_Comm_create_group(comm: Int, group: Int, tag: Int, newcomm: IntOut);
 }
 
 /// Write the C string in `tmp` (NUL-terminated) to the Fortran CHARACTER
