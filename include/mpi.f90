@@ -265,11 +265,15 @@ module mpi
   integer :: MPI_IN_PLACE
   integer :: MPI_STATUS_IGNORE(MPI_STATUS_SIZE)
   integer :: MPI_STATUSES_IGNORE(MPI_STATUS_SIZE,1)
+  integer :: MPI_UNWEIGHTED
+  integer :: MPI_WEIGHTS_EMPTY
   common /MPIFCMB1/ MPI_BOTTOM
   common /MPIFCMB2/ MPI_IN_PLACE
   common /MPIFCMB3/ MPI_STATUS_IGNORE
   common /MPIFCMB4/ MPI_STATUSES_IGNORE
-  save /MPIFCMB1/, /MPIFCMB2/, /MPIFCMB3/, /MPIFCMB4/
+  common /MPIFCMB5/ MPI_UNWEIGHTED
+  common /MPIFCMB9/ MPI_WEIGHTS_EMPTY
+  save /MPIFCMB1/, /MPIFCMB2/, /MPIFCMB3/, /MPIFCMB4/, /MPIFCMB5/, /MPIFCMB9/
 
   interface
     double precision function MPI_WTIME()
@@ -721,6 +725,22 @@ module mpi
       integer, dimension(*) :: coords
       integer :: ierror
     end subroutine PMPI_CART_GET
+    subroutine MPI_CART_MAP(comm, ndims, dims, periods, newrank, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: ndims
+      integer, dimension(*) :: dims
+      logical, dimension(*) :: periods
+      integer :: newrank
+      integer :: ierror
+    end subroutine MPI_CART_MAP
+    subroutine PMPI_CART_MAP(comm, ndims, dims, periods, newrank, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: ndims
+      integer, dimension(*) :: dims
+      logical, dimension(*) :: periods
+      integer :: newrank
+      integer :: ierror
+    end subroutine PMPI_CART_MAP
     subroutine MPI_CART_RANK(comm, coords, rank, ierror)
       integer, intent(in) :: comm
       integer, dimension(*) :: coords
@@ -1039,6 +1059,96 @@ module mpi
       integer, dimension(*) :: dims
       integer :: ierror
     end subroutine PMPI_DIMS_CREATE
+    subroutine MPI_DIST_GRAPH_CREATE(comm_old, n, sources, degrees, destinations, weights, info, &
+        reorder, comm_dist_graph, ierror)
+      integer, intent(in) :: comm_old
+      integer, intent(in) :: n
+      integer, dimension(*) :: sources
+      integer, dimension(*) :: degrees
+      integer, dimension(*) :: destinations
+      integer, dimension(*) :: weights
+      integer, intent(in) :: info
+      logical, intent(in) :: reorder
+      integer :: comm_dist_graph
+      integer :: ierror
+    end subroutine MPI_DIST_GRAPH_CREATE
+    subroutine PMPI_DIST_GRAPH_CREATE(comm_old, n, sources, degrees, destinations, weights, info, &
+        reorder, comm_dist_graph, ierror)
+      integer, intent(in) :: comm_old
+      integer, intent(in) :: n
+      integer, dimension(*) :: sources
+      integer, dimension(*) :: degrees
+      integer, dimension(*) :: destinations
+      integer, dimension(*) :: weights
+      integer, intent(in) :: info
+      logical, intent(in) :: reorder
+      integer :: comm_dist_graph
+      integer :: ierror
+    end subroutine PMPI_DIST_GRAPH_CREATE
+    subroutine MPI_DIST_GRAPH_CREATE_ADJACENT(comm_old, indegree, sources, sourceweights, &
+        outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror)
+      integer, intent(in) :: comm_old
+      integer, intent(in) :: indegree
+      integer, dimension(*) :: sources
+      integer, dimension(*) :: sourceweights
+      integer, intent(in) :: outdegree
+      integer, dimension(*) :: destinations
+      integer, dimension(*) :: destweights
+      integer, intent(in) :: info
+      logical, intent(in) :: reorder
+      integer :: comm_dist_graph
+      integer :: ierror
+    end subroutine MPI_DIST_GRAPH_CREATE_ADJACENT
+    subroutine PMPI_DIST_GRAPH_CREATE_ADJACENT(comm_old, indegree, sources, sourceweights, &
+        outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror)
+      integer, intent(in) :: comm_old
+      integer, intent(in) :: indegree
+      integer, dimension(*) :: sources
+      integer, dimension(*) :: sourceweights
+      integer, intent(in) :: outdegree
+      integer, dimension(*) :: destinations
+      integer, dimension(*) :: destweights
+      integer, intent(in) :: info
+      logical, intent(in) :: reorder
+      integer :: comm_dist_graph
+      integer :: ierror
+    end subroutine PMPI_DIST_GRAPH_CREATE_ADJACENT
+    subroutine MPI_DIST_GRAPH_NEIGHBORS(comm, maxindegree, sources, sourceweights, maxoutdegree, &
+        destinations, destweights, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: maxindegree
+      integer, dimension(*) :: sources
+      integer, dimension(*) :: sourceweights
+      integer, intent(in) :: maxoutdegree
+      integer, dimension(*) :: destinations
+      integer, dimension(*) :: destweights
+      integer :: ierror
+    end subroutine MPI_DIST_GRAPH_NEIGHBORS
+    subroutine PMPI_DIST_GRAPH_NEIGHBORS(comm, maxindegree, sources, sourceweights, maxoutdegree, &
+        destinations, destweights, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: maxindegree
+      integer, dimension(*) :: sources
+      integer, dimension(*) :: sourceweights
+      integer, intent(in) :: maxoutdegree
+      integer, dimension(*) :: destinations
+      integer, dimension(*) :: destweights
+      integer :: ierror
+    end subroutine PMPI_DIST_GRAPH_NEIGHBORS
+    subroutine MPI_DIST_GRAPH_NEIGHBORS_COUNT(comm, indegree, outdegree, weighted, ierror)
+      integer, intent(in) :: comm
+      integer :: indegree
+      integer :: outdegree
+      logical :: weighted
+      integer :: ierror
+    end subroutine MPI_DIST_GRAPH_NEIGHBORS_COUNT
+    subroutine PMPI_DIST_GRAPH_NEIGHBORS_COUNT(comm, indegree, outdegree, weighted, ierror)
+      integer, intent(in) :: comm
+      integer :: indegree
+      integer :: outdegree
+      logical :: weighted
+      integer :: ierror
+    end subroutine PMPI_DIST_GRAPH_NEIGHBORS_COUNT
     subroutine MPI_ERRHANDLER_FREE(errhandler, ierror)
       integer :: errhandler
       integer :: ierror
@@ -1259,6 +1369,94 @@ module mpi
       integer :: subversion
       integer :: ierror
     end subroutine PMPI_GET_VERSION
+    subroutine MPI_GRAPHDIMS_GET(comm, nnodes, nedges, ierror)
+      integer, intent(in) :: comm
+      integer :: nnodes
+      integer :: nedges
+      integer :: ierror
+    end subroutine MPI_GRAPHDIMS_GET
+    subroutine PMPI_GRAPHDIMS_GET(comm, nnodes, nedges, ierror)
+      integer, intent(in) :: comm
+      integer :: nnodes
+      integer :: nedges
+      integer :: ierror
+    end subroutine PMPI_GRAPHDIMS_GET
+    subroutine MPI_GRAPH_CREATE(comm_old, nnodes, index, edges, reorder, comm_graph, ierror)
+      integer, intent(in) :: comm_old
+      integer, intent(in) :: nnodes
+      integer, dimension(*) :: index
+      integer, dimension(*) :: edges
+      logical, intent(in) :: reorder
+      integer :: comm_graph
+      integer :: ierror
+    end subroutine MPI_GRAPH_CREATE
+    subroutine PMPI_GRAPH_CREATE(comm_old, nnodes, index, edges, reorder, comm_graph, ierror)
+      integer, intent(in) :: comm_old
+      integer, intent(in) :: nnodes
+      integer, dimension(*) :: index
+      integer, dimension(*) :: edges
+      logical, intent(in) :: reorder
+      integer :: comm_graph
+      integer :: ierror
+    end subroutine PMPI_GRAPH_CREATE
+    subroutine MPI_GRAPH_GET(comm, maxindex, maxedges, index, edges, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: maxindex
+      integer, intent(in) :: maxedges
+      integer, dimension(*) :: index
+      integer, dimension(*) :: edges
+      integer :: ierror
+    end subroutine MPI_GRAPH_GET
+    subroutine PMPI_GRAPH_GET(comm, maxindex, maxedges, index, edges, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: maxindex
+      integer, intent(in) :: maxedges
+      integer, dimension(*) :: index
+      integer, dimension(*) :: edges
+      integer :: ierror
+    end subroutine PMPI_GRAPH_GET
+    subroutine MPI_GRAPH_MAP(comm, nnodes, index, edges, newrank, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: nnodes
+      integer, dimension(*) :: index
+      integer, dimension(*) :: edges
+      integer :: newrank
+      integer :: ierror
+    end subroutine MPI_GRAPH_MAP
+    subroutine PMPI_GRAPH_MAP(comm, nnodes, index, edges, newrank, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: nnodes
+      integer, dimension(*) :: index
+      integer, dimension(*) :: edges
+      integer :: newrank
+      integer :: ierror
+    end subroutine PMPI_GRAPH_MAP
+    subroutine MPI_GRAPH_NEIGHBORS(comm, rank, maxneighbors, neighbors, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: rank
+      integer, intent(in) :: maxneighbors
+      integer, dimension(*) :: neighbors
+      integer :: ierror
+    end subroutine MPI_GRAPH_NEIGHBORS
+    subroutine PMPI_GRAPH_NEIGHBORS(comm, rank, maxneighbors, neighbors, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: rank
+      integer, intent(in) :: maxneighbors
+      integer, dimension(*) :: neighbors
+      integer :: ierror
+    end subroutine PMPI_GRAPH_NEIGHBORS
+    subroutine MPI_GRAPH_NEIGHBORS_COUNT(comm, rank, nneighbors, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: rank
+      integer :: nneighbors
+      integer :: ierror
+    end subroutine MPI_GRAPH_NEIGHBORS_COUNT
+    subroutine PMPI_GRAPH_NEIGHBORS_COUNT(comm, rank, nneighbors, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: rank
+      integer :: nneighbors
+      integer :: ierror
+    end subroutine PMPI_GRAPH_NEIGHBORS_COUNT
     subroutine MPI_GROUP_COMPARE(group1, group2, result, ierror)
       integer, intent(in) :: group1
       integer, intent(in) :: group2
@@ -1713,6 +1911,148 @@ module mpi
       integer :: keyval
       integer :: ierror
     end subroutine PMPI_KEYVAL_FREE
+    subroutine MPI_NEIGHBOR_ALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_NEIGHBOR_ALLGATHER
+    subroutine PMPI_NEIGHBOR_ALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_NEIGHBOR_ALLGATHER
+    subroutine MPI_NEIGHBOR_ALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+        recvtype, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_NEIGHBOR_ALLGATHERV
+    subroutine PMPI_NEIGHBOR_ALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+        recvtype, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_NEIGHBOR_ALLGATHERV
+    subroutine MPI_NEIGHBOR_ALLTOALL(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_NEIGHBOR_ALLTOALL
+    subroutine PMPI_NEIGHBOR_ALLTOALL(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_NEIGHBOR_ALLTOALL
+    subroutine MPI_NEIGHBOR_ALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+        rdispls, recvtype, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_NEIGHBOR_ALLTOALLV
+    subroutine PMPI_NEIGHBOR_ALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+        rdispls, recvtype, comm, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_NEIGHBOR_ALLTOALLV
+    subroutine MPI_NEIGHBOR_ALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+        rdispls, recvtypes, comm, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+      integer, dimension(*) :: sendtypes
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+      integer, dimension(*) :: recvtypes
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine MPI_NEIGHBOR_ALLTOALLW
+    subroutine PMPI_NEIGHBOR_ALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+        recvcounts, rdispls, recvtypes, comm, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+      integer, dimension(*) :: sendtypes
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+      integer, dimension(*) :: recvtypes
+      integer, intent(in) :: comm
+      integer :: ierror
+    end subroutine PMPI_NEIGHBOR_ALLTOALLW
     subroutine MPI_OP_COMMUTATIVE(op, commute, ierror)
       integer, intent(in) :: op
       logical :: commute

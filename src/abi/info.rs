@@ -12,30 +12,19 @@ use crate::abi::buffers::{input, out};
 use crate::abi::state::{call, phase, RUNNING};
 use crate::mpi::error::{fail, MpiError, MpiResult};
 use crate::mpi::info::{self, infos, Info, InfoTable};
-use crate::mpi::World;
 use crate::sys::{self, MPI_Info};
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
 
-/// The name of a thread level (MPI_INFO_ENV's `thread_level`).
-fn thread_level_name(l: c_int) -> &'static str {
-    match l {
-        sys::MPI_THREAD_SINGLE => "MPI_THREAD_SINGLE",
-        sys::MPI_THREAD_FUNNELED => "MPI_THREAD_FUNNELED",
-        sys::MPI_THREAD_SERIALIZED => "MPI_THREAD_SERIALIZED",
-        _ => "MPI_THREAD_MULTIPLE",
-    }
-}
-
-/// The entries of MPI_INFO_ENV, the keys of MPI-4 section 11.2.3 whose
-/// values this process knows: `command` (argv[0] of the program), `argv`
-/// (the other arguments, separated by blanks), `maxprocs` (the ranks of
-/// MPI_COMM_WORLD), `host` (the processor name: host and target node),
-/// `arch`, `wdir` (the working directory) and `thread_level` (the level
-/// provided). `soft` and `file` describe a spawn request no program made,
-/// so they are not set. Before MPI_Init only what the process itself knows
-/// is there.
-fn env_info(w: Option<&World>) -> Info {
+/// The entries of MPI_INFO_ENV: the keys of MPI-4 section 11.2.3 whose
+/// values the process knows from its start, the same before MPI_Init,
+/// while MPI runs and after MPI_Finalize: `command` (argv[0] of the
+/// program), `argv` (the other arguments, separated by blanks), `maxprocs`
+/// (the ranks `mpirun` started), `host` (the host name), `arch` and `wdir`
+/// (the working directory). `soft`, `file` and `thread_level` describe
+/// requests made at launch that `mpirun` has no way to make, so they are
+/// not set. (MPICH 4.0.2 leaves MPI_INFO_ENV empty.)
+fn env_info() -> Info {
     let args: Vec<String> = std::env::args_os()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
@@ -46,21 +35,13 @@ fn env_info(w: Option<&World>) -> Info {
     if args.len() > 1 {
         pairs.push(("argv", args[1..].join(" ")));
     }
-    let host = crate::abi::env::host_name();
-    match w {
-        Some(w) => {
-            pairs.push(("maxprocs", w.ep.size().to_string()));
-            let node = w.ep.model().node_of(w.rank());
-            pairs.push(("host", format!("{host}-node{node}")));
-        }
-        None => pairs.push(("host", host)),
+    if let Ok(n) = std::env::var(crate::launch::job::ENV_SIZE) {
+        pairs.push(("maxprocs", n));
     }
+    pairs.push(("host", crate::abi::env::host_name()));
     pairs.push(("arch", std::env::consts::ARCH.to_string()));
     if let Ok(d) = std::env::current_dir() {
         pairs.push(("wdir", d.to_string_lossy().into_owned()));
-    }
-    if let Some(w) = w {
-        pairs.push(("thread_level", thread_level_name(w.thread_level).into()));
     }
     // Values longer than MPI_MAX_INFO_VAL are cut (a very long command line).
     Info::from_pairs(pairs.into_iter().map(|(k, mut v)| {
@@ -80,14 +61,14 @@ fn env_info(w: Option<&World>) -> Info {
 /// class). `f` gets the info table with MPI_INFO_ENV up to date.
 pub(crate) fn info_call(name: &str, f: impl FnOnce(&mut InfoTable) -> MpiResult<()>) -> c_int {
     if phase() == RUNNING {
-        return call(name, sys::MPI_COMM_WORLD, |w| {
-            let env = env_info(Some(w));
+        return call(name, sys::MPI_COMM_WORLD, |_| {
+            let env = env_info();
             let mut t = infos();
             t.set_env(env);
             f(&mut t)
         });
     }
-    let env = env_info(None);
+    let env = env_info();
     let mut t = infos();
     t.set_env(env);
     match f(&mut t) {

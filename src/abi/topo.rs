@@ -169,13 +169,11 @@ mpi_fn! {
 }
 
 mpi_fn! {
-    /// MPI_CART for a Cartesian communicator, MPI_UNDEFINED otherwise.
+    /// MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH, MPI_UNDEFINED without a
+    /// topology.
     fn MPI_Topo_test / PMPI_Topo_test(comm: MPI_Comm, status: *mut c_int) -> c_int {
         call("MPI_Topo_test", comm, |w| {
-            let t = match w.comms.get(comm)?.topo {
-                Some(_) => sys::MPI_CART,
-                None => sys::MPI_UNDEFINED,
-            };
+            let t = crate::mpi::graph::topo_kind(w.comms.get(comm)?);
             // SAFETY: null or a valid int pointer (caller).
             *unsafe { out(status, "status") }? = t;
             Ok(())

@@ -1,12 +1,13 @@
 //! Communicators: context id, group (comm rank -> world rank), the calling
 //! rank's place in it, its error handler, name, attributes and Cartesian
-//! topology; and the handle table holding MPI_COMM_WORLD, MPI_COMM_SELF and
+//! topology (Cartesian, graph or distributed graph); and the handle table holding MPI_COMM_WORLD, MPI_COMM_SELF and
 //! the derived communicators, with what hangs off them: the context ids in
 //! use ([`ContextMask`]), group handles and attribute keyvals.
 use crate::mpi::attr::{Attr, KeyvalTable};
 use crate::mpi::comm_info::Hints;
 use crate::mpi::context::ContextMask;
 use crate::mpi::error::{fail, MpiResult};
+use crate::mpi::graph::GraphTopo;
 use crate::mpi::group::GroupTable;
 use crate::mpi::topo::Cart;
 use crate::sys;
@@ -65,6 +66,8 @@ pub struct Comm {
     pub topo: Option<Arc<Cart>>,
     /// Info hints (MPI_Comm_set_info).
     pub hints: Hints,
+    /// Graph or distributed-graph topology, if any.
+    pub graph: Option<Arc<GraphTopo>>,
 }
 
 impl Comm {
@@ -79,6 +82,7 @@ impl Comm {
             attrs: Vec::new(),
             topo: None,
             hints: Hints::default(),
+            graph: None,
         }
     }
 

@@ -28,7 +28,7 @@ use std::sync::Arc;
 impl<E: Backend + Agree> World<E> {
     /// Agree on a new context id over `parent` (collective); a member of
     /// the new communicator takes it, a non-member does not constrain it.
-    fn new_context(&mut self, parent: &Comm, member: bool) -> MpiResult<u32> {
+    pub(crate) fn new_context(&mut self, parent: &Comm, member: bool) -> MpiResult<u32> {
         let mut mask = self.comms.ctx_mask.contribution(member);
         let (ranks, me) = (parent.group.ranks(), parent.my_rank as usize);
         self.ep.allreduce_band(ranks, me, parent.ctx, &mut mask);
@@ -39,7 +39,7 @@ impl<E: Backend + Agree> World<E> {
         Ok(id)
     }
 
-    fn parent(&self, comm: MPI_Comm) -> MpiResult<Comm> {
+    pub(crate) fn parent(&self, comm: MPI_Comm) -> MpiResult<Comm> {
         self.comms.get(comm).cloned()
     }
 
@@ -51,6 +51,7 @@ impl<E: Backend + Agree> World<E> {
         let mut c = Comm::new(ctx, p.group.clone(), p.my_rank, p.errhandler);
         c.topo = p.topo.clone();
         c.hints = p.hints;
+        c.graph = p.graph.clone();
         self.comms.hold_keyvals(&attrs);
         c.attrs = attrs;
         Ok(self.comms.insert(c))
@@ -58,7 +59,7 @@ impl<E: Backend + Agree> World<E> {
 
     /// The (color, key) split of `p`: this process's part (not registered),
     /// None for MPI_UNDEFINED.
-    fn split(&mut self, p: &Comm, color: c_int, key: c_int) -> MpiResult<Option<Comm>> {
+    pub(crate) fn split(&mut self, p: &Comm, color: c_int, key: c_int) -> MpiResult<Option<Comm>> {
         if color < 0 && color != sys::MPI_UNDEFINED {
             return fail(
                 sys::MPI_ERR_ARG,
@@ -95,7 +96,7 @@ impl<E: Backend + Agree> World<E> {
         )))
     }
 
-    fn register(&mut self, c: Option<Comm>) -> MPI_Comm {
+    pub(crate) fn register(&mut self, c: Option<Comm>) -> MPI_Comm {
         c.map_or(sys::MPI_COMM_NULL, |c| self.comms.insert(c))
     }
 

@@ -15,12 +15,15 @@ pub mod comm_group;
 pub mod comm_info;
 pub mod context;
 pub mod datatype;
+pub mod dist_graph;
 pub mod dtype_table;
 pub mod error;
 #[cfg(test)]
 mod fake;
+pub mod graph;
 pub mod group;
 pub mod info;
+pub mod neighbor_calls;
 pub mod op;
 pub mod pack;
 pub mod request;

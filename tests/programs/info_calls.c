@@ -49,8 +49,8 @@ int main(int argc, char **argv)
     MPI_Info_get(MPI_INFO_ENV, "maxprocs", MPI_MAX_INFO_VAL, mp, &fm);
     MPI_Info_get(MPI_INFO_ENV, "thread_level", MPI_MAX_INFO_VAL, tl, &ft);
     const char *base = strrchr(cmd, '/');
-    printf("env rank=%d command=%s maxprocs=%s thread_level=%s flags=%d%d%d\n", rank,
-           base ? base + 1 : cmd, mp, tl, fc, fm, ft);
+    printf("env rank=%d command=%s maxprocs=%s flags=%d%d%d\n", rank, base ? base + 1 : cmd, mp,
+           fc, fm, ft);
     if (rank != 0) {
         MPI_Finalize();
         return 0;

@@ -1,5 +1,6 @@
 //! The storage of the COMMON blocks that hold Fortran's special addresses
-//! (MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE; see
+//! (MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE,
+//! MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY; see
 //! `generator::SPECIAL` and include/mpif.h), and their recognition: a Fortran
 //! program passes the address of the variable, which the bindings turn
 //! into the C marker.
@@ -50,6 +51,13 @@ pub static mpifcmb3_: CommonBlock<STATUS> = CommonBlock::new();
 #[no_mangle]
 pub static mpifcmb4_: CommonBlock<STATUS> = CommonBlock::new();
 
+/// `COMMON /MPIFCMB5/ MPI_UNWEIGHTED`
+#[no_mangle]
+pub static mpifcmb5_: CommonBlock<1> = CommonBlock::new();
+/// `COMMON /MPIFCMB9/ MPI_WEIGHTS_EMPTY`
+#[no_mangle]
+pub static mpifcmb9_: CommonBlock<1> = CommonBlock::new();
+
 /// A Fortran special address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Special {
@@ -57,26 +65,33 @@ pub enum Special {
     InPlace,
     StatusIgnore,
     StatusesIgnore,
+    Unweighted,
+    WeightsEmpty,
 }
 
+/// How many special addresses there are.
+const N: usize = 6;
+
 /// (symbol, our definition's address, meaning), in `generator::SPECIAL` order.
-fn ours() -> [(&'static CStr, usize, Special); 4] {
+fn ours() -> [(&'static CStr, usize, Special); N] {
     [
         (c"mpifcmb1_", mpifcmb1_.addr(), Special::Bottom),
         (c"mpifcmb2_", mpifcmb2_.addr(), Special::InPlace),
         (c"mpifcmb3_", mpifcmb3_.addr(), Special::StatusIgnore),
         (c"mpifcmb4_", mpifcmb4_.addr(), Special::StatusesIgnore),
+        (c"mpifcmb5_", mpifcmb5_.addr(), Special::Unweighted),
+        (c"mpifcmb9_", mpifcmb9_.addr(), Special::WeightsEmpty),
     ]
 }
 
 /// The COMMON block names, lower case, for the consistency test.
-pub fn block_names() -> [String; 4] {
+pub fn block_names() -> [String; N] {
     ours().map(|(s, _, _)| s.to_string_lossy().trim_end_matches('_').to_string())
 }
 
 /// The addresses Fortran code uses for the blocks (see the module doc).
-fn resolved() -> &'static [(usize, Special); 4] {
-    static ADDRS: OnceLock<[(usize, Special); 4]> = OnceLock::new();
+fn resolved() -> &'static [(usize, Special); N] {
+    static ADDRS: OnceLock<[(usize, Special); N]> = OnceLock::new();
     ADDRS.get_or_init(|| {
         ours().map(|(sym, own, what)| {
             // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only
@@ -117,6 +132,8 @@ mod tests {
             Special::InPlace,
             Special::StatusIgnore,
             Special::StatusesIgnore,
+            Special::Unweighted,
+            Special::WeightsEmpty,
         ]
         .into_iter()
         .enumerate()

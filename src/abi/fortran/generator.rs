@@ -20,11 +20,14 @@ use std::fmt::Write as _;
 /// The special addresses of MPI: Fortran variables in COMMON blocks whose
 /// storage the library defines (src/abi/fortran/commons.rs) and recognises
 /// by address. (C name, COMMON block name, Fortran dimensions.)
-pub const SPECIAL: [(&str, &str, &str); 4] = [
+pub const SPECIAL: [(&str, &str, &str); 6] = [
     ("MPI_BOTTOM", "MPIFCMB1", ""),
     ("MPI_IN_PLACE", "MPIFCMB2", ""),
     ("MPI_STATUS_IGNORE", "MPIFCMB3", "(MPI_STATUS_SIZE)"),
     ("MPI_STATUSES_IGNORE", "MPIFCMB4", "(MPI_STATUS_SIZE,1)"),
+    // MPICH's block names for the weight markers of distributed graphs
+    ("MPI_UNWEIGHTED", "MPIFCMB5", ""),
+    ("MPI_WEIGHTS_EMPTY", "MPIFCMB9", ""),
 ];
 
 /// C functions with no Fortran binding by design: the `_f2c` / `_c2f`
@@ -46,7 +49,8 @@ pub enum HandIface {
     Open,
 }
 
-/// Bindings written by hand in src/abi/fortran/special.rs, attr.rs and info.rs:
+/// Bindings written by hand in src/abi/fortran/special.rs, attr.rs, info.rs
+/// and graph.rs:
 /// (Fortran symbol, C function it calls, interface). `Proc` arguments are
 /// procedures (EXTERNAL).
 pub const HAND_WRITTEN: &[(&str, &str, HandIface)] = &[
@@ -154,6 +158,22 @@ pub const HAND_WRITTEN: &[(&str, &str, HandIface)] = &[
         "mpi_info_create_env_",
         "PMPI_Info_create_env",
         HandIface::Sub("info: IntOut"),
+    ),
+    // graph.rs
+    (
+        "mpi_dist_graph_create_",
+        "PMPI_Dist_graph_create",
+        HandIface::Sub("comm_old: Int, n: Int, sources: Ints, degrees: Ints, destinations: Ints, weights: Ints, info: Int, reorder: Logical, comm_dist_graph: IntOut"),
+    ),
+    (
+        "mpi_dist_graph_create_adjacent_",
+        "PMPI_Dist_graph_create_adjacent",
+        HandIface::Sub("comm_old: Int, indegree: Int, sources: Ints, sourceweights: Ints, outdegree: Int, destinations: Ints, destweights: Ints, info: Int, reorder: Logical, comm_dist_graph: IntOut"),
+    ),
+    (
+        "mpi_dist_graph_neighbors_",
+        "PMPI_Dist_graph_neighbors",
+        HandIface::Sub("comm: Int, maxindegree: Int, sources: Ints, sourceweights: Ints, maxoutdegree: Int, destinations: Ints, destweights: Ints"),
     ),
 ];
 
@@ -523,8 +543,10 @@ fn mpif_h(items: &[Item]) -> Result<String, String> {
     for (name, block, _) in SPECIAL {
         line72(&mut o, &format!("      COMMON /{block}/ {name}"))?;
     }
-    let blocks: Vec<String> = SPECIAL.iter().map(|s| format!("/{}/", s.1)).collect();
-    line72(&mut o, &format!("      SAVE {}", blocks.join(", ")))?;
+    // one SAVE per block: the list would not fit in 72 columns
+    for (_, block, _) in SPECIAL {
+        line72(&mut o, &format!("      SAVE /{block}/"))?;
+    }
     o.push_str("!\n! ---- functions\n");
     line72(&mut o, "      DOUBLE PRECISION MPI_WTIME, MPI_WTICK")?;
     line72(&mut o, "      DOUBLE PRECISION PMPI_WTIME, PMPI_WTICK")?;
