@@ -500,3 +500,73 @@ fn graphs_and_neighbour_collectives() {
         assert_eq!(r.int("rc"), want, "{}", r.line);
     }
 }
+
+/// The exact-test target with 2 ranks per node: 4 ranks on two nodes,
+/// 3 hops apart.
+const TWO_PER_NODE: &str = r#"name = "tianhe1a-scale0-2pn"
+[cpu]
+scale = 0.0
+[network]
+mem_bandwidth = "6.38 GB/s"
+net_bandwidth = "4.16 GB/s"
+latency = "15 us"
+hop_latency = "0.6 us"
+eager_limit = "128 KiB"
+header_bytes = 64
+[topology]
+levels = [ { ranks = 2, hops = 0 }, { ranks = 192, hops = 3 } ]
+default_hops = 5
+"#;
+
+/// MPI_Neighbor_alltoall on a 1-D periodic grid of 4 ranks, nodes {0, 1}
+/// and {2, 3}, every clock aligned at T, b-byte eager blocks. Each rank i
+/// (MPICH's schedule) starts its send to the left neighbour at T (arriving
+/// at T + M(b) + L(b, h)) and to the right one at T + M(b) (arriving at
+/// T + 2 M(b) + L(b, h)), then posts both receives and waits from
+/// w = T + 2 M(b); each receive completes at max(ta, w) + M(b), where ta is
+/// the arrival of the neighbour's send towards i (the left neighbour's
+/// second send, the right neighbour's first); the call returns at the
+/// later one. So the inter-node neighbour's message decides, and it
+/// costs one M(b) more for ranks whose inter-node neighbour is on the
+/// left (0 and 2) than for the others.
+#[test]
+fn neighbor_alltoall_exact_timing() {
+    use common::model::{link, m};
+    let target = common::write_target("two-per-node.toml", TWO_PER_NODE);
+    let hop = |x: i64, y: i64| if x / 2 == y / 2 { 0 } else { 3 };
+    let start_ps: u64 = 1_000_000_000; // 1 ms, after MPI_Cart_create everywhere
+    for b in [8u64, 4000, 65536] {
+        let n = 4i64;
+        let want: Vec<u64> = (0..n)
+            .map(|i| {
+                let (left, right) = ((i + n - 1) % n, (i + 1) % n);
+                let w = start_ps + 2 * m(b);
+                // left's send to its right (its second), right's to its left (first)
+                let ta_left = start_ps + 2 * m(b) + link(b, hop(left, i));
+                let ta_right = start_ps + m(b) + link(b, hop(right, i));
+                (ta_left.max(w) + m(b)).max(ta_right.max(w) + m(b))
+            })
+            .collect();
+        assert_eq!(want[0], want[1] + m(b), "the scenario shows the send order");
+        for cores in common::CORE_VARIANTS {
+            let job = Run::new(4, target.as_os_str(), &program("neighbor_timing"))
+                .cores(cores)
+                .args(&[b.to_string(), "1e-3".to_string()])
+                .run();
+            job.assert_success();
+            let mut got = records(&job.stdout, "nt");
+            got.sort_by_key(|r| r.int("rank"));
+            assert_eq!(got.len(), 4, "{}", job.dump());
+            for (i, r) in got.iter().enumerate() {
+                assert_eq!(r.ps("t0"), start_ps, "{}", r.line);
+                assert_eq!(
+                    r.ps("t1"),
+                    want[i],
+                    "rank {i}, {b} bytes, cores {cores:?}: got {}, want {}",
+                    common::fmt_ps(r.ps("t1")),
+                    common::fmt_ps(want[i])
+                );
+            }
+        }
+    }
+}
