@@ -1066,7 +1066,8 @@ module mpi
       integer, dimension(*) :: sources
       integer, dimension(*) :: degrees
       integer, dimension(*) :: destinations
-      integer, dimension(*) :: weights
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: weights
+      type(*), dimension(*) :: weights
       integer, intent(in) :: info
       logical, intent(in) :: reorder
       integer :: comm_dist_graph
@@ -1079,7 +1080,8 @@ module mpi
       integer, dimension(*) :: sources
       integer, dimension(*) :: degrees
       integer, dimension(*) :: destinations
-      integer, dimension(*) :: weights
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: weights
+      type(*), dimension(*) :: weights
       integer, intent(in) :: info
       logical, intent(in) :: reorder
       integer :: comm_dist_graph
@@ -1090,10 +1092,12 @@ module mpi
       integer, intent(in) :: comm_old
       integer, intent(in) :: indegree
       integer, dimension(*) :: sources
-      integer, dimension(*) :: sourceweights
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sourceweights
+      type(*), dimension(*) :: sourceweights
       integer, intent(in) :: outdegree
       integer, dimension(*) :: destinations
-      integer, dimension(*) :: destweights
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: destweights
+      type(*), dimension(*) :: destweights
       integer, intent(in) :: info
       logical, intent(in) :: reorder
       integer :: comm_dist_graph
@@ -1104,10 +1108,12 @@ module mpi
       integer, intent(in) :: comm_old
       integer, intent(in) :: indegree
       integer, dimension(*) :: sources
-      integer, dimension(*) :: sourceweights
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sourceweights
+      type(*), dimension(*) :: sourceweights
       integer, intent(in) :: outdegree
       integer, dimension(*) :: destinations
-      integer, dimension(*) :: destweights
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: destweights
+      type(*), dimension(*) :: destweights
       integer, intent(in) :: info
       logical, intent(in) :: reorder
       integer :: comm_dist_graph
@@ -1118,10 +1124,12 @@ module mpi
       integer, intent(in) :: comm
       integer, intent(in) :: maxindegree
       integer, dimension(*) :: sources
-      integer, dimension(*) :: sourceweights
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sourceweights
+      type(*), dimension(*) :: sourceweights
       integer, intent(in) :: maxoutdegree
       integer, dimension(*) :: destinations
-      integer, dimension(*) :: destweights
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: destweights
+      type(*), dimension(*) :: destweights
       integer :: ierror
     end subroutine MPI_DIST_GRAPH_NEIGHBORS
     subroutine PMPI_DIST_GRAPH_NEIGHBORS(comm, maxindegree, sources, sourceweights, maxoutdegree, &
@@ -1129,10 +1137,12 @@ module mpi
       integer, intent(in) :: comm
       integer, intent(in) :: maxindegree
       integer, dimension(*) :: sources
-      integer, dimension(*) :: sourceweights
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sourceweights
+      type(*), dimension(*) :: sourceweights
       integer, intent(in) :: maxoutdegree
       integer, dimension(*) :: destinations
-      integer, dimension(*) :: destweights
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: destweights
+      type(*), dimension(*) :: destweights
       integer :: ierror
     end subroutine PMPI_DIST_GRAPH_NEIGHBORS
     subroutine MPI_DIST_GRAPH_NEIGHBORS_COUNT(comm, indegree, outdegree, weighted, ierror)

@@ -570,3 +570,47 @@ fn neighbor_alltoall_exact_timing() {
         }
     }
 }
+
+/// The Fortran bindings of the topology calls and neighbourhood
+/// collectives on 4 ranks: MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY from
+/// Fortran (COMMON blocks recognised by address; weights not written for
+/// MPI_UNWEIGHTED), MPI_NEIGHBOR_ALLTOALL on a periodic grid,
+/// MPI_NEIGHBOR_ALLGATHER on a ring graph, MPI_COMM_CREATE_GROUP.
+#[test]
+fn topology_fortran() {
+    let Some(prog) = fortran_program("f90_graph.f90") else {
+        return;
+    };
+    let job = Run::exact(4, &prog).run();
+    job.assert_success();
+    let m = |x: i64| x.rem_euclid(4);
+    let mut want = Vec::new();
+    for r in 0..4i64 {
+        want.push(format!(
+            "fg step=cart rank={r} ierr=0 left={} right={}",
+            100 * m(r - 1) + 1,
+            100 * m(r + 1)
+        ));
+        want.push(format!(
+            "fg step=ring rank={r} topo=1 a={} b={}",
+            m(r - 1),
+            m(r + 1)
+        ));
+        want.push(format!("fg step=adj rank={r} in=1 out=1 weighted=F"));
+        want.push(format!(
+            "fg step=dg rank={r} src={} sw={} dst={} dw={}",
+            m(r - 1),
+            7 * m(r - 1),
+            m(r + 1),
+            7 * r
+        ));
+        want.push(format!("fg step=dg_unw rank={r} dw={} ierr=0", 7 * r));
+        if r >= 2 {
+            want.push(format!("fg step=group rank={r} gsize=2 grank={}", 3 - r));
+        }
+    }
+    want.sort();
+    let mut got: Vec<&str> = lines(&job, "fg");
+    got.sort();
+    assert_eq!(got, want, "{}", job.dump());
+}

@@ -159,21 +159,22 @@ pub const HAND_WRITTEN: &[(&str, &str, HandIface)] = &[
         "PMPI_Info_create_env",
         HandIface::Sub("info: IntOut"),
     ),
-    // graph.rs
+    // graph.rs: weight arrays are declared like choice buffers (any rank),
+    // so that the scalars MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY fit them
     (
         "mpi_dist_graph_create_",
         "PMPI_Dist_graph_create",
-        HandIface::Sub("comm_old: Int, n: Int, sources: Ints, degrees: Ints, destinations: Ints, weights: Ints, info: Int, reorder: Logical, comm_dist_graph: IntOut"),
+        HandIface::Sub("comm_old: Int, n: Int, sources: Ints, degrees: Ints, destinations: Ints, weights: Buf, info: Int, reorder: Logical, comm_dist_graph: IntOut"),
     ),
     (
         "mpi_dist_graph_create_adjacent_",
         "PMPI_Dist_graph_create_adjacent",
-        HandIface::Sub("comm_old: Int, indegree: Int, sources: Ints, sourceweights: Ints, outdegree: Int, destinations: Ints, destweights: Ints, info: Int, reorder: Logical, comm_dist_graph: IntOut"),
+        HandIface::Sub("comm_old: Int, indegree: Int, sources: Ints, sourceweights: Buf, outdegree: Int, destinations: Ints, destweights: Buf, info: Int, reorder: Logical, comm_dist_graph: IntOut"),
     ),
     (
         "mpi_dist_graph_neighbors_",
         "PMPI_Dist_graph_neighbors",
-        HandIface::Sub("comm: Int, maxindegree: Int, sources: Ints, sourceweights: Ints, maxoutdegree: Int, destinations: Ints, destweights: Ints"),
+        HandIface::Sub("comm: Int, maxindegree: Int, sources: Ints, sourceweights: Buf, maxoutdegree: Int, destinations: Ints, destweights: Buf"),
     ),
 ];
 
