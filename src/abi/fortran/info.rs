@@ -77,8 +77,9 @@ pub unsafe extern "C" fn mpi_info_get_(
 pmpi_twin!(mpi_info_get_(info: *const MPI_Fint, key: *const c_char, valuelen: *const MPI_Fint, value: *mut c_char, flag: *mut MPI_Fint, ierror: *mut MPI_Fint, key_len: usize, value_len: usize));
 
 /// `MPI_INFO_GET_STRING(INFO, KEY, BUFLEN, VALUE, FLAG, IERROR)`: BUFLEN
-/// in is the characters of VALUE to use, out the length of the value (no
-/// terminator in Fortran); BUFLEN 0 leaves VALUE as it is.
+/// in is the characters of VALUE to fill, out the length of the value (no
+/// terminator in Fortran); the value is cut to BUFLEN characters and VALUE
+/// blank-padded after it (as MPICH); BUFLEN 0 leaves VALUE as it is.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn mpi_info_get_string_(
@@ -104,9 +105,9 @@ pub unsafe extern "C" fn mpi_info_get_string_(
     };
     if rc == sys::MPI_SUCCESS && f != 0 {
         if room > 0 {
-            let n = (room as usize).min(value_len);
-            // SAFETY: VALUE has value_len >= n characters (gfortran).
-            unsafe { to_fortran(value, n, &tmp) };
+            // SAFETY: VALUE has value_len characters (gfortran); C wrote at
+            // most BUFLEN of them into tmp, the rest of VALUE is blanked.
+            unsafe { to_fortran(value, value_len, &tmp) };
         }
         // SAFETY: BUFLEN is the INTEGER gfortran passes.
         unsafe { *buflen = b - 1 };
