@@ -533,7 +533,7 @@ default_hops = 5
 #[test]
 fn neighbor_alltoall_exact_timing() {
     use common::model::{link, m};
-    let target = common::write_target("two-per-node.toml", TWO_PER_NODE);
+    let target = common::write_target("two-per-node-neighbor.toml", TWO_PER_NODE);
     let hop = |x: i64, y: i64| if x / 2 == y / 2 { 0 } else { 3 };
     let start_ps: u64 = 1_000_000_000; // 1 ms, after MPI_Cart_create everywhere
     for b in [8u64, 4000, 65536] {
@@ -614,4 +614,45 @@ fn topology_fortran() {
     let mut got: Vec<&str> = lines(&job, "fg");
     got.sort();
     assert_eq!(got, want, "{}", job.dump());
+}
+
+/// MPI_Comm_create_group costs only its members' messages: on 4 ranks of
+/// two nodes ({0, 1}, {2, 3}), clocks aligned at T, ranks 1 and 2 create
+/// the communicator of {1, 2}: MPICH's group allreduce of the 256-byte
+/// context mask on 2 members is one MPIC_Sendrecv (post the receive, send,
+/// wait for the send, then for the receive): the send is copied by
+/// T + M(256) and the partner's mask, sent at T, arrives at
+/// T + M(256) + L(256, 3), received M(256) later. Meanwhile ranks 0 and 3
+/// exchange 8 bytes with MPI_Sendrecv (tag 7, the tag of the creation),
+/// undisturbed: T + 2 M(8) + L(8, 3). Every core variant.
+#[test]
+fn create_group_exact_timing() {
+    use common::model::{link, m};
+    let target = common::write_target("two-per-node-group.toml", TWO_PER_NODE);
+    let t = 1_000_000_000u64;
+    let members = t + 2 * m(256) + link(256, 3);
+    let others = t + 2 * m(8) + link(8, 3);
+    for cores in common::CORE_VARIANTS {
+        let job = Run::new(4, target.as_os_str(), &program("group_timing"))
+            .cores(cores)
+            .args(&["1e-3"])
+            .run();
+        job.assert_success();
+        let mut got = records(&job.stdout, "gt");
+        got.sort_by_key(|r| r.int("rank"));
+        assert_eq!(got.len(), 4, "{}", job.dump());
+        for (i, r) in got.iter().enumerate() {
+            let member = i == 1 || i == 2;
+            assert_eq!(r.ps("t0"), t, "{}", r.line);
+            assert_eq!(r.int("size"), if member { 2 } else { 0 }, "{}", r.line);
+            let want = if member { members } else { others };
+            assert_eq!(
+                r.ps("t1"),
+                want,
+                "rank {i}, cores {cores:?}: got {}, want {}",
+                common::fmt_ps(r.ps("t1")),
+                common::fmt_ps(want)
+            );
+        }
+    }
 }
