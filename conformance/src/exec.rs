@@ -3,7 +3,9 @@
 //! output (stdout and stderr together, as runtests reads them) in a log file;
 //! then runtests' verdict on it.
 //!
-//! Time limits: mpirun runs in a process group of its own; past the limit it
+//! Time limits: mpirun gets MPIEXEC_TIMEOUT = the limit (as runtests sets it:
+//! a launcher that honours it ends the job itself, which init/timeout tests);
+//! mpirun runs in a process group of its own and, 5 s past the limit, it
 //! gets SIGTERM (it kills its ranks and removes the job's shared memory),
 //! then SIGKILL after a grace period. Whatever is left of the job afterwards
 //! (rank processes, found by their VACED_JOB variable, which starts with
@@ -30,7 +32,8 @@ pub struct Ran {
     pub seconds: f64,
 }
 
-/// How long mpirun gets between SIGTERM and SIGKILL.
+/// How long mpirun gets past the limit before SIGTERM, and between SIGTERM
+/// and SIGKILL.
 const GRACE: Duration = Duration::from_secs(5);
 
 /// Run `t` (built as `bin`), writing its output to `log`.
@@ -64,6 +67,7 @@ pub fn run(
         .stdout(out)
         .stderr(err)
         .env("VACED_PROGRESS", "0")
+        .env("MPIEXEC_TIMEOUT", limit.as_secs().max(1).to_string())
         .process_group(0);
     for (k, v) in &t.env {
         cmd.env(k, v);
@@ -80,7 +84,7 @@ pub fn run(
             Ok(None) => {}
             Err(_) => break None,
         }
-        if !timed_out && began.elapsed() > limit {
+        if !timed_out && began.elapsed() > limit + GRACE {
             timed_out = true;
             // SAFETY: plain kill(2) of the process group we created.
             unsafe { libc::kill(-pid, libc::SIGTERM) };
