@@ -37,7 +37,8 @@ pub fn missing_names(out: &str, s: &Support) -> Vec<String> {
             || l.contains("implicit declaration of function")
             || l.contains("unknown type name")
             || l.contains("has no IMPLICIT type")
-            || l.contains("has not been declared");
+            || l.contains("has not been declared")
+            || l.contains("cannot appear in the expression");
         if !interesting {
             continue;
         }
@@ -113,7 +114,9 @@ pub fn build(
     if flavour == Flavour::Threads {
         c_flags.push("-DMTEST_USE_THREAD".into());
     }
+    // configure adds -fcray-pointer when gfortran has Cray pointers.
     let mut f_flags = vec![
+        "-fcray-pointer".to_string(),
         format!("-I{}", out_dir.display()),
         format!("-I{}", src_dir.display()),
         format!("-J{}", obj_dir.display()),
@@ -126,10 +129,13 @@ pub fn build(
     let mut objs = vec![];
     let mut fortran = None;
     for s in &prog.sources {
-        let path = src_dir.join(s);
-        if !path.is_file() {
+        // Sources generated at build time (io's testmerge) are in out_dir.
+        let path = [src_dir.join(s), out_dir.join(s)]
+            .into_iter()
+            .find(|p| p.is_file());
+        let Some(path) = path else {
             return fail(format!("no source file {dir}/{s}"), log);
-        }
+        };
         let obj = obj_dir.join(format!("{}.o", s.replace('/', "_")));
         let mut cmd;
         if s.ends_with(".f") || s.ends_with(".F") {

@@ -170,16 +170,21 @@ pub fn rows(outcomes: &[Outcome]) -> (Vec<(String, Counts, bool)>, Counts) {
     (rows, total)
 }
 
-/// MPI name -> how many test lines miss it (not built).
-pub fn missing_counts(outcomes: &[Outcome]) -> Vec<(String, u32)> {
-    let mut m: BTreeMap<String, u32> = BTreeMap::new();
+/// MPI name -> (test lines not built that miss it, of which miss nothing
+/// else), most wanted first.
+pub fn missing_counts(outcomes: &[Outcome]) -> Vec<(String, u32, u32)> {
+    let mut m: BTreeMap<String, (u32, u32)> = BTreeMap::new();
     for o in outcomes.iter().filter(|o| o.state == State::NotBuilt) {
         for n in &o.missing {
-            *m.entry(n.clone()).or_default() += 1;
+            let e = m.entry(n.clone()).or_default();
+            e.0 += 1;
+            if o.missing.len() == 1 {
+                e.1 += 1;
+            }
         }
     }
-    let mut v: Vec<(String, u32)> = m.into_iter().collect();
-    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut v: Vec<(String, u32, u32)> = m.into_iter().map(|(n, (a, b))| (n, a, b)).collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)).then(a.0.cmp(&b.0)));
     v
 }
 
@@ -240,9 +245,11 @@ pub fn text(outcomes: &[Outcome], notes: &[String]) -> String {
     }
     let miss = missing_counts(outcomes);
     if !miss.is_empty() {
-        s.push_str("\nMPI names missing (tests not built for want of each):\n");
-        for (n, k) in miss {
-            let _ = writeln!(s, "  {n}: {k}");
+        s.push_str(
+            "\nMPI names missing: test lines not built for want of each (of which want nothing else):\n",
+        );
+        for (n, k, only) in miss {
+            let _ = writeln!(s, "  {n}: {k} ({only})");
         }
     }
     for n in notes {
@@ -271,9 +278,11 @@ pub fn markdown(outcomes: &[Outcome], notes: &[String], header: &str) -> String 
     ));
     let miss = missing_counts(outcomes);
     if !miss.is_empty() {
-        s.push_str("\n## MPI names missing\n\nTests not built for want of each name:\n\n");
-        for (n, k) in miss {
-            s.push_str(&format!("- `{n}`: {k}\n"));
+        s.push_str(
+            "\n## MPI names missing\n\nTest lines not built for want of each name (in parentheses: of which want nothing else):\n\n",
+        );
+        for (n, k, only) in miss {
+            s.push_str(&format!("- `{n}`: {k} ({only})\n"));
         }
     }
     let bad: Vec<&Outcome> = outcomes
@@ -368,7 +377,7 @@ mod tests {
         assert_eq!(total.not_built, 1);
         assert_eq!(total.timed_out, 1);
         assert_eq!(total.pass_pct(), 40.0);
-        assert_eq!(missing_counts(&v), [("MPI_Win_create".to_string(), 1)]);
+        assert_eq!(missing_counts(&v), [("MPI_Win_create".to_string(), 1, 1)]);
         assert!(text(&v, &[]).contains("rma/win 2: not built (missing MPI_Win_create)"));
     }
 }

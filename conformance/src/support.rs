@@ -151,6 +151,84 @@ pub fn fortran_headers(root: &Path, build: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Generate the f77/io and f90/io tests MPICH's make generates with
+/// maint/testmerge (a perl script; configure only sets its `#!` line) from
+/// ioharness.defn/.tlt; f90's from f77's with the sed lines of
+/// f90/io/Makefile.am. Into `<build>/f77/io` and `<build>/f90/io`.
+pub fn generate_io(root: &Path, build: &Path) -> Result<(), String> {
+    let f77 = root.join("f77/io");
+    if !f77.join("ioharness.defn").is_file() {
+        return Ok(());
+    }
+    let io = |e: std::io::Error| format!("testmerge: {e}");
+    let maint = build.join("maint");
+    std::fs::create_dir_all(&maint).map_err(io)?;
+    let tm = maint.join("testmerge");
+    let text = std::fs::read_to_string(root.join("maint/testmerge.in")).map_err(io)?;
+    std::fs::write(&tm, text.replace("@PERL@", "/usr/bin/perl")).map_err(io)?;
+    let defn = format!("-defn={}", root.join("maint/common.defn").display());
+    let run = |dir: &Path, d: &Path, t: &Path| -> Result<(), String> {
+        std::fs::create_dir_all(dir).map_err(io)?;
+        let o = Command::new("perl")
+            .arg(&tm)
+            .arg(&defn)
+            .arg(d)
+            .arg(t)
+            .current_dir(dir)
+            .output()
+            .map_err(|e| format!("perl: {e}"))?;
+        if o.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "testmerge in {}: {}",
+                dir.display(),
+                first_error(&String::from_utf8_lossy(&o.stderr))
+            ))
+        }
+    };
+    let out77 = build.join("f77/io");
+    run(
+        &out77,
+        &f77.join("ioharness.defn"),
+        &f77.join("ioharness.tlt"),
+    )?;
+    if root.join("f90/io").is_dir() {
+        let out90 = build.join("f90/io");
+        std::fs::create_dir_all(&out90).map_err(io)?;
+        let sed = |exprs: &[&str], from: &Path, to: &Path| -> Result<(), String> {
+            let mut c = Command::new("sed");
+            for e in exprs {
+                c.arg("-e").arg(e);
+            }
+            let o = c.arg(from).output().map_err(|e| format!("sed: {e}"))?;
+            std::fs::write(to, o.stdout).map_err(io)
+        };
+        let d90 = out90.join("ioharness.defn");
+        let t90 = out90.join("ioharness.tlt");
+        sed(
+            &[
+                r#"s/filename="\(.*\)f.f\"/filename="\1f90.f90"/g"#,
+                "s/include.*iooffset.*/integer (kind=MPI_OFFSET_KIND)offset/g",
+            ],
+            &f77.join("ioharness.defn"),
+            &d90,
+        )?;
+        sed(
+            &[
+                "s/include.*mpif.*/use mpi/g",
+                "s/fheader/f90header/g",
+                "s/^C/!/g",
+                "/implicit *none/d",
+            ],
+            &f77.join("ioharness.tlt"),
+            &t90,
+        )?;
+        run(&out90, &d90, &t90)?;
+    }
+    Ok(())
+}
+
 /// The C flags every support and test compile gets.
 pub fn c_flags(root: &Path, s: &Support) -> Vec<String> {
     vec![
@@ -188,6 +266,9 @@ pub fn build(tools: &Tools, root: &Path, build: &Path) -> Result<Support, String
     // our (empty) dtpools/include on the -I path.
     std::fs::write(build.join("dtpools/dtpoolsconf.h"), DTPOOLSCONF).map_err(io)?;
     fortran_headers(root, build).map_err(io)?;
+    if let Err(e) = generate_io(root, build) {
+        s.failed.insert("testmerge (f77/f90 io sources)", e);
+    }
 
     let flags = c_flags(root, &s);
     let u = root.join("util");
@@ -257,7 +338,10 @@ pub fn build(tools: &Tools, root: &Path, build: &Path) -> Result<Support, String
     }
     // Fortran MTest.
     for (name, file) in [("mtest_f77", "mtest_f77.f"), ("mtest_f90", "mtest_f90.f90")] {
-        let f = [format!("-J{}", s.f90_dir.display())];
+        let f = [
+            "-fcray-pointer".to_string(),
+            format!("-J{}", s.f90_dir.display()),
+        ];
         let r = compile_dropping(tools, &u.join(file), &util, &f, &mut s.dropped)
             .and_then(|obj| archive(&util, name, &[obj]));
         match r {

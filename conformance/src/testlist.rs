@@ -68,7 +68,8 @@ pub fn subst(name: &str) -> Option<&'static str> {
         "perfdir" => "perf",
         // F77/F03 spawn-argument tests: gfortran can read the command line.
         "F77SPAWNARGTEST" | "F03SPAWNARGTEST" => "",
-        // gfortran has Cray pointers (-fcray-pointer is not given by MPICH either).
+        // gfortran has Cray pointers (configure then adds -fcray-pointer to
+        // FFLAGS/FCFLAGS, as compile.rs does).
         "ALLOCMEMF" => "allocmemf 1",
         "ALLOCMEMFC" => "allocmemf90 1",
         // Dropped: no mpi_f08 module and no C++ bindings in vaced (configure
