@@ -306,7 +306,7 @@ fn run(a: &Args) -> Result<bool, String> {
                     exec::Verdict::Passed => o.state = State::Passed,
                     exec::Verdict::TimedOut => {
                         o.state = State::TimedOut;
-                        o.reason = format!("killed after {limit:.0} s");
+                        o.reason = format!("time limit {limit:.0} s");
                     }
                     exec::Verdict::Failed(why) => {
                         o.state = State::Failed;
