@@ -15,6 +15,8 @@ use crate::testlist::TestCase;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// How a run ended.
@@ -30,6 +32,62 @@ pub enum Verdict {
 pub struct Ran {
     pub verdict: Verdict,
     pub seconds: f64,
+}
+
+/// The mpirun processes (= process groups) running now.
+static RUNNING: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// Set once an interrupt came: no new job starts.
+static STOPPING: AtomicBool = AtomicBool::new(false);
+
+/// Block SIGINT, SIGTERM and SIGHUP in this thread and every thread started
+/// after (call first thing in main), and end the jobs running when one comes:
+/// mpirun runs in a process group of its own, so a Ctrl-C at the terminal
+/// would not reach it. Children get an empty signal mask (std resets it).
+pub fn stop_jobs_on_interrupt() {
+    // SAFETY: sigset_t is plain data initialised by sigemptyset/sigaddset;
+    // pthread_sigmask only changes this thread's mask.
+    let set = unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            libc::sigaddset(&mut set, s);
+        }
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        set
+    };
+    std::thread::spawn(move || {
+        let mut sig: libc::c_int = 0;
+        // SAFETY: waits for one of the blocked signals of `set`.
+        if unsafe { libc::sigwait(&set, &mut sig) } != 0 {
+            return;
+        }
+        STOPPING.store(true, Ordering::SeqCst);
+        let pids: Vec<i32> = RUNNING.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        eprintln!(
+            "vaced-conformance: interrupted (signal {sig}): ending {} running job(s)",
+            pids.len()
+        );
+        for &p in &pids {
+            // SAFETY: plain kill(2) of a process group we created.
+            unsafe { libc::kill(-p, libc::SIGTERM) };
+        }
+        std::thread::sleep(GRACE);
+        // And any job that started while we were stopping the others.
+        let mut pids = pids;
+        pids.extend(RUNNING.lock().unwrap_or_else(|e| e.into_inner()).iter());
+        for &p in &pids {
+            // SAFETY: as above.
+            unsafe { libc::kill(-p, libc::SIGKILL) };
+            clean_job(p as u32);
+        }
+        std::process::exit(128 + sig);
+    });
+}
+
+/// Whether an interrupt came (the run's results are incomplete).
+pub fn interrupted() -> bool {
+    STOPPING.load(Ordering::SeqCst)
 }
 
 /// How long mpirun gets past the limit before SIGTERM, and between SIGTERM
@@ -72,11 +130,15 @@ pub fn run(
     for (k, v) in &t.env {
         cmd.env(k, v);
     }
+    if STOPPING.load(Ordering::SeqCst) {
+        return failed("interrupted".into(), began);
+    }
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => return failed(format!("cannot start {}: {e}", mpirun.display()), began),
     };
     let pid = child.id() as i32;
+    RUNNING.lock().unwrap_or_else(|e| e.into_inner()).push(pid);
     let mut timed_out = false;
     let status = loop {
         match child.try_wait() {
@@ -106,6 +168,10 @@ pub fn run(
     };
     let seconds = began.elapsed().as_secs_f64();
     clean_job(pid as u32);
+    RUNNING
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|&p| p != pid);
     let code = status.and_then(|s| s.code());
     if timed_out {
         let _ = append(

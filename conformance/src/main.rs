@@ -167,6 +167,7 @@ fn select(a: &Args, root: &Path, notes: &mut Vec<String>) -> Result<Vec<TestCase
 }
 
 fn main() {
+    exec::stop_jobs_on_interrupt();
     let a = Args::parse();
     match run(&a) {
         Ok(ok) => std::process::exit(if ok || !a.ci { 0 } else { 1 }),
@@ -326,6 +327,11 @@ fn run(a: &Args) -> Result<bool, String> {
         o
     });
 
+    if exec::interrupted() {
+        // The interrupt thread ends the process once the jobs are gone.
+        std::thread::sleep(Duration::from_secs(60));
+        return Err("interrupted".into());
+    }
     let header = format!(
         "MPICH source: {}; vaced: {}; mpirun --cores {cores}; -j {}; time limits x{}",
         root.display(),
