@@ -176,7 +176,7 @@ pub fn run(
     if timed_out {
         let _ = append(
             log,
-            &format!("\n[vaced-conformance: killed after {limit:?}]\n"),
+            &format!("\n[vaced-conformance: killed {GRACE:?} after the time limit of {limit:?}]\n"),
         );
         return Ran {
             verdict: Verdict::TimedOut,
@@ -367,6 +367,59 @@ mod tests {
             judge(" No Errors\n", Some(3), Some("TestStatusNoErrors")),
             Verdict::Passed
         );
+    }
+
+    /// A stand-in for mpirun: a shell script (it gets mpirun's arguments).
+    fn fake_mpirun(dir: &Path, name: &str, body: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let p = dir.join(name);
+        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        p
+    }
+
+    #[test]
+    fn runs_judges_and_kills_at_the_limit() {
+        let dir = std::env::temp_dir().join(format!("vaced-conf-exec-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let t = crate::testlist::parse_line("pt2pt", "x 2 arg=-a env=FOO=bar").unwrap();
+        let bin = dir.join("x");
+        let log = dir.join("x.log");
+        // Arguments and environment reach mpirun; a clean " No Errors" passes.
+        let ok = fake_mpirun(
+            &dir,
+            "ok",
+            r#"[ "$*" = "-q -n 2 --cores 3 $(dirname $0)/x -a" ] && [ "$FOO" = bar ] && [ "$MPIEXEC_TIMEOUT" = 60 ] && echo ' No Errors'"#,
+        );
+        let r = run(&ok, 3, &bin, &t, Duration::from_secs(60), &log);
+        assert_eq!(r.verdict, Verdict::Passed);
+        let bad = fake_mpirun(&dir, "bad", "echo oops; echo ' No Errors'");
+        let r = run(&bad, 3, &bin, &t, Duration::from_secs(60), &log);
+        assert_eq!(r.verdict, Verdict::Failed("exit status 0: oops".into()));
+        // Past the limit (+ GRACE) the whole process group goes, children too.
+        let pidfile = dir.join("child.pid");
+        let hang = fake_mpirun(
+            &dir,
+            "hang",
+            &format!("sleep 300 & echo $! > {}; wait", pidfile.display()),
+        );
+        let r = run(&hang, 3, &bin, &t, Duration::from_secs(0), &log);
+        assert_eq!(r.verdict, Verdict::TimedOut);
+        assert!(r.seconds < 20.0);
+        let child: i32 = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        let state = std::fs::read_to_string(format!("/proc/{child}/stat")).unwrap_or_default();
+        // Gone, or a zombie waiting for init to reap it.
+        assert!(state.is_empty() || state.contains(") Z "), "{state}");
+        assert!(std::fs::read_to_string(&log)
+            .unwrap()
+            .contains("after the time limit"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
