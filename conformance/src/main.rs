@@ -64,6 +64,9 @@ struct Args {
     /// Run exactly the CI subset (conformance/ci-tests.txt); exit 1 if any fails.
     #[arg(long)]
     ci: bool,
+    /// Print the selected test lines (dir/name np args) and exit: nothing is built.
+    #[arg(long)]
+    list: bool,
     /// The CI subset's file.
     #[arg(long, value_name = "FILE", default_value = "conformance/ci-tests.txt")]
     ci_list: PathBuf,
@@ -195,6 +198,15 @@ fn run(a: &Args) -> Result<bool, String> {
     let tests = select(a, &root, &mut notes)?;
     if tests.is_empty() {
         return Err("no test selected".into());
+    }
+    if a.list {
+        for t in &tests {
+            println!("{}", t.label());
+        }
+        for n in &notes {
+            eprintln!("note: {n}");
+        }
+        return Ok(true);
     }
     let cores = a.cores.unwrap_or_else(|| {
         std::thread::available_parallelism()
