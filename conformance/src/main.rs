@@ -231,8 +231,14 @@ fn run(a: &Args) -> Result<bool, String> {
         notes.push(format!("support library {lib} not built: {e}"));
     }
     for (f, needs) in &sup.dropped {
+        // Fortran subprograms are recorded in lower case.
+        let lang = if f.chars().any(|c| c.is_ascii_uppercase()) {
+            "C"
+        } else {
+            "Fortran"
+        };
         notes.push(format!(
-            "support function {f} left out (does not compile against vaced's mpi.h: {}); tests that call it are not built",
+            "MTest's {f} ({lang}) left out (does not compile against vaced's mpi.h: {}); tests that call it are not built",
             needs.join(", ")
         ));
     }
