@@ -8,3 +8,4 @@ source "$(dirname "$0")/scripts/env.sh"
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo test --workspace
+conformance/run --ci
