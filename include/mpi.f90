@@ -246,6 +246,10 @@ module mpi
   integer, parameter :: MPI_ORDER_C = 56
   integer, parameter :: MPI_ORDER_FORTRAN = 57
 
+  ! ---- error handlers and classes, datatype and operator extras
+  integer, parameter :: MPI_ERRORS_ABORT = 1409286147
+  integer, parameter :: MPI_LASTUSEDCODE = 1681915915
+
   ! ---- Fortran only
   integer, parameter :: MPI_SOURCE = 3
   integer, parameter :: MPI_TAG = 4
@@ -382,6 +386,34 @@ module mpi
       integer :: address
       integer :: ierror
     end subroutine PMPI_ADDRESS
+    subroutine MPI_ADD_ERROR_CLASS(errorclass, ierror)
+      integer :: errorclass
+      integer :: ierror
+    end subroutine MPI_ADD_ERROR_CLASS
+    subroutine PMPI_ADD_ERROR_CLASS(errorclass, ierror)
+      integer :: errorclass
+      integer :: ierror
+    end subroutine PMPI_ADD_ERROR_CLASS
+    subroutine MPI_ADD_ERROR_CODE(errorclass, errorcode, ierror)
+      integer, intent(in) :: errorclass
+      integer :: errorcode
+      integer :: ierror
+    end subroutine MPI_ADD_ERROR_CODE
+    subroutine PMPI_ADD_ERROR_CODE(errorclass, errorcode, ierror)
+      integer, intent(in) :: errorclass
+      integer :: errorcode
+      integer :: ierror
+    end subroutine PMPI_ADD_ERROR_CODE
+    subroutine MPI_ADD_ERROR_STRING(errorcode, string, ierror)
+      integer, intent(in) :: errorcode
+      character(len=*), intent(in) :: string
+      integer :: ierror
+    end subroutine MPI_ADD_ERROR_STRING
+    subroutine PMPI_ADD_ERROR_STRING(errorcode, string, ierror)
+      integer, intent(in) :: errorcode
+      character(len=*), intent(in) :: string
+      integer :: ierror
+    end subroutine PMPI_ADD_ERROR_STRING
     subroutine MPI_ALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
         ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -756,6 +788,16 @@ module mpi
       integer :: newcomm
       integer :: ierror
     end subroutine PMPI_CART_SUB
+    subroutine MPI_COMM_CALL_ERRHANDLER(comm, errorcode, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: errorcode
+      integer :: ierror
+    end subroutine MPI_COMM_CALL_ERRHANDLER
+    subroutine PMPI_COMM_CALL_ERRHANDLER(comm, errorcode, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: errorcode
+      integer :: ierror
+    end subroutine PMPI_COMM_CALL_ERRHANDLER
     subroutine MPI_COMM_COMPARE(comm1, comm2, result, ierror)
       integer, intent(in) :: comm1
       integer, intent(in) :: comm2
@@ -780,6 +822,16 @@ module mpi
       integer :: newcomm
       integer :: ierror
     end subroutine PMPI_COMM_CREATE
+    subroutine MPI_COMM_CREATE_ERRHANDLER(comm_errhandler_fn, errhandler, ierror)
+      external :: comm_errhandler_fn
+      integer :: errhandler
+      integer :: ierror
+    end subroutine MPI_COMM_CREATE_ERRHANDLER
+    subroutine PMPI_COMM_CREATE_ERRHANDLER(comm_errhandler_fn, errhandler, ierror)
+      external :: comm_errhandler_fn
+      integer :: errhandler
+      integer :: ierror
+    end subroutine PMPI_COMM_CREATE_ERRHANDLER
     subroutine MPI_COMM_CREATE_KEYVAL(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, &
         extra_state, ierror)
       import :: MPI_ADDRESS_KIND
@@ -988,6 +1040,16 @@ module mpi
       integer, dimension(*) :: dims
       integer :: ierror
     end subroutine PMPI_DIMS_CREATE
+    subroutine MPI_ERRHANDLER_CREATE(function, errhandler, ierror)
+      external :: function
+      integer :: errhandler
+      integer :: ierror
+    end subroutine MPI_ERRHANDLER_CREATE
+    subroutine PMPI_ERRHANDLER_CREATE(function, errhandler, ierror)
+      external :: function
+      integer :: errhandler
+      integer :: ierror
+    end subroutine PMPI_ERRHANDLER_CREATE
     subroutine MPI_ERRHANDLER_FREE(errhandler, ierror)
       integer :: errhandler
       integer :: ierror
@@ -996,6 +1058,16 @@ module mpi
       integer :: errhandler
       integer :: ierror
     end subroutine PMPI_ERRHANDLER_FREE
+    subroutine MPI_ERRHANDLER_GET(comm, errhandler, ierror)
+      integer, intent(in) :: comm
+      integer :: errhandler
+      integer :: ierror
+    end subroutine MPI_ERRHANDLER_GET
+    subroutine PMPI_ERRHANDLER_GET(comm, errhandler, ierror)
+      integer, intent(in) :: comm
+      integer :: errhandler
+      integer :: ierror
+    end subroutine PMPI_ERRHANDLER_GET
     subroutine MPI_ERRHANDLER_SET(comm, errhandler, ierror)
       integer, intent(in) :: comm
       integer, intent(in) :: errhandler

@@ -722,6 +722,33 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 
 /* ---- error handlers and classes, datatype and operator extras ----
  * (src/abi/errhandler.rs, src/abi/dtype_extra.rs) */
+/* MPI-4: abort the processes of the object's group (under vaced, the job) */
+#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x54000003)
+/* attribute of MPI_COMM_WORLD: the largest error class or code in use */
+#define MPI_LASTUSEDCODE 0x6440000b
+
+/* A communicator's error handler: called with the communicator and the error
+ * code (no further arguments are passed). */
+typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *error_code, ...);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef void MPI_Handler_function(MPI_Comm *comm, int *error_code, ...);
+
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler);
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler);
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+int MPI_Add_error_class(int *errorclass);
+int PMPI_Add_error_class(int *errorclass);
+int MPI_Add_error_code(int errorclass, int *errorcode);
+int PMPI_Add_error_code(int errorclass, int *errorcode);
+int MPI_Add_error_string(int errorcode, const char *string);
+int PMPI_Add_error_string(int errorcode, const char *string);
+/* deprecated MPI-1 names (MPICH still has them) */
+int MPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler);
+int PMPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler);
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
+int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
+
 
 /* ---- one-sided communication ----
  * (src/abi/rma.rs, src/rma/) */

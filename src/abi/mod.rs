@@ -21,6 +21,7 @@ pub mod comm_mgmt;
 pub mod datatype;
 pub mod dtype_ctor;
 pub mod env;
+pub mod errhandler;
 pub mod errors;
 pub mod fortran;
 pub mod group;

@@ -14,6 +14,8 @@ pub mod comm_create;
 pub mod context;
 pub mod datatype;
 pub mod dtype_table;
+pub mod errcodes;
+pub mod errhandler;
 pub mod error;
 #[cfg(test)]
 mod fake;

@@ -10,6 +10,7 @@ use crate::mpi::backend::Backend;
 use crate::mpi::bsend::BsendBuffer;
 use crate::mpi::comm::{check_recv_tag, check_send_tag, CommTable, Group, Source};
 use crate::mpi::datatype::{Datatype, TypeTable};
+use crate::mpi::errhandler::{ErrhandlerTable, ObjKind};
 use crate::mpi::error::{fail, MpiError, MpiResult};
 use crate::mpi::request::{Kind, Req, ReqState, RequestTable, Staging};
 use crate::mpi::status::{empty_status, make_status, proc_null_status};
@@ -95,6 +96,8 @@ pub struct World<E: Backend = Endpoint> {
     pub types: TypeTable,
     pub reqs: RequestTable,
     pub bsend: BsendBuffer,
+    /// The program's error handlers.
+    pub errhandlers: ErrhandlerTable,
     /// The thread level MPI_Init_thread provided.
     pub thread_level: c_int,
     /// The thread that called MPI_Init.
@@ -123,6 +126,7 @@ impl<E: Backend> World<E> {
             types: TypeTable::new(),
             reqs: RequestTable::default(),
             bsend: BsendBuffer::default(),
+            errhandlers: ErrhandlerTable::default(),
             thread_level,
             main_thread: std::thread::current().id(),
             finalized: false,
@@ -619,17 +623,9 @@ impl<E: Backend> World<E> {
 
     /// MPI_Comm_set_errhandler / MPI_Errhandler_set.
     pub fn set_errhandler(&mut self, comm: MPI_Comm, eh: MPI_Errhandler) -> MpiResult<()> {
-        let c = self.comms.get_mut(comm)?;
-        if eh != sys::MPI_ERRORS_ARE_FATAL && eh != sys::MPI_ERRORS_RETURN {
-            return fail(
-                sys::MPI_ERR_ARG,
-                format!(
-                    "invalid error handler {eh:#x} (MPI_ERRORS_ARE_FATAL and \
-                     MPI_ERRORS_RETURN are supported)"
-                ),
-            );
-        }
-        c.errhandler = eh;
+        self.comms.get(comm)?;
+        self.errhandlers.check_for(eh, ObjKind::Comm)?;
+        self.comms.get_mut(comm)?.errhandler = eh;
         Ok(())
     }
 

@@ -7,7 +7,8 @@
 //!   arrays, choice buffers, CHARACTER with hidden lengths);
 //! * `commons`: the COMMON blocks of MPI_BOTTOM, MPI_IN_PLACE,
 //!   MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE, recognised by address;
-//! * `env`, `p2p`, `comm`, `group`, `topo`, `dtype`, `coll`: the tables;
+//! * `env`, `p2p`, `comm`, `group`, `topo`, `dtype`, `coll`, `errhan_dtype`:
+//!   the tables;
 //!   `special`: the bindings written by hand; `attr`: attribute caching
 //!   with Fortran callbacks (hand-written);
 //! * `handles`: MPI_*_f2c / MPI_*_c2f;
@@ -27,6 +28,7 @@ pub mod comm;
 pub mod commons;
 pub mod dtype;
 pub mod env;
+pub mod errhan_dtype;
 pub mod group;
 pub mod handles;
 pub mod kinds;
