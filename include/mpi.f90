@@ -249,6 +249,22 @@ module mpi
   ! ---- error handlers and classes, datatype and operator extras
   integer, parameter :: MPI_ERRORS_ABORT = 1409286147
   integer, parameter :: MPI_LASTUSEDCODE = 1681915915
+  integer, parameter :: MPI_DISTRIBUTE_BLOCK = 121
+  integer, parameter :: MPI_DISTRIBUTE_CYCLIC = 122
+  integer, parameter :: MPI_DISTRIBUTE_NONE = 123
+  integer, parameter :: MPI_DISTRIBUTE_DFLT_DARG = -49767
+  integer, parameter :: MPI_TYPECLASS_REAL = 1
+  integer, parameter :: MPI_TYPECLASS_INTEGER = 2
+  integer, parameter :: MPI_TYPECLASS_COMPLEX = 3
+  integer, parameter :: MPI_REAL16 = 1275072624
+  integer, parameter :: MPI_COMPLEX8 = 1275070577
+  integer, parameter :: MPI_COMPLEX16 = 1275072626
+  integer, parameter :: MPI_COMPLEX32 = 1275076723
+  integer, parameter :: MPI_INTEGER16 = 1275072628
+  integer, parameter :: MPI_CXX_BOOL = 1275068742
+  integer, parameter :: MPI_CXX_FLOAT_COMPLEX = 1275070535
+  integer, parameter :: MPI_CXX_DOUBLE_COMPLEX = 1275072584
+  integer, parameter :: MPI_CXX_LONG_DOUBLE_COMPLEX = 1275076681
 
   ! ---- Fortran only
   integer, parameter :: MPI_SOURCE = 3
@@ -1222,6 +1238,20 @@ module mpi
       integer :: count
       integer :: ierror
     end subroutine PMPI_GET_COUNT
+    subroutine MPI_GET_COUNT_C(status, datatype, count, ierror)
+      import :: MPI_COUNT_KIND, MPI_STATUS_SIZE
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer :: ierror
+    end subroutine MPI_GET_COUNT_C
+    subroutine PMPI_GET_COUNT_C(status, datatype, count, ierror)
+      import :: MPI_COUNT_KIND, MPI_STATUS_SIZE
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer :: ierror
+    end subroutine PMPI_GET_COUNT_C
     subroutine MPI_GET_ELEMENTS(status, datatype, count, ierror)
       import :: MPI_STATUS_SIZE
       integer, dimension(MPI_STATUS_SIZE) :: status
@@ -1236,6 +1266,20 @@ module mpi
       integer :: count
       integer :: ierror
     end subroutine PMPI_GET_ELEMENTS
+    subroutine MPI_GET_ELEMENTS_C(status, datatype, count, ierror)
+      import :: MPI_COUNT_KIND, MPI_STATUS_SIZE
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer :: ierror
+    end subroutine MPI_GET_ELEMENTS_C
+    subroutine PMPI_GET_ELEMENTS_C(status, datatype, count, ierror)
+      import :: MPI_COUNT_KIND, MPI_STATUS_SIZE
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer :: ierror
+    end subroutine PMPI_GET_ELEMENTS_C
     subroutine MPI_GET_ELEMENTS_X(status, datatype, count, ierror)
       import :: MPI_COUNT_KIND, MPI_STATUS_SIZE
       integer, dimension(MPI_STATUS_SIZE) :: status
@@ -1664,6 +1708,50 @@ module mpi
       integer, intent(in) :: comm
       integer :: ierror
     end subroutine PMPI_PACK
+    subroutine MPI_PACK_EXTERNAL(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
+        ierror)
+      import :: MPI_ADDRESS_KIND
+      character(len=*), intent(in) :: datarep
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*) :: inbuf
+      integer, intent(in) :: incount
+      integer, intent(in) :: datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      type(*), dimension(*) :: outbuf
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: outsize
+      integer(kind=MPI_ADDRESS_KIND) :: position
+      integer :: ierror
+    end subroutine MPI_PACK_EXTERNAL
+    subroutine PMPI_PACK_EXTERNAL(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
+        ierror)
+      import :: MPI_ADDRESS_KIND
+      character(len=*), intent(in) :: datarep
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*) :: inbuf
+      integer, intent(in) :: incount
+      integer, intent(in) :: datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      type(*), dimension(*) :: outbuf
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: outsize
+      integer(kind=MPI_ADDRESS_KIND) :: position
+      integer :: ierror
+    end subroutine PMPI_PACK_EXTERNAL
+    subroutine MPI_PACK_EXTERNAL_SIZE(datarep, incount, datatype, size, ierror)
+      import :: MPI_ADDRESS_KIND
+      character(len=*), intent(in) :: datarep
+      integer, intent(in) :: incount
+      integer, intent(in) :: datatype
+      integer(kind=MPI_ADDRESS_KIND) :: size
+      integer :: ierror
+    end subroutine MPI_PACK_EXTERNAL_SIZE
+    subroutine PMPI_PACK_EXTERNAL_SIZE(datarep, incount, datatype, size, ierror)
+      import :: MPI_ADDRESS_KIND
+      character(len=*), intent(in) :: datarep
+      integer, intent(in) :: incount
+      integer, intent(in) :: datatype
+      integer(kind=MPI_ADDRESS_KIND) :: size
+      integer :: ierror
+    end subroutine PMPI_PACK_EXTERNAL_SIZE
     subroutine MPI_PACK_SIZE(incount, datatype, comm, size, ierror)
       integer, intent(in) :: incount
       integer, intent(in) :: datatype
@@ -2140,6 +2228,68 @@ module mpi
       integer :: newtype
       integer :: ierror
     end subroutine PMPI_TYPE_CONTIGUOUS
+    subroutine MPI_TYPE_CREATE_DARRAY(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+        array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+      integer, intent(in) :: size
+      integer, intent(in) :: rank
+      integer, intent(in) :: ndims
+      integer, dimension(*) :: array_of_gsizes
+      integer, dimension(*) :: array_of_distribs
+      integer, dimension(*) :: array_of_dargs
+      integer, dimension(*) :: array_of_psizes
+      integer, intent(in) :: order
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_DARRAY
+    subroutine PMPI_TYPE_CREATE_DARRAY(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+        array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+      integer, intent(in) :: size
+      integer, intent(in) :: rank
+      integer, intent(in) :: ndims
+      integer, dimension(*) :: array_of_gsizes
+      integer, dimension(*) :: array_of_distribs
+      integer, dimension(*) :: array_of_dargs
+      integer, dimension(*) :: array_of_psizes
+      integer, intent(in) :: order
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_CREATE_DARRAY
+    subroutine MPI_TYPE_CREATE_F90_COMPLEX(p, r, newtype, ierror)
+      integer, intent(in) :: p
+      integer, intent(in) :: r
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_F90_COMPLEX
+    subroutine PMPI_TYPE_CREATE_F90_COMPLEX(p, r, newtype, ierror)
+      integer, intent(in) :: p
+      integer, intent(in) :: r
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_CREATE_F90_COMPLEX
+    subroutine MPI_TYPE_CREATE_F90_INTEGER(r, newtype, ierror)
+      integer, intent(in) :: r
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_F90_INTEGER
+    subroutine PMPI_TYPE_CREATE_F90_INTEGER(r, newtype, ierror)
+      integer, intent(in) :: r
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_CREATE_F90_INTEGER
+    subroutine MPI_TYPE_CREATE_F90_REAL(p, r, newtype, ierror)
+      integer, intent(in) :: p
+      integer, intent(in) :: r
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_F90_REAL
+    subroutine PMPI_TYPE_CREATE_F90_REAL(p, r, newtype, ierror)
+      integer, intent(in) :: p
+      integer, intent(in) :: r
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_CREATE_F90_REAL
     subroutine MPI_TYPE_CREATE_HINDEXED(count, array_of_blocklengths, array_of_displacements, &
         oldtype, newtype, ierror)
       import :: MPI_ADDRESS_KIND
@@ -2358,6 +2508,20 @@ module mpi
       integer(kind=MPI_ADDRESS_KIND) :: extent
       integer :: ierror
     end subroutine PMPI_TYPE_GET_EXTENT
+    subroutine MPI_TYPE_GET_EXTENT_C(datatype, lb, extent, ierror)
+      import :: MPI_COUNT_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: lb
+      integer(kind=MPI_COUNT_KIND) :: extent
+      integer :: ierror
+    end subroutine MPI_TYPE_GET_EXTENT_C
+    subroutine PMPI_TYPE_GET_EXTENT_C(datatype, lb, extent, ierror)
+      import :: MPI_COUNT_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: lb
+      integer(kind=MPI_COUNT_KIND) :: extent
+      integer :: ierror
+    end subroutine PMPI_TYPE_GET_EXTENT_C
     subroutine MPI_TYPE_GET_EXTENT_X(datatype, lb, extent, ierror)
       import :: MPI_COUNT_KIND
       integer, intent(in) :: datatype
@@ -2372,6 +2536,18 @@ module mpi
       integer(kind=MPI_COUNT_KIND) :: extent
       integer :: ierror
     end subroutine PMPI_TYPE_GET_EXTENT_X
+    subroutine MPI_TYPE_GET_NAME(datatype, type_name, resultlen, ierror)
+      integer, intent(in) :: datatype
+      character(len=*) :: type_name
+      integer :: resultlen
+      integer :: ierror
+    end subroutine MPI_TYPE_GET_NAME
+    subroutine PMPI_TYPE_GET_NAME(datatype, type_name, resultlen, ierror)
+      integer, intent(in) :: datatype
+      character(len=*) :: type_name
+      integer :: resultlen
+      integer :: ierror
+    end subroutine PMPI_TYPE_GET_NAME
     subroutine MPI_TYPE_GET_TRUE_EXTENT(datatype, true_lb, true_extent, ierror)
       import :: MPI_ADDRESS_KIND
       integer, intent(in) :: datatype
@@ -2386,6 +2562,20 @@ module mpi
       integer(kind=MPI_ADDRESS_KIND) :: true_extent
       integer :: ierror
     end subroutine PMPI_TYPE_GET_TRUE_EXTENT
+    subroutine MPI_TYPE_GET_TRUE_EXTENT_C(datatype, true_lb, true_extent, ierror)
+      import :: MPI_COUNT_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: true_lb
+      integer(kind=MPI_COUNT_KIND) :: true_extent
+      integer :: ierror
+    end subroutine MPI_TYPE_GET_TRUE_EXTENT_C
+    subroutine PMPI_TYPE_GET_TRUE_EXTENT_C(datatype, true_lb, true_extent, ierror)
+      import :: MPI_COUNT_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: true_lb
+      integer(kind=MPI_COUNT_KIND) :: true_extent
+      integer :: ierror
+    end subroutine PMPI_TYPE_GET_TRUE_EXTENT_C
     subroutine MPI_TYPE_GET_TRUE_EXTENT_X(datatype, true_lb, true_extent, ierror)
       import :: MPI_COUNT_KIND
       integer, intent(in) :: datatype
@@ -2462,6 +2652,28 @@ module mpi
       integer :: displacement
       integer :: ierror
     end subroutine PMPI_TYPE_LB
+    subroutine MPI_TYPE_MATCH_SIZE(typeclass, size, datatype, ierror)
+      integer, intent(in) :: typeclass
+      integer, intent(in) :: size
+      integer :: datatype
+      integer :: ierror
+    end subroutine MPI_TYPE_MATCH_SIZE
+    subroutine PMPI_TYPE_MATCH_SIZE(typeclass, size, datatype, ierror)
+      integer, intent(in) :: typeclass
+      integer, intent(in) :: size
+      integer :: datatype
+      integer :: ierror
+    end subroutine PMPI_TYPE_MATCH_SIZE
+    subroutine MPI_TYPE_SET_NAME(datatype, type_name, ierror)
+      integer, intent(in) :: datatype
+      character(len=*), intent(in) :: type_name
+      integer :: ierror
+    end subroutine MPI_TYPE_SET_NAME
+    subroutine PMPI_TYPE_SET_NAME(datatype, type_name, ierror)
+      integer, intent(in) :: datatype
+      character(len=*), intent(in) :: type_name
+      integer :: ierror
+    end subroutine PMPI_TYPE_SET_NAME
     subroutine MPI_TYPE_SIZE(datatype, size, ierror)
       integer, intent(in) :: datatype
       integer :: size
@@ -2472,6 +2684,18 @@ module mpi
       integer :: size
       integer :: ierror
     end subroutine PMPI_TYPE_SIZE
+    subroutine MPI_TYPE_SIZE_C(datatype, size, ierror)
+      import :: MPI_COUNT_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: size
+      integer :: ierror
+    end subroutine MPI_TYPE_SIZE_C
+    subroutine PMPI_TYPE_SIZE_C(datatype, size, ierror)
+      import :: MPI_COUNT_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: size
+      integer :: ierror
+    end subroutine PMPI_TYPE_SIZE_C
     subroutine MPI_TYPE_SIZE_X(datatype, size, ierror)
       import :: MPI_COUNT_KIND
       integer, intent(in) :: datatype
@@ -2552,6 +2776,34 @@ module mpi
       integer, intent(in) :: comm
       integer :: ierror
     end subroutine PMPI_UNPACK
+    subroutine MPI_UNPACK_EXTERNAL(datarep, inbuf, insize, position, outbuf, outcount, datatype, &
+        ierror)
+      import :: MPI_ADDRESS_KIND
+      character(len=*), intent(in) :: datarep
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*) :: inbuf
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: insize
+      integer(kind=MPI_ADDRESS_KIND) :: position
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      type(*), dimension(*) :: outbuf
+      integer, intent(in) :: outcount
+      integer, intent(in) :: datatype
+      integer :: ierror
+    end subroutine MPI_UNPACK_EXTERNAL
+    subroutine PMPI_UNPACK_EXTERNAL(datarep, inbuf, insize, position, outbuf, outcount, datatype, &
+        ierror)
+      import :: MPI_ADDRESS_KIND
+      character(len=*), intent(in) :: datarep
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*) :: inbuf
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: insize
+      integer(kind=MPI_ADDRESS_KIND) :: position
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      type(*), dimension(*) :: outbuf
+      integer, intent(in) :: outcount
+      integer, intent(in) :: datatype
+      integer :: ierror
+    end subroutine PMPI_UNPACK_EXTERNAL
     subroutine MPI_WAIT(request, status, ierror)
       import :: MPI_STATUS_SIZE
       integer :: request

@@ -20,6 +20,7 @@ pub mod comm;
 pub mod comm_mgmt;
 pub mod datatype;
 pub mod dtype_ctor;
+pub mod dtype_extra;
 pub mod env;
 pub mod errhandler;
 pub mod errors;

@@ -465,6 +465,27 @@ const PREDEFINED: &[(sys::MPI_Datatype, &str, Predef)] = &[
     (sys::MPI_2INTEGER, "MPI_2INTEGER", Twin(4)),
     (sys::MPI_2REAL, "MPI_2REAL", Twin(4)),
     (sys::MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", Twin(8)),
+    (sys::MPI_REAL16, "MPI_REAL16", Scalar(16)),
+    (sys::MPI_COMPLEX8, "MPI_COMPLEX8", Complex(8)),
+    (sys::MPI_COMPLEX16, "MPI_COMPLEX16", Complex(16)),
+    (sys::MPI_COMPLEX32, "MPI_COMPLEX32", Complex(32)),
+    (sys::MPI_INTEGER16, "MPI_INTEGER16", Scalar(16)),
+    (sys::MPI_CXX_BOOL, "MPI_CXX_BOOL", Scalar(1)),
+    (
+        sys::MPI_CXX_FLOAT_COMPLEX,
+        "MPI_CXX_FLOAT_COMPLEX",
+        Complex(8),
+    ),
+    (
+        sys::MPI_CXX_DOUBLE_COMPLEX,
+        "MPI_CXX_DOUBLE_COMPLEX",
+        Complex(16),
+    ),
+    (
+        sys::MPI_CXX_LONG_DOUBLE_COMPLEX,
+        "MPI_CXX_LONG_DOUBLE_COMPLEX",
+        Complex(32),
+    ),
 ];
 
 /// (handle, layout) of every predefined datatype; aliases
@@ -517,7 +538,7 @@ mod tests {
     fn table_holds_every_datatype_of_mpi_h() {
         let t = TypeTable::new();
         let header = header_datatypes();
-        assert_eq!(header.len(), 57);
+        assert_eq!(header.len(), 66);
         for (name, h) in &header {
             if name == "MPI_DATATYPE_NULL" {
                 assert!(t.get(*h).is_err());
@@ -532,9 +553,9 @@ mod tests {
                 "{name} not in table"
             );
         }
-        // 56 names, two pairs of aliases
-        assert_eq!(PREDEFINED.len(), 56);
-        assert_eq!(t.handles().count(), 54);
+        // 65 names, two pairs of aliases
+        assert_eq!(PREDEFINED.len(), 65);
+        assert_eq!(t.handles().count(), 63);
         assert_eq!(
             t.get(sys::MPI_LONG_LONG).unwrap().name(),
             "MPI_LONG_LONG_INT"

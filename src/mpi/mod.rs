@@ -12,11 +12,14 @@ pub mod coll_calls;
 pub mod comm;
 pub mod comm_create;
 pub mod context;
+pub mod darray;
 pub mod datatype;
 pub mod dtype_table;
 pub mod errcodes;
 pub mod errhandler;
 pub mod error;
+pub mod external32;
+pub mod f90types;
 #[cfg(test)]
 mod fake;
 pub mod group;
@@ -27,6 +30,7 @@ pub mod state;
 pub mod status;
 pub mod topo;
 pub mod type_contents;
+pub mod type_names;
 pub mod typemap;
 
 pub use error::{MpiError, MpiResult};

@@ -12,8 +12,10 @@ use crate::mpi::comm::{check_recv_tag, check_send_tag, CommTable, Group, Source}
 use crate::mpi::datatype::{Datatype, TypeTable};
 use crate::mpi::errhandler::{ErrhandlerTable, ObjKind};
 use crate::mpi::error::{fail, MpiError, MpiResult};
+use crate::mpi::f90types::F90Cache;
 use crate::mpi::request::{Kind, Req, ReqState, RequestTable, Staging};
 use crate::mpi::status::{empty_status, make_status, proc_null_status};
+use crate::mpi::type_names::TypeNames;
 use crate::p2p::{Endpoint, ReqId, SendMode, Status};
 use crate::sys::{self, MPI_Comm, MPI_Datatype, MPI_Errhandler, MPI_Request, MPI_Status};
 use std::os::raw::c_int;
@@ -98,6 +100,10 @@ pub struct World<E: Backend = Endpoint> {
     pub bsend: BsendBuffer,
     /// The program's error handlers.
     pub errhandlers: ErrhandlerTable,
+    /// Datatype names the program set.
+    pub type_names: TypeNames,
+    /// The Fortran 90 parameterised types handed out.
+    pub f90_types: F90Cache,
     /// The thread level MPI_Init_thread provided.
     pub thread_level: c_int,
     /// The thread that called MPI_Init.
@@ -127,6 +133,8 @@ impl<E: Backend> World<E> {
             reqs: RequestTable::default(),
             bsend: BsendBuffer::default(),
             errhandlers: ErrhandlerTable::default(),
+            type_names: TypeNames::default(),
+            f90_types: F90Cache::default(),
             thread_level,
             main_thread: std::thread::current().id(),
             finalized: false,
