@@ -8,8 +8,10 @@
 //! for byte, and the large-count queries on types beyond 2^31 bytes.
 mod common;
 
-use common::{program, records, Run};
+use common::{ensure_fresh_library, program, records, repo_root, scratch, vaced, Run};
 use std::collections::BTreeMap;
+use std::os::unix::process::CommandExt;
+use std::process::Command;
 
 /// The error classes of mpi.h used below.
 const ERR_COUNT: i64 = 2;
@@ -412,4 +414,54 @@ fn large_count_queries_beyond_2_gib() {
     assert_eq!(c["count_c_type"], "1");
     assert_eq!(c["elements_x"], (1i64 << 30).to_string());
     assert_eq!(c["elements_c"], big);
+}
+
+#[test]
+fn fortran_handlers_classes_and_datatype_extras() {
+    if Command::new("gfortran").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: gfortran not found (scripts/deps.sh installs it)");
+        return;
+    }
+    ensure_fresh_library();
+    let out = scratch().join("f90_errhan_dtype");
+    let o = Command::new(vaced())
+        .arg0("mpif90")
+        .arg("-O1")
+        .arg(repo_root().join("tests/programs/f90_errhan_dtype.f90"))
+        .arg("-o")
+        .arg(&out)
+        .current_dir(scratch())
+        .output()
+        .expect("cannot run vaced as mpif90");
+    assert!(
+        o.status.success(),
+        "mpif90 failed:\n{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let job = Run::exact(1, &out).run();
+    job.assert_success();
+    let got = cases(&job.stdout);
+    let line = |n: &str| {
+        let mut v: Vec<String> = got
+            .get(n)
+            .unwrap_or_else(|| panic!("no case {n}:\n{}", job.dump()))
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        v.sort();
+        v.join(" ")
+    };
+    let (class, code) = (FIRST_ADDED, FIRST_ADDED + 1);
+    assert_eq!(line("handler"), "calls=1 code=6 comm_ok=1 ierr=6");
+    assert_eq!(
+        line("added"),
+        format!("class={class} code={code} handler_code={code} ierr=0 len=15 text_ok=1")
+    );
+    // rank 4 of the 2 x 3 grid is at (1, 1): a(i0 + 4 i1), i0, i1 in 2..4
+    assert_eq!(line("darray"), "extent=96 lb=0 map=10,11,14,15 size=16");
+    assert_eq!(line("name"), "len=11 tname=MPI_INTEGER");
+    assert_eq!(line("external32"), "size=24");
+    assert_eq!(line("f90"), "size=8");
+    assert_eq!(line("match"), "is_integer8=1");
 }
