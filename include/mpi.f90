@@ -265,6 +265,8 @@ module mpi
   integer, parameter :: MPI_CXX_FLOAT_COMPLEX = 1275070535
   integer, parameter :: MPI_CXX_DOUBLE_COMPLEX = 1275072584
   integer, parameter :: MPI_CXX_LONG_DOUBLE_COMPLEX = 1275076681
+  integer, parameter :: MPI_LB = 1275068432
+  integer, parameter :: MPI_UB = 1275068433
 
   ! ---- Fortran only
   integer, parameter :: MPI_SOURCE = 3

@@ -772,6 +772,12 @@ int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
 #define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)0x4c000847)
 #define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)0x4c001048)
 #define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c002049)
+/* the MPI-1 bound markers (removed in MPI-3, still in MPICH): size and extent
+ * 0; in MPI_Type_create_struct / MPI_Type_struct they set the new type's
+ * bounds (as MPICH: the struct of the other members, resized to the last
+ * MPI_LB and MPI_UB displacements) */
+#define MPI_LB ((MPI_Datatype)0x4c000010)
+#define MPI_UB ((MPI_Datatype)0x4c000011)
 
 int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
                            const int array_of_distribs[], const int array_of_dargs[],

@@ -377,6 +377,16 @@ fn fortran90_types_match_size_names_and_new_predefined_types() {
     assert_eq!(f("name_set", "len"), "12");
     // REAL16 COMPLEX8 COMPLEX16 COMPLEX32 INTEGER16 CXX_BOOL CXX complexes
     assert_eq!(f("predefined_sizes", "sizes"), "16,8,16,32,16,1,8,16,32");
+    // MPI_LB / MPI_UB set the bounds of a struct (MPICH's resized struct)
+    assert_eq!(
+        (
+            f("markers", "tname"),
+            f("markers", "lb"),
+            f("markers", "extent"),
+            f("markers", "size")
+        ),
+        ("MPI_UB".into(), "-4".into(), "24".into(), "8".into())
+    );
     // (1 + 2i)(10 + 20i) = -30 + 40i
     assert_eq!(
         (f("cxx_complex_prod", "re"), f("cxx_complex_prod", "im")),

@@ -382,8 +382,10 @@ enum Predef {
     /// A pair `{a; int}` laid out as the C struct: (first member size,
     /// offset of the int, C struct size); two basic elements.
     PairInt(usize, usize, usize),
+    /// MPI_LB / MPI_UB: no data, no extent (see `crate::mpi::bound_markers`).
+    Marker,
 }
-use Predef::{Complex, PairInt, Scalar, Twin};
+use Predef::{Complex, Marker, PairInt, Scalar, Twin};
 
 /// Every predefined datatype of mpi.h with its layout on LP64 Linux.
 const PREDEFINED: &[(sys::MPI_Datatype, &str, Predef)] = &[
@@ -486,6 +488,8 @@ const PREDEFINED: &[(sys::MPI_Datatype, &str, Predef)] = &[
         "MPI_CXX_LONG_DOUBLE_COMPLEX",
         Complex(32),
     ),
+    (sys::MPI_LB, "MPI_LB", Marker),
+    (sys::MPI_UB, "MPI_UB", Marker),
 ];
 
 /// (handle, layout) of every predefined datatype; aliases
@@ -498,6 +502,7 @@ pub(crate) fn predefined_types() -> Vec<(sys::MPI_Datatype, Datatype)> {
                 Scalar(n) => Datatype::predefined(name, &[(0, n)], n, &[(n, 1)], n, true),
                 Complex(n) => Datatype::predefined(name, &[(0, n)], n, &[(n, 1)], n / 2, true),
                 Twin(n) => Datatype::predefined(name, &[(0, 2 * n)], 2 * n, &[(n, 2)], n, true),
+                Marker => Datatype::predefined(name, &[], 0, &[], 1, true),
                 PairInt(a, int_off, extent) => Datatype::predefined(
                     name,
                     &[(0, a), (int_off, 4)],
@@ -538,7 +543,7 @@ mod tests {
     fn table_holds_every_datatype_of_mpi_h() {
         let t = TypeTable::new();
         let header = header_datatypes();
-        assert_eq!(header.len(), 66);
+        assert_eq!(header.len(), 68);
         for (name, h) in &header {
             if name == "MPI_DATATYPE_NULL" {
                 assert!(t.get(*h).is_err());
@@ -553,9 +558,9 @@ mod tests {
                 "{name} not in table"
             );
         }
-        // 65 names, two pairs of aliases
-        assert_eq!(PREDEFINED.len(), 65);
-        assert_eq!(t.handles().count(), 63);
+        // 67 names, two pairs of aliases
+        assert_eq!(PREDEFINED.len(), 67);
+        assert_eq!(t.handles().count(), 65);
         assert_eq!(
             t.get(sys::MPI_LONG_LONG).unwrap().name(),
             "MPI_LONG_LONG_INT"

@@ -99,6 +99,7 @@ fn members(h: MPI_Datatype) -> Option<&'static [Conv]> {
         MPI_SHORT_INT => &[Swap(2), Swap(4)],
         MPI_LONG_DOUBLE_INT => &[LongDouble, Swap(4)],
         MPI_2DOUBLE_PRECISION => &[Swap(8), Swap(8)],
+        MPI_LB | MPI_UB => &[],
         _ => return None,
     })
 }

@@ -222,6 +222,17 @@ static void names_and_predefined(void)
         printf(i ? ",%d" : "%d", size);
     }
     printf("\n");
+    /* the MPI-1 bound markers in a struct: { (LB,-4), 2 ints at 0, (UB,20) } */
+    int mbl[3] = {1, 2, 1};
+    MPI_Aint mdisp[3] = {-4, 0, 20}, mlb, mext;
+    MPI_Datatype mty[3] = {MPI_LB, MPI_INT, MPI_UB}, ms;
+    MPI_Type_get_name(MPI_UB, n, &len);
+    MPI_Type_create_struct(3, mbl, mdisp, mty, &ms);
+    MPI_Type_get_extent(ms, &mlb, &mext);
+    MPI_Type_size(ms, &size);
+    printf("case name=markers tname=%s lb=%ld extent=%ld size=%d\n", n, (long)mlb, (long)mext,
+           size);
+    MPI_Type_free(&ms);
     double z1[2] = {1, 2}, z2[2] = {10, 20};
     MPI_Reduce_local(z1, z2, 1, MPI_CXX_DOUBLE_COMPLEX, MPI_PROD);
     printf("case name=cxx_complex_prod re=%g im=%g\n", z2[0], z2[1]);
