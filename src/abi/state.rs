@@ -121,7 +121,8 @@ pub(crate) fn run_pending() {
 }
 
 /// An MPI call outside MPI_Init .. MPI_Finalize. After MPI_Finalize the
-/// handler of MPI_COMM_WORLD still decides; before MPI_Init (no handler, no
+/// handler of MPI_COMM_WORLD still decides (a program's handler returns
+/// the class without being called); before MPI_Init (no handler, no
 /// job to abort) the process prints the error and exits, as MPICH does.
 fn not_running(g: &mut Global, call: &str) -> c_int {
     let e = MpiError::new(
@@ -132,7 +133,10 @@ fn not_running(g: &mut Global, call: &str) -> c_int {
         },
     );
     if let Some(w) = g.0.as_ref() {
-        if w.errhandler_for(sys::MPI_COMM_WORLD) == sys::MPI_ERRORS_RETURN {
+        // a program's handler is not called once MPI is finalized (it
+        // could only fail again): the call returns the class
+        let eh = w.errhandler_for(sys::MPI_COMM_WORLD);
+        if matches!(w.errhandlers.action(eh), Action::Return | Action::User(_)) {
             return e.class;
         }
     }
