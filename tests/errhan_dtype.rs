@@ -8,7 +8,11 @@
 //! for byte, and the large-count queries on types beyond 2^31 bytes.
 mod common;
 
-use common::{ensure_fresh_library, program, records, repo_root, scratch, vaced, Run};
+use common::model::{blocking_transfer, hop, m, Clock};
+use common::{
+    ensure_fresh_library, fmt_ps, program, records, repo_root, scratch, times_by_rank_op, vaced,
+    Run, CORE_VARIANTS,
+};
 use std::collections::BTreeMap;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
@@ -474,4 +478,42 @@ fn fortran_handlers_classes_and_datatype_extras() {
     assert_eq!(line("external32"), "size=24");
     assert_eq!(line("f90"), "size=8");
     assert_eq!(line("match"), "is_integer8=1");
+}
+
+/// A program's error handler runs as the program's own computation: one
+/// that adds 1 ms (MPIX_Vaced_compute) makes the erroneous call return at
+/// 1 ms. Then the 4-int darray section (16 packed bytes) goes to rank 1 as
+/// an eager message of 16 bytes on one target node: the send returns at
+/// 1 ms + M(16), the receive (posted at 0) completes at 1 ms + M(16) +
+/// L(16, 0) + M(16).
+#[test]
+fn handler_time_is_computation_and_a_darray_message_costs_its_packed_bytes() {
+    const B: u64 = 16;
+    assert_eq!(hop(0, 1), 0);
+    let (mut s, mut r) = (Clock::new(), Clock::new());
+    s.compute(1_000_000_000);
+    let err = s.t;
+    blocking_transfer(&mut s, &mut r, B, 0);
+    assert_eq!(s.t, 1_000_000_000 + m(B));
+    let mut expected = BTreeMap::new();
+    expected.insert((0, "err".to_string()), err);
+    expected.insert((0, "send".to_string()), s.t);
+    expected.insert((1, "recv".to_string()), r.t);
+    let prog = program("errhan");
+    for cores in CORE_VARIANTS {
+        let job = Run::exact(2, &prog).args(&["timing"]).cores(cores).run();
+        job.assert_success();
+        assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+        let got: BTreeMap<(i64, String), u64> =
+            times_by_rank_op(&job.stdout, "t").into_iter().collect();
+        assert_eq!(
+            got,
+            expected,
+            "cores {cores:?}: expected err {}, send {}, recv {}\n{}",
+            fmt_ps(err),
+            fmt_ps(s.t),
+            fmt_ps(r.t),
+            job.dump()
+        );
+    }
 }

@@ -1,12 +1,17 @@
 /* Error handlers and error classes (run with 2 ranks; every rank runs it).
  *
- * usage: errhan checks|abort|fatal_call
+ * usage: errhan checks|abort|fatal_call|timing
  *   checks:     prints `case name=NAME ...` lines (see tests/errhan_dtype.rs)
  *               and `done rank=R`.
  *   abort:      MPI_ERRORS_ABORT on MPI_COMM_WORLD, then a send to rank 99:
  *               the job must end there.
  *   fatal_call: MPI_Comm_call_errhandler on MPI_COMM_WORLD with its default
- *               MPI_ERRORS_ARE_FATAL and an added code: the job must end. */
+ *               MPI_ERRORS_ARE_FATAL and an added code: the job must end.
+ *   timing:     rank 0 makes an erroneous send on MPI_COMM_WORLD whose
+ *               handler adds 1 ms of computation (MPIX_Vaced_compute),
+ *               then sends rank 1
+ *               its 4-int section of a 4 x 6 BLOCK x BLOCK darray; prints
+ *               `t rank=R op=err|send|recv t=<MPI_Wtime>`. */
 #include <mpi.h>
 #include <string.h>
 #include "vtest.h"
@@ -24,6 +29,14 @@ static void handler(MPI_Comm *comm, int *code, ...)
     last_comm = *comm;
     last_code = *code;
     MPI_Error_string(*code, last_text, &len);
+}
+
+/* Adds 1 ms of virtual computation: a handler's time is the program's. */
+static void computing_handler(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm;
+    (void)code;
+    MPIX_Vaced_compute(1e-3);
 }
 
 static const char *which(MPI_Comm c, MPI_Comm dup, MPI_Comm dup2)
@@ -50,6 +63,36 @@ int main(int argc, char **argv)
         if (rank == 0)
             MPI_Send(&x, 1, MPI_INT, 99, 0, MPI_COMM_WORLD);
         printf("returned rank=%d\n", rank);
+        MPI_Finalize();
+        return 0;
+    }
+    if (strcmp(mode, "timing") == 0) {
+        /* on MPI_COMM_WORLD: nothing before costs time */
+        MPI_Comm dup = MPI_COMM_WORLD;
+        MPI_Errhandler eh;
+        MPI_Comm_create_errhandler(computing_handler, &eh);
+        MPI_Comm_set_errhandler(dup, eh);
+        int g[2] = {4, 6}, d[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK},
+            k[2] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG}, p[2] = {2, 3};
+        int a[24], got[4];
+        for (int i = 0; i < 24; i++)
+            a[i] = i;
+        MPI_Datatype sect;
+        MPI_Type_create_darray(6, 1, 2, g, d, k, p, MPI_ORDER_C, MPI_INT, &sect);
+        MPI_Type_commit(&sect);
+        if (rank == 0) {
+            MPI_Send(&x, 1, MPI_INT, 99, 0, dup);
+            printf("t rank=0 op=err t=%.17g\n", MPI_Wtime());
+            MPI_Send(a, 1, sect, 1, 0, dup);
+            printf("t rank=0 op=send t=%.17g\n", MPI_Wtime());
+        } else {
+            MPI_Recv(got, 4, MPI_INT, 0, 0, dup, MPI_STATUS_IGNORE);
+            printf("t rank=1 op=recv t=%.17g\n", MPI_Wtime());
+            if (got[0] != 2 || got[1] != 3 || got[2] != 8 || got[3] != 9)
+                printf("FAIL section %d %d %d %d\n", got[0], got[1], got[2], got[3]);
+        }
+        MPI_Type_free(&sect);
+        MPI_Errhandler_free(&eh);
         MPI_Finalize();
         return 0;
     }
