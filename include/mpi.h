@@ -801,6 +801,105 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
 
 /* ---- error handlers and classes, datatype and operator extras ----
  * (src/abi/errhandler.rs, src/abi/dtype_extra.rs) */
+/* MPI-4: abort the processes of the object's group (under vaced, the job) */
+#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x54000003)
+/* attribute of MPI_COMM_WORLD: the largest error class or code in use */
+#define MPI_LASTUSEDCODE 0x6440000b
+
+/* A communicator's error handler: called with the communicator and the error
+ * code (no further arguments are passed). */
+typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *error_code, ...);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef void MPI_Handler_function(MPI_Comm *comm, int *error_code, ...);
+
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler);
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler);
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+int MPI_Add_error_class(int *errorclass);
+int PMPI_Add_error_class(int *errorclass);
+int MPI_Add_error_code(int errorclass, int *errorcode);
+int PMPI_Add_error_code(int errorclass, int *errorcode);
+int MPI_Add_error_string(int errorcode, const char *string);
+int PMPI_Add_error_string(int errorcode, const char *string);
+/* deprecated MPI-1 names (MPICH still has them) */
+int MPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler);
+int PMPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler);
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
+int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
+
+
+/* MPI_Type_create_darray */
+#define MPI_DISTRIBUTE_BLOCK 121
+#define MPI_DISTRIBUTE_CYCLIC 122
+#define MPI_DISTRIBUTE_NONE 123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
+/* MPI_Type_match_size */
+#define MPI_TYPECLASS_REAL 1
+#define MPI_TYPECLASS_INTEGER 2
+#define MPI_TYPECLASS_COMPLEX 3
+/* more predefined datatypes (0x4c00SSII as above). MPI_REAL16 and
+ * MPI_COMPLEX32 are IEEE quad (gfortran's REAL(16)) and MPI_INTEGER16 a
+ * 128-bit integer: they communicate, but no predefined reduction operator
+ * applies to them. */
+#define MPI_REAL16 ((MPI_Datatype)0x4c001070)
+#define MPI_COMPLEX8 ((MPI_Datatype)0x4c000871)
+#define MPI_COMPLEX16 ((MPI_Datatype)0x4c001072)
+#define MPI_COMPLEX32 ((MPI_Datatype)0x4c002073)
+#define MPI_INTEGER16 ((MPI_Datatype)0x4c001074)
+#define MPI_CXX_BOOL ((MPI_Datatype)0x4c000146)
+#define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)0x4c000847)
+#define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)0x4c001048)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c002049)
+/* the MPI-1 bound markers (removed in MPI-3, still in MPICH): size and extent
+ * 0; in MPI_Type_create_struct / MPI_Type_struct they set the new type's
+ * bounds (as MPICH: the struct of the other members, resized to the last
+ * MPI_LB and MPI_UB displacements) */
+#define MPI_LB ((MPI_Datatype)0x4c000010)
+#define MPI_UB ((MPI_Datatype)0x4c000011)
+
+int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                           const int array_of_distribs[], const int array_of_dargs[],
+                           const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                           MPI_Datatype *newtype);
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                            const int array_of_distribs[], const int array_of_dargs[],
+                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype);
+int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
+int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
+int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
+int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
+int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+/* MPI-4 large-count queries */
+int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size);
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size);
+int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
+int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
+int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
+int MPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+int MPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+/* the "external32" representation */
+int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size);
+int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size);
+int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+                      void *outbuf, MPI_Aint outsize, MPI_Aint *position);
+int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+                       void *outbuf, MPI_Aint outsize, MPI_Aint *position);
+int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
+                        void *outbuf, int outcount, MPI_Datatype datatype);
+int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
+                         void *outbuf, int outcount, MPI_Datatype datatype);
 
 /* ---- one-sided communication ----
  * (src/abi/rma.rs, src/rma/) */

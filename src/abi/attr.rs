@@ -105,7 +105,13 @@ fn get_attr(
     flag: *mut c_int,
 ) -> c_int {
     call(name, comm, |w| {
-        let found = w.comms.get_attr(comm, kv)?;
+        let found = if kv == sys::MPI_LASTUSEDCODE {
+            // the one predefined attribute whose value changes
+            w.comms.get(comm)?;
+            Found::User(crate::mpi::errcodes::LAST_USED.as_ptr() as usize)
+        } else {
+            w.comms.get_attr(comm, kv)?
+        };
         // SAFETY: null or a valid int pointer (caller).
         let f = unsafe { out(flag, "flag") }?;
         let value: *mut c_void = match found {

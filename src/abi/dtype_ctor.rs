@@ -6,6 +6,7 @@
 //! here; the type maps are built by `crate::mpi::typemap`.
 use crate::abi::buffers::out;
 use crate::abi::state::call;
+use crate::mpi::bound_markers;
 use crate::mpi::datatype::Datatype;
 use crate::mpi::error::{fail, MpiResult};
 use crate::mpi::type_contents::{contents_for, envelope, TypeRef};
@@ -230,6 +231,9 @@ unsafe fn create_struct(
                     })
                 })
                 .collect::<MpiResult<Vec<_>>>()?;
+            if refs.iter().any(|r| bound_markers::is_marker(r.handle)) {
+                return bound_markers::create_struct(bl, &aints(d), &refs);
+            }
             typemap::create_struct(bl, &aints(d), &refs)
         })
     }

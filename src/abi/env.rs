@@ -35,7 +35,10 @@ fn init(name: &str, provided: c_int) -> c_int {
             std::process::exit(1);
         }
         let e = MpiError::new(sys::MPI_ERR_OTHER, what);
-        return state::error(w, sys::MPI_COMM_WORLD, name, e);
+        let rc = state::error(w, sys::MPI_COMM_WORLD, name, e);
+        drop(g);
+        state::run_pending();
+        return rc;
     }
     let ep = match Endpoint::from_env() {
         Ok(ep) => ep,

@@ -1,9 +1,11 @@
 //! Error handlers and error texts: MPI_Comm_set_errhandler /
 //! MPI_Comm_get_errhandler / MPI_Errhandler_set / MPI_Errhandler_free,
-//! MPI_Error_string, MPI_Error_class.
+//! MPI_Error_string, MPI_Error_class (which know the classes, codes and
+//! strings the program added). Creating and calling handlers, and adding
+//! classes: `crate::abi::errhandler`.
 use crate::abi::buffers::{out, put_cstr};
 use crate::abi::state::{anytime_error, call};
-use crate::mpi::error::{error_class, error_string, fail, MpiError};
+use crate::mpi::error::{code_class, code_text, MpiError};
 use crate::sys::{self, MPI_Comm, MPI_Errhandler};
 use std::os::raw::{c_char, c_int};
 
@@ -20,28 +22,42 @@ mpi_fn! {
     }
 }
 
+/// MPI_Comm_get_errhandler and its MPI-1 name: the program gets a new
+/// reference to a user handler (to free with MPI_Errhandler_free).
+///
+/// # Safety
+/// `errhandler` is null or valid for a write.
+pub(crate) unsafe fn get_errhandler(
+    name: &str,
+    comm: MPI_Comm,
+    errhandler: *mut MPI_Errhandler,
+) -> c_int {
+    call(name, comm, |w| {
+        let eh = w.comms.get(comm)?.errhandler;
+        // SAFETY: null or a valid handle pointer (contract).
+        let o = unsafe { out(errhandler, "errhandler") }?;
+        w.errhandlers.add_ref(eh);
+        *o = eh;
+        Ok(())
+    })
+}
+
 mpi_fn! {
     fn MPI_Comm_get_errhandler / PMPI_Comm_get_errhandler(comm: MPI_Comm, errhandler: *mut MPI_Errhandler) -> c_int {
-        call("MPI_Comm_get_errhandler", comm, |w| {
-            let eh = w.comms.get(comm)?.errhandler;
-            // SAFETY: null or a valid handle pointer (caller).
-            let o = unsafe { out(errhandler, "errhandler") }?;
-            *o = eh;
-            Ok(())
-        })
+        // SAFETY: the caller's pointer, passed on.
+        unsafe { get_errhandler("MPI_Comm_get_errhandler", comm, errhandler) }
     }
 }
 
 mpi_fn! {
-    /// The predefined handlers are never destroyed: freeing one only clears
-    /// the caller's handle.
+    /// Drops the program's reference and sets the handle to
+    /// MPI_ERRHANDLER_NULL; objects the handler is attached to keep it (the
+    /// predefined handlers are never destroyed).
     fn MPI_Errhandler_free / PMPI_Errhandler_free(errhandler: *mut MPI_Errhandler) -> c_int {
-        call("MPI_Errhandler_free", sys::MPI_COMM_WORLD, |_| {
+        call("MPI_Errhandler_free", sys::MPI_COMM_WORLD, |w| {
             // SAFETY: null or a valid handle pointer (caller).
             let eh = unsafe { out(errhandler, "errhandler") }?;
-            if *eh != sys::MPI_ERRORS_ARE_FATAL && *eh != sys::MPI_ERRORS_RETURN {
-                return fail(sys::MPI_ERR_ARG, format!("invalid error handler {:#x}", *eh));
-            }
+            w.errhandlers.free(*eh)?;
             *eh = sys::MPI_ERRHANDLER_NULL;
             Ok(())
         })
@@ -50,7 +66,7 @@ mpi_fn! {
 
 mpi_fn! {
     fn MPI_Error_string / PMPI_Error_string(errorcode: c_int, string: *mut c_char, resultlen: *mut c_int) -> c_int {
-        let Some(text) = error_string(errorcode) else {
+        let Some(text) = code_text(errorcode) else {
             let e = MpiError::new(sys::MPI_ERR_ARG, format!("unknown error code {errorcode}"));
             return anytime_error("MPI_Error_string", e);
         };
@@ -60,14 +76,14 @@ mpi_fn! {
         }
         // SAFETY: MPI requires string to hold MPI_MAX_ERROR_STRING chars;
         // resultlen checked non-null.
-        unsafe { resultlen.write(put_cstr(string, sys::MPI_MAX_ERROR_STRING as usize, text)) };
+        unsafe { resultlen.write(put_cstr(string, sys::MPI_MAX_ERROR_STRING as usize, &text)) };
         sys::MPI_SUCCESS
     }
 }
 
 mpi_fn! {
     fn MPI_Error_class / PMPI_Error_class(errorcode: c_int, errorclass: *mut c_int) -> c_int {
-        let Some(class) = error_class(errorcode) else {
+        let Some(class) = code_class(errorcode) else {
             let e = MpiError::new(sys::MPI_ERR_ARG, format!("unknown error code {errorcode}"));
             return anytime_error("MPI_Error_class", e);
         };

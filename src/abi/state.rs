@@ -1,11 +1,14 @@
 //! The process-wide MPI state behind a mutex, the init/finalize phase (an
 //! atomic, so MPI_Initialized / MPI_Finalized never block), and the one path
 //! every MPI call takes: lock, check the phase, `enter`, work, `leave`, and
-//! errors through the communicator's error handler.
+//! errors through the communicator's error handler (a program's handler
+//! runs after the lock is released: it may call MPI).
+use crate::mpi::errhandler::{Action, UserFn};
 use crate::mpi::error::{fatal_message, MpiError, MpiResult};
 use crate::mpi::World;
 use crate::sys::{self, MPI_Comm};
 use parking_lot::{Mutex, MutexGuard};
+use std::cell::Cell;
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -38,21 +41,88 @@ pub(crate) fn lock() -> MutexGuard<'static, Global> {
     STATE.lock()
 }
 
-/// Raise `e` from `call`: under MPI_ERRORS_RETURN on the communicator that
-/// owns the error (`e.comm`, else `comm`) return its class; under
-/// MPI_ERRORS_ARE_FATAL print it and abort the job.
+/// A program's error handler to call once the state lock is released:
+/// the function, the handle it receives and the error code.
+#[derive(Clone, Copy)]
+struct Pending {
+    func: UserFn,
+    handle: c_int,
+    code: c_int,
+}
+
+thread_local! {
+    static PENDING: Cell<Option<Pending>> = const { Cell::new(None) };
+}
+
+/// Raise error code `code` through handler `eh` of object `handle`, from
+/// `call`: under MPI_ERRORS_RETURN return the code; under
+/// MPI_ERRORS_ARE_FATAL / MPI_ERRORS_ABORT print `e` and abort the job; a
+/// program's handler is queued for [`run_pending`] (which the caller runs
+/// once it has released the lock) and the code returned.
+pub(crate) fn raise_through(
+    w: &mut World,
+    eh: sys::MPI_Errhandler,
+    handle: c_int,
+    call: &str,
+    e: &MpiError,
+) -> c_int {
+    match w.errhandlers.action(eh) {
+        Action::Return => e.class,
+        Action::User(func) => {
+            PENDING.set(Some(Pending {
+                func,
+                handle,
+                code: e.class,
+            }));
+            e.class
+        }
+        Action::Fatal | Action::Abort => {
+            let mut msg = fatal_message(w.rank(), call, e);
+            if matches!(w.errhandlers.action(eh), Action::Abort) {
+                msg.push_str(" (MPI_ERRORS_ABORT)");
+            }
+            eprintln!("{msg}");
+            w.ep.abort(e.class, &msg)
+        }
+    }
+}
+
+/// Raise `e` from `call` through the error handler of the communicator that
+/// owns the error (`e.comm`, else `comm`; MPI_COMM_WORLD's when that is
+/// not a valid communicator): see [`raise_through`].
 pub(crate) fn error(w: &mut World, comm: MPI_Comm, call: &str, e: MpiError) -> c_int {
     let comm = e.comm.unwrap_or(comm);
-    if w.errhandler_for(comm) == sys::MPI_ERRORS_RETURN {
-        return e.class;
+    let comm = if w.comms.get(comm).is_ok() {
+        comm
+    } else {
+        sys::MPI_COMM_WORLD
+    };
+    let eh = w.errhandler_for(comm);
+    raise_through(w, eh, comm, call, &e)
+}
+
+/// Call the program's error handler that [`error`] queued, if any. Only
+/// without the state lock: the handler may call MPI.
+pub(crate) fn run_pending() {
+    let Some(p) = PENDING.take() else {
+        return;
+    };
+    let (mut handle, mut code) = (p.handle, p.code);
+    match p.func {
+        UserFn::Comm(Some(f)) => {
+            // SAFETY: a handler the program registered with
+            // MPI_Comm_create_errhandler, called as the standard specifies
+            // (pointers to the communicator and the error code, which live
+            // across the call; no further arguments, as MPICH).
+            unsafe { f(&mut handle, &mut code) }
+        }
+        UserFn::Comm(None) => {}
     }
-    let msg = fatal_message(w.rank(), call, &e);
-    eprintln!("{msg}");
-    w.ep.abort(e.class, &msg)
 }
 
 /// An MPI call outside MPI_Init .. MPI_Finalize. After MPI_Finalize the
-/// handler of MPI_COMM_WORLD still decides; before MPI_Init (no handler, no
+/// handler of MPI_COMM_WORLD still decides (a program's handler returns
+/// the class without being called); before MPI_Init (no handler, no
 /// job to abort) the process prints the error and exits, as MPICH does.
 fn not_running(g: &mut Global, call: &str) -> c_int {
     let e = MpiError::new(
@@ -63,7 +133,10 @@ fn not_running(g: &mut Global, call: &str) -> c_int {
         },
     );
     if let Some(w) = g.0.as_ref() {
-        if w.errhandler_for(sys::MPI_COMM_WORLD) == sys::MPI_ERRORS_RETURN {
+        // a program's handler is not called once MPI is finalized (it
+        // could only fail again): the call returns the class
+        let eh = w.errhandler_for(sys::MPI_COMM_WORLD);
+        if matches!(w.errhandlers.action(eh), Action::Return | Action::User(_)) {
             return e.class;
         }
     }
@@ -92,6 +165,8 @@ pub(crate) fn call(
         Err(e) => error(w, comm, call, e),
     };
     w.ep.leave();
+    drop(g);
+    run_pending();
     rc
 }
 
@@ -102,8 +177,11 @@ pub(crate) fn anytime_error(call: &str, e: MpiError) -> c_int {
         return e.class;
     }
     let mut g = lock();
-    match g.0.as_mut() {
+    let rc = match g.0.as_mut() {
         Some(w) if !w.finalized => error(w, sys::MPI_COMM_WORLD, call, e),
         _ => e.class,
-    }
+    };
+    drop(g);
+    run_pending();
+    rc
 }

@@ -382,8 +382,10 @@ enum Predef {
     /// A pair `{a; int}` laid out as the C struct: (first member size,
     /// offset of the int, C struct size); two basic elements.
     PairInt(usize, usize, usize),
+    /// MPI_LB / MPI_UB: no data, no extent (see `crate::mpi::bound_markers`).
+    Marker,
 }
-use Predef::{Complex, PairInt, Scalar, Twin};
+use Predef::{Complex, Marker, PairInt, Scalar, Twin};
 
 /// Every predefined datatype of mpi.h with its layout on LP64 Linux.
 const PREDEFINED: &[(sys::MPI_Datatype, &str, Predef)] = &[
@@ -465,6 +467,29 @@ const PREDEFINED: &[(sys::MPI_Datatype, &str, Predef)] = &[
     (sys::MPI_2INTEGER, "MPI_2INTEGER", Twin(4)),
     (sys::MPI_2REAL, "MPI_2REAL", Twin(4)),
     (sys::MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", Twin(8)),
+    (sys::MPI_REAL16, "MPI_REAL16", Scalar(16)),
+    (sys::MPI_COMPLEX8, "MPI_COMPLEX8", Complex(8)),
+    (sys::MPI_COMPLEX16, "MPI_COMPLEX16", Complex(16)),
+    (sys::MPI_COMPLEX32, "MPI_COMPLEX32", Complex(32)),
+    (sys::MPI_INTEGER16, "MPI_INTEGER16", Scalar(16)),
+    (sys::MPI_CXX_BOOL, "MPI_CXX_BOOL", Scalar(1)),
+    (
+        sys::MPI_CXX_FLOAT_COMPLEX,
+        "MPI_CXX_FLOAT_COMPLEX",
+        Complex(8),
+    ),
+    (
+        sys::MPI_CXX_DOUBLE_COMPLEX,
+        "MPI_CXX_DOUBLE_COMPLEX",
+        Complex(16),
+    ),
+    (
+        sys::MPI_CXX_LONG_DOUBLE_COMPLEX,
+        "MPI_CXX_LONG_DOUBLE_COMPLEX",
+        Complex(32),
+    ),
+    (sys::MPI_LB, "MPI_LB", Marker),
+    (sys::MPI_UB, "MPI_UB", Marker),
 ];
 
 /// (handle, layout) of every predefined datatype; aliases
@@ -477,6 +502,7 @@ pub(crate) fn predefined_types() -> Vec<(sys::MPI_Datatype, Datatype)> {
                 Scalar(n) => Datatype::predefined(name, &[(0, n)], n, &[(n, 1)], n, true),
                 Complex(n) => Datatype::predefined(name, &[(0, n)], n, &[(n, 1)], n / 2, true),
                 Twin(n) => Datatype::predefined(name, &[(0, 2 * n)], 2 * n, &[(n, 2)], n, true),
+                Marker => Datatype::predefined(name, &[], 0, &[], 1, true),
                 PairInt(a, int_off, extent) => Datatype::predefined(
                     name,
                     &[(0, a), (int_off, 4)],
@@ -517,7 +543,7 @@ mod tests {
     fn table_holds_every_datatype_of_mpi_h() {
         let t = TypeTable::new();
         let header = header_datatypes();
-        assert_eq!(header.len(), 57);
+        assert_eq!(header.len(), 68);
         for (name, h) in &header {
             if name == "MPI_DATATYPE_NULL" {
                 assert!(t.get(*h).is_err());
@@ -532,9 +558,9 @@ mod tests {
                 "{name} not in table"
             );
         }
-        // 56 names, two pairs of aliases
-        assert_eq!(PREDEFINED.len(), 56);
-        assert_eq!(t.handles().count(), 54);
+        // 67 names, two pairs of aliases
+        assert_eq!(PREDEFINED.len(), 67);
+        assert_eq!(t.handles().count(), 65);
         assert_eq!(
             t.get(sys::MPI_LONG_LONG).unwrap().name(),
             "MPI_LONG_LONG_INT"

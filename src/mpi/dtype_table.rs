@@ -145,6 +145,22 @@ impl TypeTable {
         Ok(handle)
     }
 
+    /// A new handle for `ty` that behaves as a predefined type (committed,
+    /// cannot be freed): the parameterised Fortran 90 types.
+    pub fn insert_named(&mut self, ty: Datatype) -> MpiResult<MPI_Datatype> {
+        let h = self.insert(ty, true)?;
+        if let Some(e) = self.map.get_mut(&h) {
+            e.predefined = true;
+        }
+        Ok(h)
+    }
+
+    /// Whether `handle` is one of mpi.h's predefined datatypes (or a cached
+    /// Fortran 90 type).
+    pub fn is_predefined(&self, handle: MPI_Datatype) -> bool {
+        self.map.get(&handle).is_some_and(|e| e.predefined)
+    }
+
     /// MPI_Type_commit (a no-op on a predefined or committed type).
     pub fn commit(&mut self, handle: MPI_Datatype) -> MpiResult<()> {
         self.entry(handle)?;
@@ -205,7 +221,7 @@ mod tests {
         // committing twice, or a predefined type, is fine
         t.commit(h).unwrap();
         t.commit(sys::MPI_INT).unwrap();
-        assert_eq!(t.handles().count(), 55);
+        assert_eq!(t.handles().count(), 66);
     }
 
     #[test]

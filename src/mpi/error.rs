@@ -350,6 +350,39 @@ pub fn error_class(code: c_int) -> Option<c_int> {
     entry(code).map(|e| e.0)
 }
 
+/// MPI_Error_class of any code: the predefined classes and the classes and
+/// codes the program added (`crate::mpi::errcodes`).
+pub fn code_class(code: c_int) -> Option<c_int> {
+    error_class(code).or_else(|| crate::mpi::errcodes::class_of(code))
+}
+
+/// MPI_Error_string of any code (an added one without a string: "").
+pub fn code_text(code: c_int) -> Option<String> {
+    error_string(code)
+        .map(str::to_string)
+        .or_else(|| crate::mpi::errcodes::string_of(code))
+}
+
+/// The name of a code in messages: the class name, or for an added class
+/// or code its number (and class).
+fn code_name(code: c_int) -> String {
+    if let Some(n) = class_name(code) {
+        return n.to_string();
+    }
+    let what = match crate::mpi::errcodes::class_of(code) {
+        Some(c) if c == code => format!("error class {code}, added by the program"),
+        Some(c) => format!(
+            "error code {code} of class {}, added by the program",
+            class_name(c).map_or_else(|| c.to_string(), str::to_string)
+        ),
+        None => return format!("unknown error code {code}"),
+    };
+    match crate::mpi::errcodes::string_of(code) {
+        Some(s) if !s.is_empty() => format!("{what}: {s}"),
+        _ => what,
+    }
+}
+
 /// The line printed under MPI_ERRORS_ARE_FATAL before the job is aborted.
 pub fn fatal_message(world_rank: u32, call: &str, err: &MpiError) -> String {
     format!(
@@ -357,7 +390,7 @@ pub fn fatal_message(world_rank: u32, call: &str, err: &MpiError) -> String {
         world_rank,
         call,
         err.msg,
-        class_name(err.class).unwrap_or("unknown error class")
+        code_name(err.class)
     )
 }
 

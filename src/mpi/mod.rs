@@ -6,6 +6,7 @@
 pub mod agree;
 pub mod attr;
 pub mod backend;
+pub mod bound_markers;
 pub mod bsend;
 pub mod coll_args;
 pub mod coll_calls;
@@ -14,10 +15,15 @@ pub mod comm_create;
 pub mod comm_group;
 pub mod comm_info;
 pub mod context;
+pub mod darray;
 pub mod datatype;
 pub mod dist_graph;
 pub mod dtype_table;
+pub mod errcodes;
+pub mod errhandler;
 pub mod error;
+pub mod external32;
+pub mod f90types;
 #[cfg(test)]
 mod fake;
 pub mod graph;
@@ -31,6 +37,7 @@ pub mod state;
 pub mod status;
 pub mod topo;
 pub mod type_contents;
+pub mod type_names;
 pub mod typemap;
 
 pub use error::{MpiError, MpiResult};

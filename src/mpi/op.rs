@@ -172,6 +172,21 @@ const BASICS: &[(MPI_Datatype, Basic, u8)] = &[
     (sys::MPI_COMPLEX, Basic::C32, COMPLEX),
     (sys::MPI_DOUBLE_COMPLEX, Basic::C64, COMPLEX),
     (sys::MPI_C_BOOL, Basic::Bool, LOGICAL),
+    (sys::MPI_CXX_BOOL, Basic::Bool, LOGICAL),
+    (sys::MPI_COMPLEX8, Basic::C32, COMPLEX),
+    (sys::MPI_COMPLEX16, Basic::C64, COMPLEX),
+    (sys::MPI_CXX_FLOAT_COMPLEX, Basic::C32, COMPLEX),
+    (sys::MPI_CXX_DOUBLE_COMPLEX, Basic::C64, COMPLEX),
+    (
+        sys::MPI_CXX_LONG_DOUBLE_COMPLEX,
+        Basic::CLongDouble,
+        COMPLEX,
+    ),
+    // IEEE quad and 128-bit integers: no operator (Rust and C have none
+    // on every host)
+    (sys::MPI_REAL16, Basic::U8, 0),
+    (sys::MPI_COMPLEX32, Basic::U8, 0),
+    (sys::MPI_INTEGER16, Basic::U8, 0),
     (sys::MPI_LOGICAL, Basic::Logical, LOGICAL),
     (sys::MPI_BYTE, Basic::U8, BYTE),
     (sys::MPI_AINT, Basic::I64, MULTI_LANGUAGE),

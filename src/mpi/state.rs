@@ -10,9 +10,12 @@ use crate::mpi::backend::Backend;
 use crate::mpi::bsend::BsendBuffer;
 use crate::mpi::comm::{check_recv_tag, check_send_tag, CommTable, Group, Source};
 use crate::mpi::datatype::{Datatype, TypeTable};
+use crate::mpi::errhandler::{ErrhandlerTable, ObjKind};
 use crate::mpi::error::{fail, MpiError, MpiResult};
+use crate::mpi::f90types::F90Cache;
 use crate::mpi::request::{Kind, Req, ReqState, RequestTable, Staging};
 use crate::mpi::status::{empty_status, make_status, proc_null_status};
+use crate::mpi::type_names::TypeNames;
 use crate::p2p::{Endpoint, ReqId, SendMode, Status};
 use crate::sys::{self, MPI_Comm, MPI_Datatype, MPI_Errhandler, MPI_Request, MPI_Status};
 use std::os::raw::c_int;
@@ -95,6 +98,12 @@ pub struct World<E: Backend = Endpoint> {
     pub types: TypeTable,
     pub reqs: RequestTable,
     pub bsend: BsendBuffer,
+    /// The program's error handlers.
+    pub errhandlers: ErrhandlerTable,
+    /// Datatype names the program set.
+    pub type_names: TypeNames,
+    /// The Fortran 90 parameterised types handed out.
+    pub f90_types: F90Cache,
     /// The thread level MPI_Init_thread provided.
     pub thread_level: c_int,
     /// The thread that called MPI_Init.
@@ -123,6 +132,9 @@ impl<E: Backend> World<E> {
             types: TypeTable::new(),
             reqs: RequestTable::default(),
             bsend: BsendBuffer::default(),
+            errhandlers: ErrhandlerTable::default(),
+            type_names: TypeNames::default(),
+            f90_types: F90Cache::default(),
             thread_level,
             main_thread: std::thread::current().id(),
             finalized: false,
@@ -619,17 +631,9 @@ impl<E: Backend> World<E> {
 
     /// MPI_Comm_set_errhandler / MPI_Errhandler_set.
     pub fn set_errhandler(&mut self, comm: MPI_Comm, eh: MPI_Errhandler) -> MpiResult<()> {
-        let c = self.comms.get_mut(comm)?;
-        if eh != sys::MPI_ERRORS_ARE_FATAL && eh != sys::MPI_ERRORS_RETURN {
-            return fail(
-                sys::MPI_ERR_ARG,
-                format!(
-                    "invalid error handler {eh:#x} (MPI_ERRORS_ARE_FATAL and \
-                     MPI_ERRORS_RETURN are supported)"
-                ),
-            );
-        }
-        c.errhandler = eh;
+        self.comms.get(comm)?;
+        self.errhandlers.check_for(eh, ObjKind::Comm)?;
+        self.comms.get_mut(comm)?.errhandler = eh;
         Ok(())
     }
 

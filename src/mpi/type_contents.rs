@@ -92,6 +92,10 @@ pub fn combiner_name(combiner: c_int) -> &'static str {
         sys::MPI_COMBINER_STRUCT => "struct",
         sys::MPI_COMBINER_SUBARRAY => "subarray",
         sys::MPI_COMBINER_RESIZED => "resized",
+        sys::MPI_COMBINER_DARRAY => "darray",
+        sys::MPI_COMBINER_F90_REAL => "f90_real",
+        sys::MPI_COMBINER_F90_COMPLEX => "f90_complex",
+        sys::MPI_COMBINER_F90_INTEGER => "f90_integer",
         _ => "derived",
     }
 }

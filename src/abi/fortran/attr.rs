@@ -360,7 +360,7 @@ fn get_attr(comm: MPI_Comm, keyval: c_int) -> (c_int, Option<MPI_Aint>) {
     if rc != sys::MPI_SUCCESS || flag == 0 {
         return (rc, None);
     }
-    if PREDEFINED.iter().any(|&(kv, _)| kv == keyval) {
+    if keyval == sys::MPI_LASTUSEDCODE || PREDEFINED.iter().any(|&(kv, _)| kv == keyval) {
         // SAFETY: the C value of a predefined attribute points to an int of
         // the library (crate::abi::attr).
         return (rc, Some(unsafe { *(p as *const c_int) } as MPI_Aint));

@@ -212,6 +212,7 @@ fn declaration(kind: &str) -> Result<&'static str, String> {
         "Ints" => "integer, dimension(*)",
         "Ranges" => "integer, dimension(3, *)",
         "Proc" | "UserFunction" => "external",
+        "ErrhandlerFunction" => "external",
         "Logical" => "logical, intent(in)",
         "Flag" => "logical",
         "Logicals" => "logical, dimension(*)",

@@ -14,6 +14,7 @@
 //! | `Flag`     | LOGICAL (out)                  | temporary int; .true. is 1        |
 //! | `Logicals` | LOGICAL array                  | the same address (gfortran: 0/1)  |
 //! | `UserFunction` | EXTERNAL SUBROUTINE (MPI_OP_CREATE) | the procedure's address as it is |
+//! | `ErrhandlerFunction` | EXTERNAL SUBROUTINE (MPI_COMM_CREATE_ERRHANDLER) | the procedure's address as it is |
 //! | `Double`   | DOUBLE PRECISION (in)          | its value                         |
 //! | `Aint`, `AintOut`, `Aints` | INTEGER(MPI_ADDRESS_KIND) | value / address        |
 //! | `Count`, `CountOut` | INTEGER(MPI_COUNT_KIND) | value / address                |
@@ -117,6 +118,11 @@ impl<T: Copy> Arg for Procedure<T> {
 /// argument by reference and INTEGER = MPI_Datatype = int, so exactly C's
 /// `MPI_User_function`.
 pub type UserFunction = Procedure<sys::MPI_User_function>;
+
+/// `SUBROUTINE F(COMM, ERROR_CODE)` of MPI_COMM_CREATE_ERRHANDLER /
+/// MPI_ERRHANDLER_CREATE: both INTEGERs by reference, as C's
+/// `MPI_Comm_errhandler_function` takes them.
+pub type ErrhandlerFunction = Procedure<sys::MPI_Comm_errhandler_function>;
 
 /// A value read by the routine, same type on both sides.
 pub struct Value<T>(T);

@@ -8,6 +8,8 @@
 //! * `commons`: the COMMON blocks of MPI_BOTTOM, MPI_IN_PLACE,
 //!   MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE, recognised by address;
 //! * `env`, `p2p`, `comm`, `group`, `topo`, `dtype`, `coll`, `info`, `graph`: the tables;
+//! * `env`, `p2p`, `comm`, `group`, `topo`, `dtype`, `coll`, `errhan_dtype`:
+//!   the tables;
 //!   `special`: the bindings written by hand; `attr`: attribute caching
 //!   with Fortran callbacks (hand-written);
 //! * `handles`: MPI_*_f2c / MPI_*_c2f;
@@ -28,6 +30,7 @@ pub mod commons;
 pub mod dtype;
 pub mod env;
 pub mod graph;
+pub mod errhan_dtype;
 pub mod group;
 pub mod handles;
 pub mod info;
