@@ -913,6 +913,120 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insiz
 int MPIX_Vaced_compute(double seconds);
 int PMPIX_Vaced_compute(double seconds);
 
+/* ---- MPI tools interface ---------------------------------------------- */
+/* MPI_T (MPI-3.1 chapter 14; src/abi/mpit.rs, src/mpit/): vaced's settings
+ * as read-only control variables, its counters and virtual-time breakdown as
+ * performance variables. C only (MPI_T has no Fortran binding). Handles are
+ * opaque pointers and the constants have MPICH's values. */
+typedef struct vaced_T_enum_s *MPI_T_enum;
+typedef struct vaced_T_cvar_handle_s *MPI_T_cvar_handle;
+typedef struct vaced_T_pvar_handle_s *MPI_T_pvar_handle;
+typedef struct vaced_T_pvar_session_s *MPI_T_pvar_session;
+#define MPI_T_ENUM_NULL ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+#define MPI_T_PVAR_ALL_HANDLES ((MPI_T_pvar_handle)1)
+#define MPI_T_VERBOSITY_USER_BASIC 221
+#define MPI_T_VERBOSITY_USER_DETAIL 222
+#define MPI_T_VERBOSITY_USER_ALL 223
+#define MPI_T_VERBOSITY_TUNER_BASIC 224
+#define MPI_T_VERBOSITY_TUNER_DETAIL 225
+#define MPI_T_VERBOSITY_TUNER_ALL 226
+#define MPI_T_VERBOSITY_MPIDEV_BASIC 227
+#define MPI_T_VERBOSITY_MPIDEV_DETAIL 228
+#define MPI_T_VERBOSITY_MPIDEV_ALL 229
+#define MPI_T_BIND_NO_OBJECT 9700
+#define MPI_T_BIND_MPI_COMM 9701
+#define MPI_T_BIND_MPI_DATATYPE 9702
+#define MPI_T_BIND_MPI_ERRHANDLER 9703
+#define MPI_T_BIND_MPI_FILE 9704
+#define MPI_T_BIND_MPI_GROUP 9705
+#define MPI_T_BIND_MPI_OP 9706
+#define MPI_T_BIND_MPI_REQUEST 9707
+#define MPI_T_BIND_MPI_WIN 9708
+#define MPI_T_BIND_MPI_MESSAGE 9709
+#define MPI_T_BIND_MPI_INFO 9710
+#define MPI_T_SCOPE_CONSTANT 60438
+#define MPI_T_SCOPE_READONLY 60439
+#define MPI_T_SCOPE_LOCAL 60440
+#define MPI_T_SCOPE_GROUP 60441
+#define MPI_T_SCOPE_GROUP_EQ 60442
+#define MPI_T_SCOPE_ALL 60443
+#define MPI_T_SCOPE_ALL_EQ 60444
+#define MPI_T_PVAR_CLASS_STATE 240
+#define MPI_T_PVAR_CLASS_LEVEL 241
+#define MPI_T_PVAR_CLASS_SIZE 242
+#define MPI_T_PVAR_CLASS_PERCENTAGE 243
+#define MPI_T_PVAR_CLASS_HIGHWATERMARK 244
+#define MPI_T_PVAR_CLASS_LOWWATERMARK 245
+#define MPI_T_PVAR_CLASS_COUNTER 246
+#define MPI_T_PVAR_CLASS_AGGREGATE 247
+#define MPI_T_PVAR_CLASS_TIMER 248
+#define MPI_T_PVAR_CLASS_GENERIC 249
+int MPI_T_init_thread(int required, int *provided);
+int PMPI_T_init_thread(int required, int *provided);
+int MPI_T_finalize(void);
+int PMPI_T_finalize(void);
+int MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len);
+int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len);
+int MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len);
+int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len);
+int MPI_T_cvar_get_num(int *num_cvar);
+int PMPI_T_cvar_get_num(int *num_cvar);
+int MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope);
+int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope);
+int MPI_T_cvar_get_index(const char *name, int *cvar_index);
+int PMPI_T_cvar_get_index(const char *name, int *cvar_index);
+int MPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count);
+int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count);
+int MPI_T_cvar_handle_free(MPI_T_cvar_handle *handle);
+int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle);
+int MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf);
+int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf);
+int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf);
+int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf);
+int MPI_T_pvar_get_num(int *num_pvar);
+int PMPI_T_pvar_get_num(int *num_pvar);
+int MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic);
+int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic);
+int MPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index);
+int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index);
+int MPI_T_pvar_session_create(MPI_T_pvar_session *session);
+int PMPI_T_pvar_session_create(MPI_T_pvar_session *session);
+int MPI_T_pvar_session_free(MPI_T_pvar_session *session);
+int PMPI_T_pvar_session_free(MPI_T_pvar_session *session);
+int MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count);
+int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count);
+int MPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle);
+int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle);
+int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf);
+int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf);
+int MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+int MPI_T_category_get_num(int *num_cat);
+int PMPI_T_category_get_num(int *num_cat);
+int MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories);
+int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories);
+int MPI_T_category_get_index(const char *name, int *cat_index);
+int PMPI_T_category_get_index(const char *name, int *cat_index);
+int MPI_T_category_get_cvars(int cat_index, int len, int indices[]);
+int PMPI_T_category_get_cvars(int cat_index, int len, int indices[]);
+int MPI_T_category_get_pvars(int cat_index, int len, int indices[]);
+int PMPI_T_category_get_pvars(int cat_index, int len, int indices[]);
+int MPI_T_category_get_categories(int cat_index, int len, int indices[]);
+int PMPI_T_category_get_categories(int cat_index, int len, int indices[]);
+int MPI_T_category_changed(int *stamp);
+int PMPI_T_category_changed(int *stamp);
+
 #ifdef __cplusplus
 }
 #endif

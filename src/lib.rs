@@ -14,6 +14,7 @@ pub mod engine;
 pub mod launch;
 pub mod model;
 pub mod mpi;
+pub mod mpit;
 pub mod p2p;
 pub mod report;
 pub mod sys;

@@ -47,6 +47,28 @@ fn shm_files_of(pid: u32) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The shell command with which a rank records its pid in `dir/pid.R`:
+/// written to a hidden temporary file and renamed into place, so that a
+/// `pid.R` that exists is complete (a rank killed between creating the file
+/// and writing it would otherwise leave it empty).
+fn write_pid(dir: &Path) -> String {
+    format!(
+        "echo $$ > {0}/.tmp.$VACED_RANK && mv {0}/.tmp.$VACED_RANK {0}/pid.$VACED_RANK",
+        dir.display()
+    )
+}
+
+/// How many ranks have recorded their pid in `dir`.
+fn pids_written(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.file_name().to_string_lossy().starts_with("pid."))
+        })
+        .count()
+}
+
 /// Pids the ranks wrote to `dir/pid.R`.
 fn rank_pids(dir: &Path, n: u32) -> Vec<u32> {
     (0..n)
@@ -358,8 +380,9 @@ fn mpicc_compiles_links_and_passes_status() {
 fn crash_names_rank_and_signal() {
     let d = scratch("crash");
     let script = format!(
-        "echo $$ > {0}/pid.$VACED_RANK; if [ $VACED_RANK = 2 ]; then while [ $(ls {0} | wc -l) -lt 4 ]; do sleep 0.01; done; kill -SEGV $$; fi; exec sleep 30",
-        d.display()
+        "{1}; if [ $VACED_RANK = 2 ]; then while [ $(ls {0} | wc -l) -lt 4 ]; do sleep 0.01; done; kill -SEGV $$; fi; exec sleep 30",
+        d.display(),
+        write_pid(&d)
     );
     let t = Instant::now();
     let child = spawn_captured(vaced_run(&["-n", "4", "/bin/sh", "-c", &script]));
@@ -422,9 +445,10 @@ fn exit_without_finalize() {
     let script = format!(
         // Rank 1 fails only once rank 0 has written its pid file (else the
         // launcher may kill rank 0 before it could, and the test would race).
-        "echo $$ > {0}/pid.$VACED_RANK; if [ $VACED_RANK = 1 ]; then \
+        "{1}; if [ $VACED_RANK = 1 ]; then \
          while [ ! -s {0}/pid.0 ]; do sleep 0.01; done; exit 3; fi; exec sleep 30",
-        d.display()
+        d.display(),
+        write_pid(&d)
     );
     let o = vaced_run(&["-np", "2", "/bin/sh", "-c", &script])
         .output()
@@ -446,13 +470,10 @@ fn exit_without_finalize() {
 #[test]
 fn interrupt_kills_the_job() {
     let d = scratch("sigint");
-    let script = format!("echo $$ > {}/pid.$VACED_RANK; exec sleep 30", d.display());
+    let script = format!("{}; exec sleep 30", write_pid(&d));
     let child = spawn_captured(vaced_run(&["-n", "8", "/bin/sh", "-c", &script]));
     let launcher = child.id();
-    assert!(wait_for(
-        || std::fs::read_dir(&d).unwrap().count() == 8,
-        Duration::from_secs(10)
-    ));
+    assert!(wait_for(|| pids_written(&d) == 8, Duration::from_secs(10)));
     let pids = rank_pids(&d, 8);
     assert!(
         !shm_files_of(launcher).is_empty(),
@@ -486,13 +507,10 @@ fn interrupt_kills_the_job() {
 #[test]
 fn ranks_die_with_the_launcher() {
     let d = scratch("sigkill");
-    let script = format!("echo $$ > {}/pid.$VACED_RANK; exec sleep 30", d.display());
+    let script = format!("{}; exec sleep 30", write_pid(&d));
     let mut child = spawn_captured(vaced_run(&["-n", "4", "/bin/sh", "-c", &script]));
     let launcher = child.id();
-    assert!(wait_for(
-        || std::fs::read_dir(&d).unwrap().count() == 4,
-        Duration::from_secs(10)
-    ));
+    assert!(wait_for(|| pids_written(&d) == 4, Duration::from_secs(10)));
     let pids = rank_pids(&d, 4);
     child.kill().unwrap();
     child.wait().unwrap();

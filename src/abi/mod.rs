@@ -29,6 +29,7 @@ pub mod fortran;
 pub mod graph;
 pub mod group;
 pub mod info;
+pub mod mpit;
 pub mod neighbor;
 pub mod op;
 pub mod p2p;

@@ -201,11 +201,18 @@ impl<E: Backend + Agree> World<E> {
     }
 
     /// MPI_Cart_sub: a split by the coordinates dropped, ordered by those
-    /// kept. With no dimension kept, each process gets a zero-dimensional
-    /// grid of its own.
+    /// kept. With no dimension kept, the result is MPI_Cart_create of a
+    /// zero-dimensional grid over the whole parent, as MPICH 4.0.2 does:
+    /// rank 0 of the parent gets a one-process communicator (congruent to
+    /// MPI_COMM_SELF, its context agreed over MPI_COMM_SELF like MPICH's
+    /// dup of it) and every other process MPI_COMM_NULL (MPICH's
+    /// cartsuball test expects exactly this).
     pub fn cart_sub(&mut self, comm: MPI_Comm, remain: &[bool]) -> MpiResult<MPI_Comm> {
         let p = self.parent(comm)?;
         let cart = cart_of(&p)?.clone();
+        if !remain.iter().any(|&k| k) {
+            return self.cart_create(comm, &[], &[], false);
+        }
         let (color, key, dims, periods) = cart.sub(remain);
         let mut c = self
             .split(&p, color, key)?
@@ -358,5 +365,9 @@ mod tests {
         );
         let z = w.cart_create(sys::MPI_COMM_WORLD, &[], &[], false).unwrap();
         assert_eq!(cart_of(w.comms.get(z).unwrap()).unwrap().ndims(), 0);
+        // no dimension kept: a 0-d grid, here for rank 0 of a 2-d one
+        let z = w.cart_sub(c, &[false, false]).unwrap();
+        let zc = w.comms.get(z).unwrap();
+        assert_eq!((zc.size(), cart_of(zc).unwrap().ndims()), (1, 0));
     }
 }

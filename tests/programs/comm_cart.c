@@ -33,6 +33,10 @@ static void sub(MPI_Comm cart, int nd, const char *keep, const int *remain)
 {
     MPI_Comm s;
     MPI_Cart_sub(cart, remain, &s);
+    if (s == MPI_COMM_NULL) {
+        printf("sub rank=%d keep=%s srank=-1 ssize=0 scoords=null\n", rank, keep);
+        return;
+    }
     int sr, ss, sd, dims[8], per[8], co[8];
     MPI_Comm_rank(s, &sr);
     MPI_Comm_size(s, &ss);

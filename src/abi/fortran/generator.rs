@@ -31,9 +31,17 @@ pub const SPECIAL: [(&str, &str, &str); 6] = [
 ];
 
 /// C functions with no Fortran binding by design: the `_f2c` / `_c2f`
-/// conversions exist for C code that receives Fortran handles.
+/// conversions exist for C code that receives Fortran handles, and the
+/// tools interface (MPI_T_*) is C only in the standard.
 pub fn c_only(name: &str) -> bool {
-    name.ends_with("_f2c") || name.ends_with("_c2f")
+    name.ends_with("_f2c") || name.ends_with("_c2f") || name.starts_with("MPI_T_")
+}
+
+/// Constants of mpi.h that Fortran does not get: those of the tools
+/// interface (C only), except its error classes, which MPI defines for
+/// Fortran too.
+pub fn c_only_constant(name: &str) -> bool {
+    name.starts_with("MPI_T_") && !name.starts_with("MPI_T_ERR_")
 }
 
 /// The Fortran interface of a binding written by hand.
@@ -415,7 +423,10 @@ pub fn constants(mpi_h: &str, sys: &Sys) -> Result<(Vec<Item>, Vec<String>), Str
             .unwrap_or(def.len());
         let (name, value) = def.split_at(name_end);
         // not an MPI name, or a function-like macro
-        if !(name.starts_with("MPI_") || name.starts_with("MPIX_")) || value.starts_with('(') {
+        if !(name.starts_with("MPI_") || name.starts_with("MPIX_"))
+            || value.starts_with('(')
+            || c_only_constant(name)
+        {
             continue;
         }
         // Predefined callback procedures (MPI_COMM_DUP_FN, ...) are C
