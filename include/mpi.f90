@@ -626,6 +626,28 @@ module mpi
       integer, intent(in) :: comm
       integer :: ierror
     end subroutine PMPI_BSEND
+    subroutine MPI_BSEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_BSEND_INIT
+    subroutine PMPI_BSEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_BSEND_INIT
     subroutine MPI_BUFFER_ATTACH(buffer, size, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
       type(*), dimension(*) :: buffer
@@ -1208,6 +1230,32 @@ module mpi
       integer :: subversion
       integer :: ierror
     end subroutine PMPI_GET_VERSION
+    subroutine MPI_GREQUEST_COMPLETE(request, ierror)
+      integer, intent(in) :: request
+      integer :: ierror
+    end subroutine MPI_GREQUEST_COMPLETE
+    subroutine PMPI_GREQUEST_COMPLETE(request, ierror)
+      integer, intent(in) :: request
+      integer :: ierror
+    end subroutine PMPI_GREQUEST_COMPLETE
+    subroutine MPI_GREQUEST_START(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+      import :: MPI_ADDRESS_KIND
+      external :: query_fn
+      external :: free_fn
+      external :: cancel_fn
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_GREQUEST_START
+    subroutine PMPI_GREQUEST_START(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+      import :: MPI_ADDRESS_KIND
+      external :: query_fn
+      external :: free_fn
+      external :: cancel_fn
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_GREQUEST_START
     subroutine MPI_GROUP_COMPARE(group1, group2, result, ierror)
       integer, intent(in) :: group1
       integer, intent(in) :: group2
@@ -1486,6 +1534,70 @@ module mpi
       integer :: request
       integer :: ierror
     end subroutine PMPI_ISEND
+    subroutine MPI_ISENDRECV(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+        recvtype, source, recvtag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      integer, intent(in) :: dest
+      integer, intent(in) :: sendtag
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: source
+      integer, intent(in) :: recvtag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_ISENDRECV
+    subroutine PMPI_ISENDRECV(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+        recvtype, source, recvtag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      integer, intent(in) :: dest
+      integer, intent(in) :: sendtag
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: source
+      integer, intent(in) :: recvtag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_ISENDRECV
+    subroutine MPI_ISENDRECV_REPLACE(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+        request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: sendtag
+      integer, intent(in) :: source
+      integer, intent(in) :: recvtag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_ISENDRECV_REPLACE
+    subroutine PMPI_ISENDRECV_REPLACE(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+        request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: sendtag
+      integer, intent(in) :: source
+      integer, intent(in) :: recvtag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_ISENDRECV_REPLACE
     subroutine MPI_ISSEND(buf, count, datatype, dest, tag, comm, request, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       type(*), dimension(*) :: buf
@@ -1654,6 +1766,28 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE) :: status
       integer :: ierror
     end subroutine PMPI_RECV
+    subroutine MPI_RECV_INIT(buf, count, datatype, source, tag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_RECV_INIT
+    subroutine PMPI_RECV_INIT(buf, count, datatype, source, tag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_RECV_INIT
     subroutine MPI_REDUCE(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
       type(*), dimension(*) :: sendbuf
@@ -1750,6 +1884,20 @@ module mpi
       integer :: request
       integer :: ierror
     end subroutine PMPI_REQUEST_FREE
+    subroutine MPI_REQUEST_GET_STATUS(request, flag, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: request
+      logical :: flag
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_REQUEST_GET_STATUS
+    subroutine PMPI_REQUEST_GET_STATUS(request, flag, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: request
+      logical :: flag
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_REQUEST_GET_STATUS
     subroutine MPI_RSEND(buf, count, datatype, dest, tag, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       type(*), dimension(*) :: buf
@@ -1770,6 +1918,28 @@ module mpi
       integer, intent(in) :: comm
       integer :: ierror
     end subroutine PMPI_RSEND
+    subroutine MPI_RSEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_RSEND_INIT
+    subroutine PMPI_RSEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_RSEND_INIT
     subroutine MPI_SCAN(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
       type(*), dimension(*) :: sendbuf
@@ -1938,6 +2108,28 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE) :: status
       integer :: ierror
     end subroutine PMPI_SENDRECV_REPLACE
+    subroutine MPI_SEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_SEND_INIT
+    subroutine PMPI_SEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_SEND_INIT
     subroutine MPI_SSEND(buf, count, datatype, dest, tag, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       type(*), dimension(*) :: buf
@@ -1958,6 +2150,86 @@ module mpi
       integer, intent(in) :: comm
       integer :: ierror
     end subroutine PMPI_SSEND
+    subroutine MPI_SSEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_SSEND_INIT
+    subroutine PMPI_SSEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_SSEND_INIT
+    subroutine MPI_START(request, ierror)
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_START
+    subroutine PMPI_START(request, ierror)
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_START
+    subroutine MPI_STARTALL(count, array_of_requests, ierror)
+      integer, intent(in) :: count
+      integer, dimension(*) :: array_of_requests
+      integer :: ierror
+    end subroutine MPI_STARTALL
+    subroutine PMPI_STARTALL(count, array_of_requests, ierror)
+      integer, intent(in) :: count
+      integer, dimension(*) :: array_of_requests
+      integer :: ierror
+    end subroutine PMPI_STARTALL
+    subroutine MPI_STATUS_SET_CANCELLED(status, flag, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      logical, intent(in) :: flag
+      integer :: ierror
+    end subroutine MPI_STATUS_SET_CANCELLED
+    subroutine PMPI_STATUS_SET_CANCELLED(status, flag, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      logical, intent(in) :: flag
+      integer :: ierror
+    end subroutine PMPI_STATUS_SET_CANCELLED
+    subroutine MPI_STATUS_SET_ELEMENTS(status, datatype, count, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer, intent(in) :: datatype
+      integer, intent(in) :: count
+      integer :: ierror
+    end subroutine MPI_STATUS_SET_ELEMENTS
+    subroutine PMPI_STATUS_SET_ELEMENTS(status, datatype, count, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer, intent(in) :: datatype
+      integer, intent(in) :: count
+      integer :: ierror
+    end subroutine PMPI_STATUS_SET_ELEMENTS
+    subroutine MPI_STATUS_SET_ELEMENTS_X(status, datatype, count, ierror)
+      import :: MPI_COUNT_KIND, MPI_STATUS_SIZE
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer :: ierror
+    end subroutine MPI_STATUS_SET_ELEMENTS_X
+    subroutine PMPI_STATUS_SET_ELEMENTS_X(status, datatype, count, ierror)
+      import :: MPI_COUNT_KIND, MPI_STATUS_SIZE
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer :: ierror
+    end subroutine PMPI_STATUS_SET_ELEMENTS_X
     subroutine MPI_TEST(request, flag, status, ierror)
       import :: MPI_STATUS_SIZE
       integer :: request

@@ -17,10 +17,14 @@ pub mod dtype_table;
 pub mod error;
 #[cfg(test)]
 mod fake;
+pub mod grequest;
 pub mod group;
+pub mod isendrecv;
 pub mod op;
 pub mod pack;
+pub mod persistent;
 pub mod request;
+pub mod request_status;
 pub mod state;
 pub mod status;
 pub mod topo;

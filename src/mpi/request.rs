@@ -20,6 +20,13 @@ pub enum ReqState {
     Done(MPI_Status),
     /// In flight in p2p.
     Active(ReqId),
+    /// A persistent request that is not started (see `mpi::persistent`).
+    Inactive,
+    /// MPI_Isendrecv(_replace): a send and a receive in flight in p2p
+    /// (send, receive); complete when both are.
+    Pair(ReqId, ReqId),
+    /// A generalized request: its index in `World::greqs`.
+    Greq(usize),
 }
 
 /// A receive through a temporary buffer (non-contiguous datatypes): p2p
@@ -88,6 +95,13 @@ impl RequestTable {
     pub fn get(&self, h: MPI_Request) -> MpiResult<&Req> {
         match self.index(h) {
             Some(i) => Ok(self.slots[i].as_ref().expect("occupied slot")),
+            None => fail(sys::MPI_ERR_REQUEST, bad_request(h)),
+        }
+    }
+
+    pub fn get_mut(&mut self, h: MPI_Request) -> MpiResult<&mut Req> {
+        match self.index(h) {
+            Some(i) => Ok(self.slots[i].as_mut().expect("occupied slot")),
             None => fail(sys::MPI_ERR_REQUEST, bad_request(h)),
         }
     }

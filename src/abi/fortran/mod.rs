@@ -31,6 +31,7 @@ pub mod group;
 pub mod handles;
 pub mod kinds;
 pub mod p2p;
+pub mod p2p_more;
 pub mod special;
 pub mod topo;
 
