@@ -61,8 +61,7 @@ mpi_fn! {
 
 mpi_fn! {
     fn MPI_Request_get_status / PMPI_Request_get_status(request: MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> c_int {
-        let mut h = request;
-        around(&mut h, 1, "MPI_Request_get_status", || {
+        around(&request, 1, "MPI_Request_get_status", || {
             call("MPI_Request_get_status", WORLD, |w| {
                 // SAFETY: null or a valid int pointer (caller).
                 let f = unsafe { out(flag, "flag") }?;
