@@ -1426,6 +1426,44 @@ module mpi
       integer :: request
       integer :: ierror
     end subroutine PMPI_IBSEND
+    subroutine MPI_IMPROBE(source, tag, comm, flag, message, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      logical :: flag
+      integer :: message
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_IMPROBE
+    subroutine PMPI_IMPROBE(source, tag, comm, flag, message, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      logical :: flag
+      integer :: message
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_IMPROBE
+    subroutine MPI_IMRECV(buf, count, datatype, message, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: message
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_IMRECV
+    subroutine PMPI_IMRECV(buf, count, datatype, message, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: message
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_IMRECV
     subroutine MPI_INIT(ierror)
       integer :: ierror
     end subroutine MPI_INIT
@@ -1650,6 +1688,44 @@ module mpi
       integer :: keyval
       integer :: ierror
     end subroutine PMPI_KEYVAL_FREE
+    subroutine MPI_MPROBE(source, tag, comm, message, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      integer :: message
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_MPROBE
+    subroutine PMPI_MPROBE(source, tag, comm, message, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      integer :: message
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_MPROBE
+    subroutine MPI_MRECV(buf, count, datatype, message, status, ierror)
+      import :: MPI_STATUS_SIZE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: message
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_MRECV
+    subroutine PMPI_MRECV(buf, count, datatype, message, status, ierror)
+      import :: MPI_STATUS_SIZE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: message
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_MRECV
     subroutine MPI_OP_COMMUTATIVE(op, commute, ierror)
       integer, intent(in) :: op
       logical :: commute

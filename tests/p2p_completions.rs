@@ -169,3 +169,75 @@ fn completion_calls_functional() {
         assert_eq!(oks, 2 * COMPLETION_CHECKS.len(), "{}", job.dump());
     }
 }
+
+// ---------------------------------------------------------------------------
+// Matched probes
+// ---------------------------------------------------------------------------
+
+/// tests/programs/mprobe_timing.c. Rank 0 sends an eager message (tag 1)
+/// and a rendezvous one (tag 2) at once; rank 1 computes C1, which both the
+/// eager DATA and the REQ arrive during: each is dealt with at the start of
+/// the first progress interval after its arrival, the Mprobe at C1, where
+/// it enters the unexpected queue. So:
+/// * probe1 = C1 (the message is unexpected since then);
+/// * mrecv1 = C1 + C2 + M(b1): the copy out, as a receive posted at the
+///   Mrecv that finds its message in the unexpected queue;
+/// * probe2 = mrecv1 (the REQ is unexpected since C1: the Improbe finds it
+///   at once);
+/// * the Imrecv at T = probe2 + C3 answers the REQ: the ACK leaves at T,
+///   rank 0 (waiting in MPI_Send since its REQ left) deals with it on
+///   arrival and sends the DATA: send2 = ta_ack + M(b2); the receive
+///   completes at ta_data + M(b2).
+#[test]
+fn mprobe_mrecv_exact() {
+    let (b1, b2) = (1000u64, 1u64 << 20);
+    let (c1, c2, c3) = (100_000_000u64, 10_000_000u64, 20_000_000u64);
+    let h = model::hop(0, 1);
+    let (mut a, mut b) = (Clock::new(), Clock::new());
+    let mut expected = HashMap::new();
+    let ta1 = a.send(b1, h);
+    expected.insert((0, "send1".to_string()), a.t);
+    let ta_req = a.send(H, h);
+    let ws = a.t;
+    b.compute(c1);
+    assert!(
+        ta1 < b.t && ta_req < b.t,
+        "both arrive while rank 1 computes"
+    );
+    expected.insert((1, "probe1".to_string()), b.t);
+    b.compute(c2);
+    let w = b.t;
+    b.end_wait(w, w + m(b1));
+    expected.insert((1, "mrecv1".to_string()), b.t);
+    expected.insert((1, "probe2".to_string()), b.t);
+    b.compute(c3);
+    let t = b.t;
+    let ta_ack = t + m(H) + link(H, h);
+    let s = a.deal(ta_ack, ws);
+    a.end_wait(ws, s + m(b2));
+    expected.insert((0, "send2".to_string()), a.t);
+    let ta_data = s + m(b2) + link(b2, h);
+    let d = b.deal(ta_data, t);
+    b.end_wait(t, d + m(b2));
+    expected.insert((1, "mrecv2".to_string()), b.t);
+
+    let prog = program("mprobe_timing");
+    let args = [
+        b1.to_string(),
+        b2.to_string(),
+        ps_arg(c1),
+        ps_arg(c2),
+        ps_arg(c3),
+    ];
+    for cores in CORE_VARIANTS {
+        let job = Run::exact(2, &prog).cores(cores).args(&args).run();
+        job.assert_success();
+        assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+        assert_times(
+            &format!("mprobe cores={cores:?}"),
+            &expected,
+            &job.stdout,
+            "mp",
+        );
+    }
+}

@@ -26,6 +26,7 @@ pub mod errors;
 pub mod fortran;
 pub mod grequest;
 pub mod group;
+pub mod mprobe;
 pub mod op;
 pub mod p2p;
 pub mod pack;

@@ -20,6 +20,7 @@ mod fake;
 pub mod grequest;
 pub mod group;
 pub mod isendrecv;
+pub mod message;
 pub mod op;
 pub mod pack;
 pub mod persistent;

@@ -123,6 +123,8 @@ pub struct World<E: Backend = Endpoint> {
     pub persist: crate::mpi::persistent::Templates<E>,
     /// Generalized requests (see `mpi::grequest`).
     pub greqs: crate::mpi::grequest::Greqs,
+    /// Messages matched by MPI_Mprobe / MPI_Improbe (see `mpi::message`).
+    pub messages: crate::mpi::message::Messages,
 }
 
 fn check_count(count: c_int) -> MpiResult<usize> {
@@ -149,6 +151,7 @@ impl<E: Backend> World<E> {
             retired: Vec::new(),
             persist: Default::default(),
             greqs: Default::default(),
+            messages: Default::default(),
         }
     }
 

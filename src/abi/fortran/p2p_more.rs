@@ -23,6 +23,10 @@ fortran! {
     mpi_status_set_elements_x_ = PMPI_Status_set_elements_x(status: Status, datatype: Int, count: Count);
     mpi_status_set_cancelled_ = PMPI_Status_set_cancelled(status: Status, flag: Logical);
     mpi_grequest_complete_ = PMPI_Grequest_complete(request: Int);
+    mpi_mprobe_ = PMPI_Mprobe(source: Int, tag: Int, comm: Int, message: IntOut, status: Status);
+    mpi_improbe_ = PMPI_Improbe(source: Int, tag: Int, comm: Int, flag: Flag, message: IntOut, status: Status);
+    mpi_mrecv_ = PMPI_Mrecv(buf: Buf, count: Int, datatype: Int, message: IntOut, status: Status);
+    mpi_imrecv_ = PMPI_Imrecv(buf: Buf, count: Int, datatype: Int, message: IntOut, request: IntOut);
 }
 
 /// `SUBROUTINE QUERY_FN(EXTRA_STATE, STATUS, IERROR)`
