@@ -241,3 +241,59 @@ fn mprobe_mrecv_exact() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------
+// Fortran
+// ---------------------------------------------------------------------------
+
+/// tests/programs/f90_completions.f90 built with our mpif90 (skipped, with
+/// a message, when there is no gfortran).
+#[test]
+fn fortran_completion_calls() {
+    use std::os::unix::process::CommandExt;
+    use std::process::Command;
+    if Command::new("gfortran")
+        .arg("-dumpversion")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIPPED: gfortran not found");
+        return;
+    }
+    common::ensure_fresh_library();
+    let out = common::scratch().join("f90_completions");
+    let o = Command::new(common::vaced())
+        .arg0("mpif90")
+        .arg(common::repo_root().join("tests/programs/f90_completions.f90"))
+        .arg("-o")
+        .arg(&out)
+        .current_dir(common::scratch())
+        .output()
+        .expect("run mpif90");
+    assert!(
+        o.status.success(),
+        "mpif90 failed:\n{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let job = Run::exact(2, &out).run();
+    job.assert_success();
+    assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+    for name in [
+        "persistent",
+        "request_free",
+        "isendrecv",
+        "mprobe",
+        "greq_incomplete",
+        "grequest",
+    ] {
+        for rank in 0..2 {
+            let line = format!("ok {name} rank={rank}");
+            assert!(
+                job.stdout.lines().any(|l| l.trim() == line),
+                "missing `{line}`\n{}",
+                job.dump()
+            );
+        }
+    }
+}
