@@ -11,6 +11,8 @@ pub mod coll_args;
 pub mod coll_calls;
 pub mod comm;
 pub mod comm_create;
+#[cfg(test)]
+mod completion_tests;
 pub mod context;
 pub mod datatype;
 pub mod dtype_table;
