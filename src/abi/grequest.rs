@@ -61,7 +61,7 @@ pub(crate) fn around(
 }
 
 /// Run the free callbacks due; the call's return code (or a callback's).
-fn run_frees(name: &str, mut rc: c_int) -> c_int {
+pub(crate) fn run_frees(name: &str, mut rc: c_int) -> c_int {
     let due = {
         let mut g = lock();
         match g.0.as_mut() {

@@ -3,7 +3,7 @@
 //! MPI_Test_cancelled. Statuses are written here; errors of multi-request
 //! calls become MPI_ERR_IN_STATUS.
 use crate::abi::buffers::{out, put_int_at, put_status, put_status_at, requests, status_in};
-use crate::abi::grequest::around;
+use crate::abi::grequest::{around, run_frees};
 use crate::abi::state::call;
 use crate::mpi::error::{MpiError, MpiResult};
 use crate::mpi::state::Completion;
@@ -210,13 +210,13 @@ mpi_fn! {
 
 mpi_fn! {
     fn MPI_Request_free / PMPI_Request_free(request: *mut MPI_Request) -> c_int {
-        around(request, 1, "MPI_Request_free", || {
-            call("MPI_Request_free", WORLD, |w| {
-                // SAFETY: null or a valid request pointer (caller).
-                let r = unsafe { out(request, "request") }?;
-                w.request_free(r)
-            })
-        })
+        // a generalized request's free callback runs after the call
+        let rc = call("MPI_Request_free", WORLD, |w| {
+            // SAFETY: null or a valid request pointer (caller).
+            let r = unsafe { out(request, "request") }?;
+            w.request_free(r)
+        });
+        run_frees("MPI_Request_free", rc)
     }
 }
 
