@@ -504,15 +504,18 @@ impl<E: Backend> World<E> {
             .collect()
     }
 
-    /// The slots whose every p2p request is in `done` (positions in `ids`),
-    /// in the order their last request appears in `done`.
+    /// The slots whose every p2p request is in `done` (distinct positions
+    /// in `ids`), in the order their last request appears in `done`.
     fn complete_slots(pos: &[usize], done: &[usize]) -> Vec<usize> {
+        let mut left = vec![0u32; pos.last().map_or(0, |&p| p + 1)];
+        for &p in pos {
+            left[p] += 1;
+        }
         let mut out = Vec::new();
-        for (k, &d) in done.iter().enumerate() {
+        for &d in done {
             let slot = pos[d];
-            let parts = (0..pos.len()).filter(|&j| pos[j] == slot);
-            let seen = |j: usize| done[..=k].contains(&j);
-            if parts.clone().all(seen) && !out.contains(&slot) {
+            left[slot] -= 1;
+            if left[slot] == 0 {
                 out.push(slot);
             }
         }
@@ -576,10 +579,14 @@ impl<E: Backend> World<E> {
     fn wait_some_slots(&mut self, slots: &[Slot]) -> Vec<usize> {
         let (pos, ids) = Self::active(slots);
         let mut finished: Vec<usize> = Vec::new();
+        let mut is_done = vec![false; ids.len()];
         loop {
-            let open: Vec<usize> = (0..ids.len()).filter(|k| !finished.contains(k)).collect();
+            let open: Vec<usize> = (0..ids.len()).filter(|&k| !is_done[k]).collect();
             let sub: Vec<ReqId> = open.iter().map(|&k| ids[k]).collect();
-            finished.extend(self.ep.wait_any(&sub).into_iter().map(|j| open[j]));
+            for j in self.ep.wait_any(&sub) {
+                is_done[open[j]] = true;
+                finished.push(open[j]);
+            }
             let c = Self::complete_slots(&pos, &finished);
             if !c.is_empty() {
                 return c;
