@@ -1,7 +1,9 @@
-//! Requests: the MPI_Request handle table. An entry is either a p2p request
-//! in flight or one that completed when it started (MPI_PROC_NULL), plus what
-//! must outlive the p2p request: the packed copy a send reads from, or the
-//! staging buffer a receive lands in and how to unpack it into user memory.
+//! Requests: the MPI_Request handle table. An entry is a p2p request in
+//! flight, one that completed when it started (MPI_PROC_NULL), an inactive
+//! persistent request, an MPI_Isendrecv pair or a generalized request (see
+//! `ReqState`), plus what must outlive the p2p request: the packed copy a
+//! send reads from, or the staging buffer a receive lands in and how to
+//! unpack it into user memory.
 use crate::mpi::comm::Group;
 use crate::mpi::error::{fail, MpiResult};
 use crate::p2p::ReqId;

@@ -699,8 +699,11 @@ impl<E: Backend> World<E> {
         Ok(())
     }
 
-    /// MPI_Cancel: receives (see `cancel_send` for sends); generalized
-    /// requests call their cancel callback in the ABI layer.
+    /// MPI_Cancel: receives that nothing has matched yet are cancelled;
+    /// generalized requests run their cancel callback (in the ABI layer).
+    /// Cancelling a send is refused (MPI_ERR_REQUEST): whether the receiver
+    /// has matched it by the cancel's virtual time is not known to the
+    /// sender, and deciding it would need a cancel message in the protocol.
     pub fn cancel(&mut self, h: MPI_Request) -> MpiResult<()> {
         let req = self.reqs.get(h)?;
         match (req.kind, req.state) {
