@@ -251,6 +251,28 @@ module mpi
   integer, parameter :: MPI_MAX_INFO_KEY = 255
   integer, parameter :: MPI_MAX_INFO_VAL = 1024
 
+  ! ---- error handlers and classes, datatype and operator extras
+  integer, parameter :: MPI_ERRORS_ABORT = 1409286147
+  integer, parameter :: MPI_LASTUSEDCODE = 1681915915
+  integer, parameter :: MPI_DISTRIBUTE_BLOCK = 121
+  integer, parameter :: MPI_DISTRIBUTE_CYCLIC = 122
+  integer, parameter :: MPI_DISTRIBUTE_NONE = 123
+  integer, parameter :: MPI_DISTRIBUTE_DFLT_DARG = -49767
+  integer, parameter :: MPI_TYPECLASS_REAL = 1
+  integer, parameter :: MPI_TYPECLASS_INTEGER = 2
+  integer, parameter :: MPI_TYPECLASS_COMPLEX = 3
+  integer, parameter :: MPI_REAL16 = 1275072624
+  integer, parameter :: MPI_COMPLEX8 = 1275070577
+  integer, parameter :: MPI_COMPLEX16 = 1275072626
+  integer, parameter :: MPI_COMPLEX32 = 1275076723
+  integer, parameter :: MPI_INTEGER16 = 1275072628
+  integer, parameter :: MPI_CXX_BOOL = 1275068742
+  integer, parameter :: MPI_CXX_FLOAT_COMPLEX = 1275070535
+  integer, parameter :: MPI_CXX_DOUBLE_COMPLEX = 1275072584
+  integer, parameter :: MPI_CXX_LONG_DOUBLE_COMPLEX = 1275076681
+  integer, parameter :: MPI_LB = 1275068432
+  integer, parameter :: MPI_UB = 1275068433
+
   ! ---- Fortran only
   integer, parameter :: MPI_SOURCE = 3
   integer, parameter :: MPI_TAG = 4
@@ -391,6 +413,34 @@ module mpi
       integer :: address
       integer :: ierror
     end subroutine PMPI_ADDRESS
+    subroutine MPI_ADD_ERROR_CLASS(errorclass, ierror)
+      integer :: errorclass
+      integer :: ierror
+    end subroutine MPI_ADD_ERROR_CLASS
+    subroutine PMPI_ADD_ERROR_CLASS(errorclass, ierror)
+      integer :: errorclass
+      integer :: ierror
+    end subroutine PMPI_ADD_ERROR_CLASS
+    subroutine MPI_ADD_ERROR_CODE(errorclass, errorcode, ierror)
+      integer, intent(in) :: errorclass
+      integer :: errorcode
+      integer :: ierror
+    end subroutine MPI_ADD_ERROR_CODE
+    subroutine PMPI_ADD_ERROR_CODE(errorclass, errorcode, ierror)
+      integer, intent(in) :: errorclass
+      integer :: errorcode
+      integer :: ierror
+    end subroutine PMPI_ADD_ERROR_CODE
+    subroutine MPI_ADD_ERROR_STRING(errorcode, string, ierror)
+      integer, intent(in) :: errorcode
+      character(len=*), intent(in) :: string
+      integer :: ierror
+    end subroutine MPI_ADD_ERROR_STRING
+    subroutine PMPI_ADD_ERROR_STRING(errorcode, string, ierror)
+      integer, intent(in) :: errorcode
+      character(len=*), intent(in) :: string
+      integer :: ierror
+    end subroutine PMPI_ADD_ERROR_STRING
     subroutine MPI_ALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
         ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -635,6 +685,28 @@ module mpi
       integer, intent(in) :: comm
       integer :: ierror
     end subroutine PMPI_BSEND
+    subroutine MPI_BSEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_BSEND_INIT
+    subroutine PMPI_BSEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_BSEND_INIT
     subroutine MPI_BUFFER_ATTACH(buffer, size, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
       type(*), dimension(*) :: buffer
@@ -781,6 +853,16 @@ module mpi
       integer :: newcomm
       integer :: ierror
     end subroutine PMPI_CART_SUB
+    subroutine MPI_COMM_CALL_ERRHANDLER(comm, errorcode, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: errorcode
+      integer :: ierror
+    end subroutine MPI_COMM_CALL_ERRHANDLER
+    subroutine PMPI_COMM_CALL_ERRHANDLER(comm, errorcode, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: errorcode
+      integer :: ierror
+    end subroutine PMPI_COMM_CALL_ERRHANDLER
     subroutine MPI_COMM_COMPARE(comm1, comm2, result, ierror)
       integer, intent(in) :: comm1
       integer, intent(in) :: comm2
@@ -805,6 +887,16 @@ module mpi
       integer :: newcomm
       integer :: ierror
     end subroutine PMPI_COMM_CREATE
+    subroutine MPI_COMM_CREATE_ERRHANDLER(comm_errhandler_fn, errhandler, ierror)
+      external :: comm_errhandler_fn
+      integer :: errhandler
+      integer :: ierror
+    end subroutine MPI_COMM_CREATE_ERRHANDLER
+    subroutine PMPI_COMM_CREATE_ERRHANDLER(comm_errhandler_fn, errhandler, ierror)
+      external :: comm_errhandler_fn
+      integer :: errhandler
+      integer :: ierror
+    end subroutine PMPI_COMM_CREATE_ERRHANDLER
     subroutine MPI_COMM_CREATE_GROUP(comm, group, tag, newcomm, ierror)
       integer, intent(in) :: comm
       integer, intent(in) :: group
@@ -1159,6 +1251,16 @@ module mpi
       logical :: weighted
       integer :: ierror
     end subroutine PMPI_DIST_GRAPH_NEIGHBORS_COUNT
+    subroutine MPI_ERRHANDLER_CREATE(function, errhandler, ierror)
+      external :: function
+      integer :: errhandler
+      integer :: ierror
+    end subroutine MPI_ERRHANDLER_CREATE
+    subroutine PMPI_ERRHANDLER_CREATE(function, errhandler, ierror)
+      external :: function
+      integer :: errhandler
+      integer :: ierror
+    end subroutine PMPI_ERRHANDLER_CREATE
     subroutine MPI_ERRHANDLER_FREE(errhandler, ierror)
       integer :: errhandler
       integer :: ierror
@@ -1167,6 +1269,16 @@ module mpi
       integer :: errhandler
       integer :: ierror
     end subroutine PMPI_ERRHANDLER_FREE
+    subroutine MPI_ERRHANDLER_GET(comm, errhandler, ierror)
+      integer, intent(in) :: comm
+      integer :: errhandler
+      integer :: ierror
+    end subroutine MPI_ERRHANDLER_GET
+    subroutine PMPI_ERRHANDLER_GET(comm, errhandler, ierror)
+      integer, intent(in) :: comm
+      integer :: errhandler
+      integer :: ierror
+    end subroutine PMPI_ERRHANDLER_GET
     subroutine MPI_ERRHANDLER_SET(comm, errhandler, ierror)
       integer, intent(in) :: comm
       integer, intent(in) :: errhandler
@@ -1321,6 +1433,20 @@ module mpi
       integer :: count
       integer :: ierror
     end subroutine PMPI_GET_COUNT
+    subroutine MPI_GET_COUNT_C(status, datatype, count, ierror)
+      import :: MPI_COUNT_KIND, MPI_STATUS_SIZE
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer :: ierror
+    end subroutine MPI_GET_COUNT_C
+    subroutine PMPI_GET_COUNT_C(status, datatype, count, ierror)
+      import :: MPI_COUNT_KIND, MPI_STATUS_SIZE
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer :: ierror
+    end subroutine PMPI_GET_COUNT_C
     subroutine MPI_GET_ELEMENTS(status, datatype, count, ierror)
       import :: MPI_STATUS_SIZE
       integer, dimension(MPI_STATUS_SIZE) :: status
@@ -1335,6 +1461,20 @@ module mpi
       integer :: count
       integer :: ierror
     end subroutine PMPI_GET_ELEMENTS
+    subroutine MPI_GET_ELEMENTS_C(status, datatype, count, ierror)
+      import :: MPI_COUNT_KIND, MPI_STATUS_SIZE
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer :: ierror
+    end subroutine MPI_GET_ELEMENTS_C
+    subroutine PMPI_GET_ELEMENTS_C(status, datatype, count, ierror)
+      import :: MPI_COUNT_KIND, MPI_STATUS_SIZE
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer :: ierror
+    end subroutine PMPI_GET_ELEMENTS_C
     subroutine MPI_GET_ELEMENTS_X(status, datatype, count, ierror)
       import :: MPI_COUNT_KIND, MPI_STATUS_SIZE
       integer, dimension(MPI_STATUS_SIZE) :: status
@@ -1467,6 +1607,32 @@ module mpi
       integer :: nneighbors
       integer :: ierror
     end subroutine PMPI_GRAPH_NEIGHBORS_COUNT
+    subroutine MPI_GREQUEST_COMPLETE(request, ierror)
+      integer, intent(in) :: request
+      integer :: ierror
+    end subroutine MPI_GREQUEST_COMPLETE
+    subroutine PMPI_GREQUEST_COMPLETE(request, ierror)
+      integer, intent(in) :: request
+      integer :: ierror
+    end subroutine PMPI_GREQUEST_COMPLETE
+    subroutine MPI_GREQUEST_START(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+      import :: MPI_ADDRESS_KIND
+      external :: query_fn
+      external :: free_fn
+      external :: cancel_fn
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_GREQUEST_START
+    subroutine PMPI_GREQUEST_START(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+      import :: MPI_ADDRESS_KIND
+      external :: query_fn
+      external :: free_fn
+      external :: cancel_fn
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_GREQUEST_START
     subroutine MPI_GROUP_COMPARE(group1, group2, result, ierror)
       integer, intent(in) :: group1
       integer, intent(in) :: group2
@@ -1637,6 +1803,44 @@ module mpi
       integer :: request
       integer :: ierror
     end subroutine PMPI_IBSEND
+    subroutine MPI_IMPROBE(source, tag, comm, flag, message, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      logical :: flag
+      integer :: message
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_IMPROBE
+    subroutine PMPI_IMPROBE(source, tag, comm, flag, message, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      logical :: flag
+      integer :: message
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_IMPROBE
+    subroutine MPI_IMRECV(buf, count, datatype, message, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: message
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_IMRECV
+    subroutine PMPI_IMRECV(buf, count, datatype, message, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: message
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_IMRECV
     subroutine MPI_INFO_CREATE(info, ierror)
       integer :: info
       integer :: ierror
@@ -1869,6 +2073,70 @@ module mpi
       integer :: request
       integer :: ierror
     end subroutine PMPI_ISEND
+    subroutine MPI_ISENDRECV(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+        recvtype, source, recvtag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      integer, intent(in) :: dest
+      integer, intent(in) :: sendtag
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: source
+      integer, intent(in) :: recvtag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_ISENDRECV
+    subroutine PMPI_ISENDRECV(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+        recvtype, source, recvtag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      integer, intent(in) :: dest
+      integer, intent(in) :: sendtag
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: source
+      integer, intent(in) :: recvtag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_ISENDRECV
+    subroutine MPI_ISENDRECV_REPLACE(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+        request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: sendtag
+      integer, intent(in) :: source
+      integer, intent(in) :: recvtag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_ISENDRECV_REPLACE
+    subroutine PMPI_ISENDRECV_REPLACE(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+        request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: sendtag
+      integer, intent(in) :: source
+      integer, intent(in) :: recvtag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_ISENDRECV_REPLACE
     subroutine MPI_ISSEND(buf, count, datatype, dest, tag, comm, request, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       type(*), dimension(*) :: buf
@@ -1921,6 +2189,44 @@ module mpi
       integer :: keyval
       integer :: ierror
     end subroutine PMPI_KEYVAL_FREE
+    subroutine MPI_MPROBE(source, tag, comm, message, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      integer :: message
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_MPROBE
+    subroutine PMPI_MPROBE(source, tag, comm, message, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      integer :: message
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_MPROBE
+    subroutine MPI_MRECV(buf, count, datatype, message, status, ierror)
+      import :: MPI_STATUS_SIZE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: message
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_MRECV
+    subroutine PMPI_MRECV(buf, count, datatype, message, status, ierror)
+      import :: MPI_STATUS_SIZE
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: message
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_MRECV
     subroutine MPI_NEIGHBOR_ALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
         comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -2117,6 +2423,50 @@ module mpi
       integer, intent(in) :: comm
       integer :: ierror
     end subroutine PMPI_PACK
+    subroutine MPI_PACK_EXTERNAL(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
+        ierror)
+      import :: MPI_ADDRESS_KIND
+      character(len=*), intent(in) :: datarep
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*) :: inbuf
+      integer, intent(in) :: incount
+      integer, intent(in) :: datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      type(*), dimension(*) :: outbuf
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: outsize
+      integer(kind=MPI_ADDRESS_KIND) :: position
+      integer :: ierror
+    end subroutine MPI_PACK_EXTERNAL
+    subroutine PMPI_PACK_EXTERNAL(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
+        ierror)
+      import :: MPI_ADDRESS_KIND
+      character(len=*), intent(in) :: datarep
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*) :: inbuf
+      integer, intent(in) :: incount
+      integer, intent(in) :: datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      type(*), dimension(*) :: outbuf
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: outsize
+      integer(kind=MPI_ADDRESS_KIND) :: position
+      integer :: ierror
+    end subroutine PMPI_PACK_EXTERNAL
+    subroutine MPI_PACK_EXTERNAL_SIZE(datarep, incount, datatype, size, ierror)
+      import :: MPI_ADDRESS_KIND
+      character(len=*), intent(in) :: datarep
+      integer, intent(in) :: incount
+      integer, intent(in) :: datatype
+      integer(kind=MPI_ADDRESS_KIND) :: size
+      integer :: ierror
+    end subroutine MPI_PACK_EXTERNAL_SIZE
+    subroutine PMPI_PACK_EXTERNAL_SIZE(datarep, incount, datatype, size, ierror)
+      import :: MPI_ADDRESS_KIND
+      character(len=*), intent(in) :: datarep
+      integer, intent(in) :: incount
+      integer, intent(in) :: datatype
+      integer(kind=MPI_ADDRESS_KIND) :: size
+      integer :: ierror
+    end subroutine PMPI_PACK_EXTERNAL_SIZE
     subroutine MPI_PACK_SIZE(incount, datatype, comm, size, ierror)
       integer, intent(in) :: incount
       integer, intent(in) :: datatype
@@ -2179,6 +2529,28 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE) :: status
       integer :: ierror
     end subroutine PMPI_RECV
+    subroutine MPI_RECV_INIT(buf, count, datatype, source, tag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_RECV_INIT
+    subroutine PMPI_RECV_INIT(buf, count, datatype, source, tag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_RECV_INIT
     subroutine MPI_REDUCE(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
       type(*), dimension(*) :: sendbuf
@@ -2275,6 +2647,20 @@ module mpi
       integer :: request
       integer :: ierror
     end subroutine PMPI_REQUEST_FREE
+    subroutine MPI_REQUEST_GET_STATUS(request, flag, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: request
+      logical :: flag
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_REQUEST_GET_STATUS
+    subroutine PMPI_REQUEST_GET_STATUS(request, flag, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: request
+      logical :: flag
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_REQUEST_GET_STATUS
     subroutine MPI_RSEND(buf, count, datatype, dest, tag, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       type(*), dimension(*) :: buf
@@ -2295,6 +2681,28 @@ module mpi
       integer, intent(in) :: comm
       integer :: ierror
     end subroutine PMPI_RSEND
+    subroutine MPI_RSEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_RSEND_INIT
+    subroutine PMPI_RSEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_RSEND_INIT
     subroutine MPI_SCAN(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
       type(*), dimension(*) :: sendbuf
@@ -2463,6 +2871,28 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE) :: status
       integer :: ierror
     end subroutine PMPI_SENDRECV_REPLACE
+    subroutine MPI_SEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_SEND_INIT
+    subroutine PMPI_SEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_SEND_INIT
     subroutine MPI_SSEND(buf, count, datatype, dest, tag, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       type(*), dimension(*) :: buf
@@ -2483,6 +2913,86 @@ module mpi
       integer, intent(in) :: comm
       integer :: ierror
     end subroutine PMPI_SSEND
+    subroutine MPI_SSEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_SSEND_INIT
+    subroutine PMPI_SSEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_SSEND_INIT
+    subroutine MPI_START(request, ierror)
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_START
+    subroutine PMPI_START(request, ierror)
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_START
+    subroutine MPI_STARTALL(count, array_of_requests, ierror)
+      integer, intent(in) :: count
+      integer, dimension(*) :: array_of_requests
+      integer :: ierror
+    end subroutine MPI_STARTALL
+    subroutine PMPI_STARTALL(count, array_of_requests, ierror)
+      integer, intent(in) :: count
+      integer, dimension(*) :: array_of_requests
+      integer :: ierror
+    end subroutine PMPI_STARTALL
+    subroutine MPI_STATUS_SET_CANCELLED(status, flag, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      logical, intent(in) :: flag
+      integer :: ierror
+    end subroutine MPI_STATUS_SET_CANCELLED
+    subroutine PMPI_STATUS_SET_CANCELLED(status, flag, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      logical, intent(in) :: flag
+      integer :: ierror
+    end subroutine PMPI_STATUS_SET_CANCELLED
+    subroutine MPI_STATUS_SET_ELEMENTS(status, datatype, count, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer, intent(in) :: datatype
+      integer, intent(in) :: count
+      integer :: ierror
+    end subroutine MPI_STATUS_SET_ELEMENTS
+    subroutine PMPI_STATUS_SET_ELEMENTS(status, datatype, count, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer, intent(in) :: datatype
+      integer, intent(in) :: count
+      integer :: ierror
+    end subroutine PMPI_STATUS_SET_ELEMENTS
+    subroutine MPI_STATUS_SET_ELEMENTS_X(status, datatype, count, ierror)
+      import :: MPI_COUNT_KIND, MPI_STATUS_SIZE
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer :: ierror
+    end subroutine MPI_STATUS_SET_ELEMENTS_X
+    subroutine PMPI_STATUS_SET_ELEMENTS_X(status, datatype, count, ierror)
+      import :: MPI_COUNT_KIND, MPI_STATUS_SIZE
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer :: ierror
+    end subroutine PMPI_STATUS_SET_ELEMENTS_X
     subroutine MPI_TEST(request, flag, status, ierror)
       import :: MPI_STATUS_SIZE
       integer :: request
@@ -2593,6 +3103,68 @@ module mpi
       integer :: newtype
       integer :: ierror
     end subroutine PMPI_TYPE_CONTIGUOUS
+    subroutine MPI_TYPE_CREATE_DARRAY(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+        array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+      integer, intent(in) :: size
+      integer, intent(in) :: rank
+      integer, intent(in) :: ndims
+      integer, dimension(*) :: array_of_gsizes
+      integer, dimension(*) :: array_of_distribs
+      integer, dimension(*) :: array_of_dargs
+      integer, dimension(*) :: array_of_psizes
+      integer, intent(in) :: order
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_DARRAY
+    subroutine PMPI_TYPE_CREATE_DARRAY(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+        array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+      integer, intent(in) :: size
+      integer, intent(in) :: rank
+      integer, intent(in) :: ndims
+      integer, dimension(*) :: array_of_gsizes
+      integer, dimension(*) :: array_of_distribs
+      integer, dimension(*) :: array_of_dargs
+      integer, dimension(*) :: array_of_psizes
+      integer, intent(in) :: order
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_CREATE_DARRAY
+    subroutine MPI_TYPE_CREATE_F90_COMPLEX(p, r, newtype, ierror)
+      integer, intent(in) :: p
+      integer, intent(in) :: r
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_F90_COMPLEX
+    subroutine PMPI_TYPE_CREATE_F90_COMPLEX(p, r, newtype, ierror)
+      integer, intent(in) :: p
+      integer, intent(in) :: r
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_CREATE_F90_COMPLEX
+    subroutine MPI_TYPE_CREATE_F90_INTEGER(r, newtype, ierror)
+      integer, intent(in) :: r
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_F90_INTEGER
+    subroutine PMPI_TYPE_CREATE_F90_INTEGER(r, newtype, ierror)
+      integer, intent(in) :: r
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_CREATE_F90_INTEGER
+    subroutine MPI_TYPE_CREATE_F90_REAL(p, r, newtype, ierror)
+      integer, intent(in) :: p
+      integer, intent(in) :: r
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_F90_REAL
+    subroutine PMPI_TYPE_CREATE_F90_REAL(p, r, newtype, ierror)
+      integer, intent(in) :: p
+      integer, intent(in) :: r
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_CREATE_F90_REAL
     subroutine MPI_TYPE_CREATE_HINDEXED(count, array_of_blocklengths, array_of_displacements, &
         oldtype, newtype, ierror)
       import :: MPI_ADDRESS_KIND
@@ -2811,6 +3383,20 @@ module mpi
       integer(kind=MPI_ADDRESS_KIND) :: extent
       integer :: ierror
     end subroutine PMPI_TYPE_GET_EXTENT
+    subroutine MPI_TYPE_GET_EXTENT_C(datatype, lb, extent, ierror)
+      import :: MPI_COUNT_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: lb
+      integer(kind=MPI_COUNT_KIND) :: extent
+      integer :: ierror
+    end subroutine MPI_TYPE_GET_EXTENT_C
+    subroutine PMPI_TYPE_GET_EXTENT_C(datatype, lb, extent, ierror)
+      import :: MPI_COUNT_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: lb
+      integer(kind=MPI_COUNT_KIND) :: extent
+      integer :: ierror
+    end subroutine PMPI_TYPE_GET_EXTENT_C
     subroutine MPI_TYPE_GET_EXTENT_X(datatype, lb, extent, ierror)
       import :: MPI_COUNT_KIND
       integer, intent(in) :: datatype
@@ -2825,6 +3411,18 @@ module mpi
       integer(kind=MPI_COUNT_KIND) :: extent
       integer :: ierror
     end subroutine PMPI_TYPE_GET_EXTENT_X
+    subroutine MPI_TYPE_GET_NAME(datatype, type_name, resultlen, ierror)
+      integer, intent(in) :: datatype
+      character(len=*) :: type_name
+      integer :: resultlen
+      integer :: ierror
+    end subroutine MPI_TYPE_GET_NAME
+    subroutine PMPI_TYPE_GET_NAME(datatype, type_name, resultlen, ierror)
+      integer, intent(in) :: datatype
+      character(len=*) :: type_name
+      integer :: resultlen
+      integer :: ierror
+    end subroutine PMPI_TYPE_GET_NAME
     subroutine MPI_TYPE_GET_TRUE_EXTENT(datatype, true_lb, true_extent, ierror)
       import :: MPI_ADDRESS_KIND
       integer, intent(in) :: datatype
@@ -2839,6 +3437,20 @@ module mpi
       integer(kind=MPI_ADDRESS_KIND) :: true_extent
       integer :: ierror
     end subroutine PMPI_TYPE_GET_TRUE_EXTENT
+    subroutine MPI_TYPE_GET_TRUE_EXTENT_C(datatype, true_lb, true_extent, ierror)
+      import :: MPI_COUNT_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: true_lb
+      integer(kind=MPI_COUNT_KIND) :: true_extent
+      integer :: ierror
+    end subroutine MPI_TYPE_GET_TRUE_EXTENT_C
+    subroutine PMPI_TYPE_GET_TRUE_EXTENT_C(datatype, true_lb, true_extent, ierror)
+      import :: MPI_COUNT_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: true_lb
+      integer(kind=MPI_COUNT_KIND) :: true_extent
+      integer :: ierror
+    end subroutine PMPI_TYPE_GET_TRUE_EXTENT_C
     subroutine MPI_TYPE_GET_TRUE_EXTENT_X(datatype, true_lb, true_extent, ierror)
       import :: MPI_COUNT_KIND
       integer, intent(in) :: datatype
@@ -2915,6 +3527,28 @@ module mpi
       integer :: displacement
       integer :: ierror
     end subroutine PMPI_TYPE_LB
+    subroutine MPI_TYPE_MATCH_SIZE(typeclass, size, datatype, ierror)
+      integer, intent(in) :: typeclass
+      integer, intent(in) :: size
+      integer :: datatype
+      integer :: ierror
+    end subroutine MPI_TYPE_MATCH_SIZE
+    subroutine PMPI_TYPE_MATCH_SIZE(typeclass, size, datatype, ierror)
+      integer, intent(in) :: typeclass
+      integer, intent(in) :: size
+      integer :: datatype
+      integer :: ierror
+    end subroutine PMPI_TYPE_MATCH_SIZE
+    subroutine MPI_TYPE_SET_NAME(datatype, type_name, ierror)
+      integer, intent(in) :: datatype
+      character(len=*), intent(in) :: type_name
+      integer :: ierror
+    end subroutine MPI_TYPE_SET_NAME
+    subroutine PMPI_TYPE_SET_NAME(datatype, type_name, ierror)
+      integer, intent(in) :: datatype
+      character(len=*), intent(in) :: type_name
+      integer :: ierror
+    end subroutine PMPI_TYPE_SET_NAME
     subroutine MPI_TYPE_SIZE(datatype, size, ierror)
       integer, intent(in) :: datatype
       integer :: size
@@ -2925,6 +3559,18 @@ module mpi
       integer :: size
       integer :: ierror
     end subroutine PMPI_TYPE_SIZE
+    subroutine MPI_TYPE_SIZE_C(datatype, size, ierror)
+      import :: MPI_COUNT_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: size
+      integer :: ierror
+    end subroutine MPI_TYPE_SIZE_C
+    subroutine PMPI_TYPE_SIZE_C(datatype, size, ierror)
+      import :: MPI_COUNT_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: size
+      integer :: ierror
+    end subroutine PMPI_TYPE_SIZE_C
     subroutine MPI_TYPE_SIZE_X(datatype, size, ierror)
       import :: MPI_COUNT_KIND
       integer, intent(in) :: datatype
@@ -3005,6 +3651,34 @@ module mpi
       integer, intent(in) :: comm
       integer :: ierror
     end subroutine PMPI_UNPACK
+    subroutine MPI_UNPACK_EXTERNAL(datarep, inbuf, insize, position, outbuf, outcount, datatype, &
+        ierror)
+      import :: MPI_ADDRESS_KIND
+      character(len=*), intent(in) :: datarep
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*) :: inbuf
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: insize
+      integer(kind=MPI_ADDRESS_KIND) :: position
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      type(*), dimension(*) :: outbuf
+      integer, intent(in) :: outcount
+      integer, intent(in) :: datatype
+      integer :: ierror
+    end subroutine MPI_UNPACK_EXTERNAL
+    subroutine PMPI_UNPACK_EXTERNAL(datarep, inbuf, insize, position, outbuf, outcount, datatype, &
+        ierror)
+      import :: MPI_ADDRESS_KIND
+      character(len=*), intent(in) :: datarep
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*) :: inbuf
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: insize
+      integer(kind=MPI_ADDRESS_KIND) :: position
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      type(*), dimension(*) :: outbuf
+      integer, intent(in) :: outcount
+      integer, intent(in) :: datatype
+      integer :: ierror
+    end subroutine PMPI_UNPACK_EXTERNAL
     subroutine MPI_WAIT(request, status, ierror)
       import :: MPI_STATUS_SIZE
       integer :: request

@@ -166,16 +166,32 @@ pub(crate) unsafe fn requests<'a>(
 }
 
 /// Store a status unless the caller ignores it (MPI_STATUS_IGNORE; a null
-/// pointer is treated the same, as several MPI libraries do).
+/// pointer is treated the same, as several MPI libraries do). Calls that
+/// return one status leave its MPI_ERROR field as it was (MPI 3.1 section
+/// 3.2.5: only the calls with an array of statuses set it), but for an
+/// empty status (MPI_SUCCESS, as MPICH writes it).
 ///
 /// # Safety
-/// `p` is null, MPI_STATUS_IGNORE or valid for a write of one status.
+/// `p` is null, MPI_STATUS_IGNORE or valid for reads and writes of one
+/// status.
 pub(crate) unsafe fn put_status(p: *mut MPI_Status, st: &MPI_Status) {
     if p.is_null() || std::ptr::eq(p, MPI_STATUS_IGNORE) {
         return;
     }
     // SAFETY: a real status pointer, valid by the contract.
-    unsafe { p.write(*st) }
+    let o = unsafe { &mut *p };
+    if st.MPI_SOURCE == sys::MPI_ANY_SOURCE
+        && st.MPI_TAG == sys::MPI_ANY_TAG
+        && st.count_lo == 0
+        && st.count_hi_and_cancelled == 0
+    {
+        // an empty status (inactive or null request) is empty in full
+        o.MPI_ERROR = sys::MPI_SUCCESS;
+    }
+    o.MPI_SOURCE = st.MPI_SOURCE;
+    o.MPI_TAG = st.MPI_TAG;
+    o.count_lo = st.count_lo;
+    o.count_hi_and_cancelled = st.count_hi_and_cancelled;
 }
 
 /// Store entry `i` of a status array unless it is MPI_STATUSES_IGNORE.

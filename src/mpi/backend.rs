@@ -22,6 +22,9 @@ pub trait Backend {
     fn cancel(&mut self, r: ReqId) -> bool;
     fn probe(&mut self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> Status;
     fn iprobe(&mut self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> Option<Status>;
+    fn mprobe(&mut self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> (Status, usize);
+    fn improbe(&mut self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> Option<(Status, usize)>;
+    fn mrecv(&mut self, buf: Self::RecvBuf, m: usize) -> ReqId;
 }
 
 impl Backend for Endpoint {
@@ -65,5 +68,14 @@ impl Backend for Endpoint {
     }
     fn iprobe(&mut self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> Option<Status> {
         Endpoint::iprobe(self, src, tag, ctx)
+    }
+    fn mprobe(&mut self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> (Status, usize) {
+        Endpoint::mprobe(self, src, tag, ctx)
+    }
+    fn improbe(&mut self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> Option<(Status, usize)> {
+        Endpoint::improbe(self, src, tag, ctx)
+    }
+    fn mrecv(&mut self, buf: RecvBuf, m: usize) -> ReqId {
+        Endpoint::mrecv(self, buf, m)
     }
 }

@@ -24,6 +24,8 @@ pub struct Fake {
     /// Completion order.
     pub order: Vec<ReqId>,
     pub calls: Vec<String>,
+    /// Messages matched by mprobe / improbe.
+    pub matched: Vec<Status>,
 }
 
 impl Fake {
@@ -163,5 +165,26 @@ impl Backend for Fake {
     fn iprobe(&mut self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> Option<Status> {
         self.calls.push(format!("iprobe {src:?} {tag:?} {ctx}"));
         self.script.pop_front()
+    }
+    /// The matched message is its scripted status, kept for the mrecv.
+    fn mprobe(&mut self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> (Status, usize) {
+        self.calls.push(format!("mprobe {src:?} {tag:?} {ctx}"));
+        let st = self.script.pop_front().expect("scripted probe outcome");
+        self.matched.push(st);
+        (st, self.matched.len() - 1)
+    }
+    fn improbe(&mut self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> Option<(Status, usize)> {
+        self.calls.push(format!("improbe {src:?} {tag:?} {ctx}"));
+        let st = self.script.pop_front()?;
+        self.matched.push(st);
+        Some((st, self.matched.len() - 1))
+    }
+    /// Receives the matched message (complete when waited for).
+    fn mrecv(&mut self, cap: usize, m: usize) -> ReqId {
+        self.calls.push(format!("mrecv cap {cap} message {m}"));
+        let mut st = self.matched[m];
+        st.truncated = st.bytes > cap as u64;
+        st.bytes = st.bytes.min(cap as u64);
+        self.add(st, false)
     }
 }

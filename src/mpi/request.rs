@@ -1,7 +1,9 @@
-//! Requests: the MPI_Request handle table. An entry is either a p2p request
-//! in flight or one that completed when it started (MPI_PROC_NULL), plus what
-//! must outlive the p2p request: the packed copy a send reads from, or the
-//! staging buffer a receive lands in and how to unpack it into user memory.
+//! Requests: the MPI_Request handle table. An entry is a p2p request in
+//! flight, one that completed when it started (MPI_PROC_NULL), an inactive
+//! persistent request, an MPI_Isendrecv pair or a generalized request (see
+//! `ReqState`), plus what must outlive the p2p request: the packed copy a
+//! send reads from, or the staging buffer a receive lands in and how to
+//! unpack it into user memory.
 use crate::mpi::comm::Group;
 use crate::mpi::error::{fail, MpiResult};
 use crate::p2p::ReqId;
@@ -20,6 +22,13 @@ pub enum ReqState {
     Done(MPI_Status),
     /// In flight in p2p.
     Active(ReqId),
+    /// A persistent request that is not started (see `mpi::persistent`).
+    Inactive,
+    /// MPI_Isendrecv(_replace): a send and a receive in flight in p2p
+    /// (send, receive); complete when both are.
+    Pair(ReqId, ReqId),
+    /// A generalized request: its index in `World::greqs`.
+    Greq(usize),
 }
 
 /// A receive through a temporary buffer (non-contiguous datatypes): p2p
@@ -88,6 +97,13 @@ impl RequestTable {
     pub fn get(&self, h: MPI_Request) -> MpiResult<&Req> {
         match self.index(h) {
             Some(i) => Ok(self.slots[i].as_ref().expect("occupied slot")),
+            None => fail(sys::MPI_ERR_REQUEST, bad_request(h)),
+        }
+    }
+
+    pub fn get_mut(&mut self, h: MPI_Request) -> MpiResult<&mut Req> {
+        match self.index(h) {
+            Some(i) => Ok(self.slots[i].as_mut().expect("occupied slot")),
             None => fail(sys::MPI_ERR_REQUEST, bad_request(h)),
         }
     }

@@ -84,11 +84,27 @@ impl Completion {
 /// A slot of a request array, resolved.
 #[derive(Clone, Copy)]
 enum Slot {
-    /// MPI_REQUEST_NULL.
+    /// MPI_REQUEST_NULL (or an inactive persistent request).
     Inactive,
-    /// Complete already (null process).
+    /// Complete already (null process, completed generalized request).
     Done,
     Active(ReqId),
+    /// Complete when both p2p requests are (MPI_Isendrecv).
+    Pair(ReqId, ReqId),
+    /// A generalized request not completed yet: only MPI_Grequest_complete
+    /// completes it, and no other MPI call can run while this one waits.
+    Stuck,
+}
+
+impl Slot {
+    /// Append the p2p requests this slot waits for.
+    fn push_ids(&self, v: &mut Vec<ReqId>) {
+        match *self {
+            Slot::Active(id) => v.push(id),
+            Slot::Pair(a, b) => v.extend([a, b]),
+            _ => {}
+        }
+    }
 }
 
 /// Everything MPI knows in this process.
@@ -112,6 +128,12 @@ pub struct World<E: Backend = Endpoint> {
     /// Packed buffers of sends released with MPI_Request_free while p2p may
     /// still read them: kept until MPI_Finalize.
     retired: Vec<Vec<u8>>,
+    /// Persistent requests: what each Start starts (see `mpi::persistent`).
+    pub persist: crate::mpi::persistent::Templates<E>,
+    /// Generalized requests (see `mpi::grequest`).
+    pub greqs: crate::mpi::grequest::Greqs,
+    /// Messages matched by MPI_Mprobe / MPI_Improbe (see `mpi::message`).
+    pub messages: crate::mpi::message::Messages,
 }
 
 fn check_count(count: c_int) -> MpiResult<usize> {
@@ -139,6 +161,9 @@ impl<E: Backend> World<E> {
             main_thread: std::thread::current().id(),
             finalized: false,
             retired: Vec::new(),
+            persist: Default::default(),
+            greqs: Default::default(),
+            messages: Default::default(),
         }
     }
 
@@ -267,18 +292,37 @@ impl<E: Backend> World<E> {
 
     /// Finish a request that is complete (in p2p, or Done): release it in
     /// p2p, unpack staged data, build its status.
-    fn finish(&mut self, req: Req) -> Completion {
+    fn finish(&mut self, mut req: Req) -> Completion {
         let id = match req.state {
             ReqState::Done(st) => return Completion::ok(st),
+            ReqState::Inactive => return Completion::ok(empty_status()),
+            ReqState::Greq(g) => return self.greqs.finish(g),
             ReqState::Active(id) => id,
+            ReqState::Pair(send, recv) => {
+                self.ep.free(send);
+                recv
+            }
         };
-        let s = self.ep.status(id);
+        let c = self.p2p_completion(&req, id);
+        self.deliver(&mut req, id);
         self.ep.free(id);
-        if let Some(stg) = req.staging {
+        drop(req.keep);
+        c
+    }
+
+    /// Unpack the staged data of a complete receive into the user's buffer
+    /// (once: the staging buffer goes).
+    pub(crate) fn deliver(&mut self, req: &mut Req, id: ReqId) {
+        if let Some(stg) = req.staging.take() {
+            let s = self.ep.status(id);
             let n = (s.bytes as usize).min(stg.tmp.len());
             (stg.deliver)(&stg.tmp[..n]);
         }
-        drop(req.keep);
+    }
+
+    /// The completion of `req`, complete in p2p as `id`; nothing is freed.
+    pub(crate) fn p2p_completion(&self, req: &Req, id: ReqId) -> Completion {
+        let s = self.ep.status(id);
         if req.kind == Kind::Send || s.cancelled {
             let st = empty_status();
             return Completion::ok(make_status(
@@ -345,7 +389,7 @@ impl<E: Backend> World<E> {
             .iter()
             .filter_map(|r| match r.state {
                 ReqState::Active(id) => Some(id),
-                ReqState::Done(_) => None,
+                _ => None,
             })
             .collect();
         if !ids.is_empty() {
@@ -367,6 +411,10 @@ impl<E: Backend> World<E> {
         Ok(match self.reqs.get(h)?.state {
             ReqState::Done(_) => Slot::Done,
             ReqState::Active(id) => Slot::Active(id),
+            ReqState::Inactive => Slot::Inactive,
+            ReqState::Pair(a, b) => Slot::Pair(a, b),
+            ReqState::Greq(g) if self.greqs.is_complete(g) => Slot::Done,
+            ReqState::Greq(_) => Slot::Stuck,
         })
     }
 
@@ -383,20 +431,46 @@ impl<E: Backend> World<E> {
     }
 
     /// Remove a complete request from the table, set its handle to
-    /// MPI_REQUEST_NULL and finish it.
+    /// MPI_REQUEST_NULL and finish it. A persistent request stays, inactive.
     fn take(&mut self, h: &mut MPI_Request) -> Completion {
+        if let Some(idle) = self.persist.inactive(*h) {
+            let slot = self.reqs.get_mut(*h).expect("validated request handle");
+            let req = std::mem::replace(slot, idle);
+            return self.finish(req);
+        }
         let req = self.reqs.remove(*h).expect("validated request handle");
         *h = sys::MPI_REQUEST_NULL;
         self.finish(req)
     }
 
+    /// A wait on generalized requests nothing can complete any more.
+    fn stuck(hs: &[MPI_Request], slots: &[Slot]) -> MpiError {
+        let i = slots
+            .iter()
+            .position(|s| matches!(s, Slot::Stuck))
+            .expect("a stuck slot");
+        MpiError::new(
+            sys::MPI_ERR_REQUEST,
+            format!(
+                "waiting for generalized request {:#x}, which is not complete: only \
+                 MPI_Grequest_complete completes it, and no MPI call can be made \
+                 while this one waits (the program would hang)",
+                hs[i]
+            ),
+        )
+    }
+
     /// MPI_Wait.
     pub fn wait(&mut self, h: &mut MPI_Request) -> MpiResult<Completion> {
-        match self.slot(*h)? {
+        let s = self.slot(*h)?;
+        match s {
             Slot::Inactive => Ok(Completion::ok(empty_status())),
             Slot::Done => Ok(self.take(h)),
-            Slot::Active(id) => {
-                self.ep.wait_all(&[id]);
+            Slot::Stuck => Err(Self::stuck(&[*h], &[s])),
+            Slot::Active(_) | Slot::Pair(..) => {
+                let mut ids = Vec::new();
+                s.push_ids(&mut ids);
+                self.ep.wait_all(&ids);
                 Ok(self.take(h))
             }
         }
@@ -404,11 +478,19 @@ impl<E: Backend> World<E> {
 
     /// MPI_Test: None if not complete.
     pub fn test(&mut self, h: &mut MPI_Request) -> MpiResult<Option<Completion>> {
-        match self.slot(*h)? {
+        let s = self.slot(*h)?;
+        match s {
             Slot::Inactive => Ok(Some(Completion::ok(empty_status()))),
             Slot::Done => Ok(Some(self.take(h))),
-            Slot::Active(id) => {
-                if self.ep.test(&[id]).is_empty() {
+            Slot::Stuck => {
+                // a zero-length wait still makes progress
+                self.ep.test(&[]);
+                Ok(None)
+            }
+            Slot::Active(_) | Slot::Pair(..) => {
+                let mut ids = Vec::new();
+                s.push_ids(&mut ids);
+                if self.ep.test(&ids).len() < ids.len() {
                     Ok(None)
                 } else {
                     Ok(Some(self.take(h)))
@@ -417,16 +499,15 @@ impl<E: Backend> World<E> {
         }
     }
 
-    /// (positions in `hs`, p2p ids) of the active entries of `slots`.
+    /// (slot position, p2p id) of every p2p request the slots wait for.
     fn active(slots: &[Slot]) -> (Vec<usize>, Vec<ReqId>) {
-        slots
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| match s {
-                Slot::Active(id) => Some((i, *id)),
-                _ => None,
-            })
-            .unzip()
+        let mut pos = Vec::new();
+        let mut ids = Vec::new();
+        for (i, s) in slots.iter().enumerate() {
+            s.push_ids(&mut ids);
+            pos.resize(ids.len(), i);
+        }
+        (pos, ids)
     }
 
     fn done(slots: &[Slot]) -> Vec<usize> {
@@ -435,9 +516,30 @@ impl<E: Backend> World<E> {
             .collect()
     }
 
+    /// The slots whose every p2p request is in `done` (distinct positions
+    /// in `ids`), in the order their last request appears in `done`.
+    fn complete_slots(pos: &[usize], done: &[usize]) -> Vec<usize> {
+        let mut left = vec![0u32; pos.last().map_or(0, |&p| p + 1)];
+        for &p in pos {
+            left[p] += 1;
+        }
+        let mut out = Vec::new();
+        for &d in done {
+            let slot = pos[d];
+            left[slot] -= 1;
+            if left[slot] == 0 {
+                out.push(slot);
+            }
+        }
+        out
+    }
+
     /// MPI_Waitall: one completion per entry (empty status for inactive ones).
     pub fn wait_all(&mut self, hs: &mut [MPI_Request]) -> MpiResult<Vec<Completion>> {
         let slots = self.slots(hs)?;
+        if slots.iter().any(|s| matches!(s, Slot::Stuck)) {
+            return Err(Self::stuck(hs, &slots));
+        }
         let (_, ids) = Self::active(&slots);
         if !ids.is_empty() {
             self.ep.wait_all(&ids);
@@ -460,8 +562,12 @@ impl<E: Backend> World<E> {
     pub fn test_all(&mut self, hs: &mut [MPI_Request]) -> MpiResult<Option<Vec<Completion>>> {
         let slots = self.slots(hs)?;
         let (_, ids) = Self::active(&slots);
-        if !ids.is_empty() && self.ep.test(&ids).len() < ids.len() {
-            return Ok(None);
+        let stuck = slots.iter().any(|s| matches!(s, Slot::Stuck));
+        if !ids.is_empty() || stuck {
+            let n = self.ep.test(&ids).len();
+            if n < ids.len() || stuck {
+                return Ok(None);
+            }
         }
         Ok(Some(self.take_all(hs, &slots)))
     }
@@ -472,19 +578,45 @@ impl<E: Backend> World<E> {
         let (pos, ids) = Self::active(slots);
         let mut out = Self::done(slots);
         if !ids.is_empty() {
-            out.extend(self.ep.test(&ids).into_iter().map(|k| pos[k]));
+            let done = self.ep.test(&ids);
+            out.extend(Self::complete_slots(&pos, &done));
+        } else if slots.iter().any(|s| matches!(s, Slot::Stuck)) && out.is_empty() {
+            self.ep.test(&[]);
         }
         out
+    }
+
+    /// Wait until at least one slot that waits for p2p requests is complete
+    /// (none may be already): their positions, earliest completion first.
+    fn wait_some_slots(&mut self, slots: &[Slot]) -> Vec<usize> {
+        let (pos, ids) = Self::active(slots);
+        let mut finished: Vec<usize> = Vec::new();
+        let mut is_done = vec![false; ids.len()];
+        loop {
+            let open: Vec<usize> = (0..ids.len()).filter(|&k| !is_done[k]).collect();
+            let sub: Vec<ReqId> = open.iter().map(|&k| ids[k]).collect();
+            for j in self.ep.wait_any(&sub) {
+                is_done[open[j]] = true;
+                finished.push(open[j]);
+            }
+            let c = Self::complete_slots(&pos, &finished);
+            if !c.is_empty() {
+                return c;
+            }
+        }
     }
 
     /// MPI_Waitany: None when every entry is inactive (index MPI_UNDEFINED).
     pub fn wait_any(&mut self, hs: &mut [MPI_Request]) -> MpiResult<Option<(usize, Completion)>> {
         let slots = self.slots(hs)?;
-        let (pos, ids) = Self::active(&slots);
+        let (_, ids) = Self::active(&slots);
         let i = match Self::done(&slots).first() {
             Some(&i) => i,
+            None if ids.is_empty() && slots.iter().any(|s| matches!(s, Slot::Stuck)) => {
+                return Err(Self::stuck(hs, &slots))
+            }
             None if ids.is_empty() => return Ok(None),
-            None => pos[self.ep.wait_any(&ids)[0]],
+            None => self.wait_some_slots(&slots)[0],
         };
         Ok(Some((i, self.take(&mut hs[i]))))
     }
@@ -513,14 +645,16 @@ impl<E: Backend> World<E> {
         hs: &mut [MPI_Request],
     ) -> MpiResult<Option<Vec<(usize, Completion)>>> {
         let slots = self.slots(hs)?;
-        let (pos, ids) = Self::active(&slots);
+        let (_, ids) = Self::active(&slots);
         let done = Self::done(&slots);
         let idx: Vec<usize> = if !done.is_empty() {
             self.complete_now(&slots)
+        } else if ids.is_empty() && slots.iter().any(|s| matches!(s, Slot::Stuck)) {
+            return Err(Self::stuck(hs, &slots));
         } else if ids.is_empty() {
             return Ok(None);
         } else {
-            self.ep.wait_any(&ids).into_iter().map(|k| pos[k]).collect()
+            self.wait_some_slots(&slots)
         };
         Ok(Some(self.take_list(hs, &idx)))
     }
@@ -542,10 +676,12 @@ impl<E: Backend> World<E> {
         idx.iter().map(|&i| (i, self.take(&mut hs[i]))).collect()
     }
 
-    /// MPI_Request_free: an active request completes in the background.
+    /// MPI_Request_free: an active request completes in the background; a
+    /// persistent one stops being persistent (freed once it completes).
     pub fn request_free(&mut self, h: &mut MPI_Request) -> MpiResult<()> {
         let req = self.reqs.get(*h)?;
-        if let (ReqState::Active(_), Some(_)) = (&req.state, &req.staging) {
+        let active = matches!(req.state, ReqState::Active(_) | ReqState::Pair(..));
+        if active && req.staging.is_some() {
             return fail(
                 sys::MPI_ERR_REQUEST,
                 format!(
@@ -555,22 +691,42 @@ impl<E: Backend> World<E> {
                 ),
             );
         }
+        if let ReqState::Greq(g) = req.state {
+            self.greqs.release(g);
+        }
+        self.persist.forget(*h);
         let req = self.reqs.remove(*h)?;
         *h = sys::MPI_REQUEST_NULL;
-        if let ReqState::Active(id) = req.state {
+        let ids = match req.state {
+            ReqState::Active(id) => vec![id],
+            ReqState::Pair(a, b) => vec![a, b],
+            _ => vec![],
+        };
+        for &id in &ids {
             self.ep.detach(id);
-            if let Some(k) = req.keep {
-                self.retired.push(k);
-            }
+        }
+        if let (false, Some(k)) = (ids.is_empty(), req.keep) {
+            self.retired.push(k);
         }
         Ok(())
     }
 
-    /// MPI_Cancel: receives only.
+    /// MPI_Cancel: receives that nothing has matched yet are cancelled;
+    /// generalized requests run their cancel callback (in the ABI layer).
+    /// Cancelling a send is refused (MPI_ERR_REQUEST): whether the receiver
+    /// has matched it by the cancel's virtual time is not known to the
+    /// sender, and deciding it would need a cancel message in the protocol.
     pub fn cancel(&mut self, h: MPI_Request) -> MpiResult<()> {
         let req = self.reqs.get(h)?;
         match (req.kind, req.state) {
-            (_, ReqState::Done(_)) => Ok(()),
+            (_, ReqState::Done(_) | ReqState::Inactive | ReqState::Greq(_)) => Ok(()),
+            (_, ReqState::Pair(..)) => fail(
+                sys::MPI_ERR_REQUEST,
+                format!(
+                    "cancelling an MPI_Isendrecv request is not supported by vaced \
+                     (request {h:#x})"
+                ),
+            ),
             (Kind::Send, ReqState::Active(_)) => fail(
                 sys::MPI_ERR_REQUEST,
                 format!(

@@ -123,3 +123,66 @@ mod tests {
         );
     }
 }
+
+/// MPI_Status_set_elements(_x): the packed bytes of `count` basic elements
+/// of `ty` (whole elements of `ty`, then the first basic elements of one
+/// more), so that MPI_Get_elements returns `count` and MPI_Get_count the
+/// whole elements (MPI_UNDEFINED if they are not whole).
+pub fn elements_bytes(ty: &Datatype, count: u64) -> u64 {
+    let per = ty.elements_per_item();
+    if per == 0 {
+        return 0;
+    }
+    let mut bytes = count / per * ty.size() as u64;
+    let mut rest = count % per;
+    for &(s, k) in ty.runs() {
+        let n = rest.min(k);
+        bytes += n * s as u64;
+        rest -= n;
+        if rest == 0 {
+            break;
+        }
+    }
+    bytes
+}
+
+/// Set the byte count of `st`, keeping its cancelled flag.
+pub fn set_bytes(st: &mut MPI_Status, bytes: u64) {
+    let c = status_cancelled(st);
+    let n = make_status(0, 0, 0, bytes, c);
+    st.count_lo = n.count_lo;
+    st.count_hi_and_cancelled = n.count_hi_and_cancelled;
+}
+
+/// Set the cancelled flag of `st`, keeping its byte count.
+pub fn set_cancelled(st: &mut MPI_Status, cancelled: bool) {
+    st.count_hi_and_cancelled = (st.count_hi_and_cancelled & !1) | cancelled as c_int;
+}
+
+#[cfg(test)]
+mod setter_tests {
+    use super::*;
+    use crate::mpi::datatype::TypeTable;
+
+    #[test]
+    fn set_elements_agrees_with_get() {
+        let t = TypeTable::new();
+        let int = t.get(sys::MPI_INT).unwrap();
+        let mut st = make_status(1, 2, 0, 0, true);
+        set_bytes(&mut st, elements_bytes(&int, 7));
+        assert_eq!(get_count(&st, &int), 7);
+        assert_eq!(int.elements(status_bytes(&st)), Some(7));
+        assert!(status_cancelled(&st));
+        set_cancelled(&mut st, false);
+        assert!(!status_cancelled(&st));
+        assert_eq!(status_bytes(&st), 28);
+        // MPI_DOUBLE_INT: two basic elements (8 + 4 bytes) per element
+        let dint = t.get(sys::MPI_DOUBLE_INT).unwrap();
+        set_bytes(&mut st, elements_bytes(&dint, 4));
+        assert_eq!(status_bytes(&st), 24);
+        assert_eq!(dint.elements(24), Some(4));
+        assert_eq!(get_count(&st, &dint), 2);
+        set_bytes(&mut st, elements_bytes(&int, 1 << 33));
+        assert_eq!(status_bytes(&st), 4 << 33);
+    }
+}

@@ -1415,6 +1415,55 @@ impl<L: Link> Core<L> {
         }
     }
 
+    /// MPI_Mprobe: MPI_Probe, then the message leaves matching (no receive
+    /// can take it any more); returns it as a matched message for
+    /// [`Core::mrecv`].
+    pub fn mprobe(&mut self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> (Status, usize) {
+        let st = self.probe(src, tag, ctx);
+        (st, self.take_matched(src, tag, ctx))
+    }
+
+    /// MPI_Improbe: MPI_Iprobe, then as [`Core::mprobe`] when it found one.
+    pub fn improbe(
+        &mut self,
+        src: Option<u32>,
+        tag: Option<i32>,
+        ctx: u32,
+    ) -> Option<(Status, usize)> {
+        let st = self.iprobe(src, tag, ctx)?;
+        Some((st, self.take_matched(src, tag, ctx)))
+    }
+
+    /// Take the message a probe just found out of the unexpected queue.
+    fn take_matched(&mut self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> usize {
+        let i = self
+            .first_pending(src, tag, ctx)
+            .expect("a probe found a message");
+        self.pending.retain(|&h| h != i);
+        // later receives may now match messages it held back
+        self.rematch();
+        i
+    }
+
+    /// MPI_Mrecv / MPI_Imrecv of matched message `m` into `buf`: received
+    /// as a receive posted now would receive it from the unexpected queue
+    /// (eager: complete after the copy out, M(b) from now; rendezvous: the
+    /// ACK leaves now).
+    pub fn mrecv(&mut self, buf: RecvBuf, m: usize) -> ReqId {
+        let t = self.clock.now();
+        let held = self.take_held(m);
+        let op = Op::Recv {
+            src: Some(held.msg.src),
+            tag: Some(held.msg.tag),
+            ctx: held.msg.ctx,
+            buf: Target::User(buf),
+            bound: true,
+        };
+        let id = self.reqs.insert(Request::new(op, t));
+        self.receive_unexpected(id, held, t);
+        id
+    }
+
     /// Settle background sends (buffered mode) before the rank may exit: their
     /// data lives in this process. Host-side only: the clock does not move.
     pub fn drain_background(&mut self) {

@@ -127,6 +127,11 @@ pub const HAND_WRITTEN: &[(&str, &str, HandIface)] = &[
         HandIface::Sub("comm_copy_attr_fn: Proc, comm_delete_attr_fn: Proc, comm_keyval: IntOut, extra_state: Aint"),
     ),
     (
+        "mpi_grequest_start_",
+        "PMPI_Grequest_start",
+        HandIface::Sub("query_fn: Proc, free_fn: Proc, cancel_fn: Proc, extra_state: Aint, request: IntOut"),
+    ),
+    (
         "mpi_keyval_create_",
         "PMPI_Keyval_create",
         HandIface::Sub("copy_fn: Proc, delete_fn: Proc, keyval: IntOut, extra_state: Int"),

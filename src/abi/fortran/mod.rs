@@ -36,6 +36,7 @@ pub mod handles;
 pub mod info;
 pub mod kinds;
 pub mod p2p;
+pub mod p2p_more;
 pub mod special;
 pub mod topo;
 
