@@ -1356,6 +1356,36 @@ module mpi
       integer :: newgroup
       integer :: ierror
     end subroutine PMPI_GROUP_UNION
+    subroutine MPI_IBARRIER(comm, request, ierror)
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_IBARRIER
+    subroutine PMPI_IBARRIER(comm, request, ierror)
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_IBARRIER
+    subroutine MPI_IBCAST(buffer, count, datatype, root, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      type(*), dimension(*) :: buffer
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_IBCAST
+    subroutine PMPI_IBCAST(buffer, count, datatype, root, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      type(*), dimension(*) :: buffer
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_IBCAST
     subroutine MPI_IBSEND(buf, count, datatype, dest, tag, comm, request, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       type(*), dimension(*) :: buf

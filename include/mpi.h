@@ -716,6 +716,10 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 
 /* ---- nonblocking collectives ----
  * (src/abi/icoll.rs, src/coll/nonblocking/) */
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
+int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request);
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request);
 
 /* ---- info objects, communicator info, graph and distributed-graph topologies, neighbourhood collectives ----
  * (src/abi/info.rs, src/abi/graph.rs, src/abi/neighbor.rs) */

@@ -24,6 +24,7 @@ pub mod env;
 pub mod errors;
 pub mod fortran;
 pub mod group;
+pub mod icoll;
 pub mod op;
 pub mod p2p;
 pub mod pack;

@@ -31,6 +31,7 @@ pub mod bcast;
 pub mod exscan;
 pub mod gather;
 pub mod gatherv;
+pub mod nonblocking;
 pub mod reduce;
 pub mod reduce_scatter;
 pub mod reduce_scatter_block;

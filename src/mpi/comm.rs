@@ -62,6 +62,8 @@ pub struct Comm {
     pub attrs: Vec<Attr>,
     /// Cartesian topology, if any.
     pub topo: Option<Arc<Cart>>,
+    /// Nonblocking collectives started on it (their tags).
+    pub nbc_seq: u32,
 }
 
 impl Comm {
@@ -75,6 +77,7 @@ impl Comm {
             name: String::new(),
             attrs: Vec::new(),
             topo: None,
+            nbc_seq: 0,
         }
     }
 

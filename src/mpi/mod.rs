@@ -18,6 +18,7 @@ pub mod error;
 #[cfg(test)]
 mod fake;
 pub mod group;
+pub mod icoll_calls;
 pub mod op;
 pub mod pack;
 pub mod request;

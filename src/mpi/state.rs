@@ -267,7 +267,7 @@ impl<E: Backend> World<E> {
             (stg.deliver)(&stg.tmp[..n]);
         }
         drop(req.keep);
-        if req.kind == Kind::Send || s.cancelled {
+        if req.kind != Kind::Recv || s.cancelled {
             let st = empty_status();
             return Completion::ok(make_status(
                 st.MPI_SOURCE,
@@ -565,6 +565,10 @@ impl<E: Backend> World<E> {
                     "cancelling a send is not supported by vaced (request {h:#x}); \
                      MPI_Cancel works on receives"
                 ),
+            ),
+            (Kind::Coll, ReqState::Active(_)) => fail(
+                sys::MPI_ERR_REQUEST,
+                format!("request {h:#x} is a nonblocking collective, which cannot be cancelled"),
             ),
             (Kind::Recv, ReqState::Active(id)) => {
                 // false: it has matched already and completes normally

@@ -29,6 +29,7 @@ pub mod dtype;
 pub mod env;
 pub mod group;
 pub mod handles;
+pub mod icoll;
 pub mod kinds;
 pub mod p2p;
 pub mod special;
