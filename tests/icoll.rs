@@ -165,3 +165,23 @@ fn ibarrier_overlaps_computation_exactly() {
         overlap("barrier", n, 0, &ibarrier_times(n));
     }
 }
+
+#[test]
+fn results_equal_the_blocking_collectives() {
+    // Every size class of MPI_Ibcast (binomial, scatter + recursive
+    // doubling or ring allgather, eager and rendezvous), outstanding
+    // collectives completed out of order, a derived datatype, errors.
+    let prog = program("icoll_results");
+    for n in [1u32, 2, 3, 4, 5, 8, 13] {
+        let job = Run::new(n, one_per_node().as_os_str(), &prog).run();
+        job.assert_success();
+        assert!(!job.stdout.contains("FAIL"), "{n} ranks:\n{}", job.dump());
+        for r in 0..n {
+            assert!(
+                job.stdout.contains(&format!("ok rank={r} checks=26\n")),
+                "{n} ranks, rank {r}:\n{}",
+                job.dump()
+            );
+        }
+    }
+}
