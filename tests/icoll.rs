@@ -185,3 +185,23 @@ fn results_equal_the_blocking_collectives() {
         }
     }
 }
+
+#[test]
+fn reductions_gather_scatter_equal_the_blocking_ones() {
+    // MPI_Ireduce / MPI_Iallreduce (both schedules each), MPI_Igather,
+    // MPI_Iscatter: counts 0 .. 40000 pairs, builtin and user-defined
+    // non-commutative operators, MPI_IN_PLACE, a vector datatype.
+    let prog = program("icoll_results2");
+    for n in [1u32, 2, 3, 4, 5, 8, 13] {
+        let job = Run::new(n, one_per_node().as_os_str(), &prog).run();
+        job.assert_success();
+        assert!(!job.stdout.contains("FAIL"), "{n} ranks:\n{}", job.dump());
+        for r in 0..n {
+            assert!(
+                job.stdout.contains(&format!("ok rank={r} checks=")),
+                "{n} ranks, rank {r}:\n{}",
+                job.dump()
+            );
+        }
+    }
+}

@@ -1,15 +1,25 @@
-//! Nonblocking collective calls: MPI_Ibarrier, MPI_Ibcast. Arguments are
+//! Nonblocking collective calls: MPI_Ibarrier, MPI_Ibcast, MPI_Ireduce,
+//! MPI_Iallreduce, MPI_Igather, MPI_Iscatter. Arguments are
 //! checked as for the blocking calls (`abi::coll`), plus the request
 //! pointer; the schedules are in `coll::nonblocking`, their MPI semantics
 //! in `mpi::icoll_calls`.
 use crate::abi::buffers::out;
+use crate::abi::op::{applier, resolve};
 use crate::abi::state::call;
-use crate::abi::userbuf::RawBuf;
-use crate::mpi::coll_args::{self as args, CollComm};
+use crate::abi::userbuf::{in_place, RawBuf};
+use crate::coll::nonblocking::OwnedOp;
+use crate::mpi::coll_args::{self as args, CollComm, UserBuf};
 use crate::mpi::coll_calls::Data;
+use crate::mpi::datatype::Datatype;
+use crate::mpi::error::MpiResult;
 use crate::mpi::icoll_calls;
-use crate::sys::{MPI_Comm, MPI_Datatype, MPI_Request};
+use crate::mpi::World;
+use crate::sys::{MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request};
 use std::os::raw::{c_int, c_void};
+use std::sync::Arc;
+
+/// MPI_IN_PLACE is only allowed at the root of a rooted collective.
+const ROOT_ONLY: &str = "only the root may pass it";
 
 mpi_fn! {
     fn MPI_Ibarrier / PMPI_Ibarrier(comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
@@ -42,6 +52,206 @@ mpi_fn! {
             let tag = icoll_calls::next_tag(w, comm)?;
             let s = icoll_calls::ibcast(&cc, tag, Box::new(buf), Data { count, ty: &ty }, root);
             *r = icoll_calls::start(w, comm, s)?;
+            Ok(())
+        })
+    }
+}
+
+/// Checked arguments of a nonblocking reduction: the communicator, the
+/// count, the datatype and the operator (MPICH's order), the operator as
+/// an owned `OwnedOp` the schedule can call later.
+fn red(
+    w: &World,
+    comm: MPI_Comm,
+    count: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+) -> MpiResult<(CollComm, usize, Arc<Datatype>, OwnedOp)> {
+    let cc = CollComm::of(w, comm)?;
+    let count = args::count(count, "count")?;
+    let ty = args::datatype(w, datatype, "datatype")?;
+    let r = resolve(op, datatype, &ty)?;
+    let op = OwnedOp {
+        commutative: r.commutative,
+        builtin: r.builtin,
+        apply: applier(&r, datatype, &ty),
+    };
+    Ok((cc, count, ty, op))
+}
+
+/// The send buffer (None: MPI_IN_PLACE) and the receive buffer of a
+/// reduction, after the null and aliasing checks.
+///
+/// # Safety
+/// Unless null or MPI_IN_PLACE, `sendbuf` holds `scount` elements and
+/// `recvbuf` has room for `rcount` elements of `ty`, until the request
+/// completes.
+unsafe fn red_buffers(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    scount: usize,
+    rcount: usize,
+    ty: &Datatype,
+) -> MpiResult<(Option<RawBuf>, RawBuf)> {
+    args::buffer(recvbuf.is_null(), rcount, ty, "recvbuf")?;
+    let send = if in_place(sendbuf) {
+        None
+    } else {
+        args::buffer(sendbuf.is_null(), scount, ty, "sendbuf")?;
+        args::not_aliased(sendbuf as usize, recvbuf as usize, ty.packed_size(rcount))?;
+        // SAFETY: the caller's contract.
+        Some(unsafe { RawBuf::new(sendbuf) })
+    };
+    // SAFETY: the caller's contract.
+    Ok((send, unsafe { RawBuf::new(recvbuf) }))
+}
+
+fn as_user(b: &Option<RawBuf>) -> Option<&dyn UserBuf> {
+    b.as_ref().map(|s| s as &dyn UserBuf)
+}
+
+mpi_fn! {
+    fn MPI_Ireduce / PMPI_Ireduce(
+        sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype,
+        op: MPI_Op, root: c_int, comm: MPI_Comm, request: *mut MPI_Request,
+    ) -> c_int {
+        call("MPI_Ireduce", comm, |w| {
+            let (cc, count, ty, op) = red(w, comm, count, datatype, op)?;
+            let root = args::root(root, cc.size())?;
+            let is_root = cc.me == root;
+            if in_place(sendbuf) && !is_root {
+                return args::no_in_place("sendbuf", ROOT_ONLY);
+            }
+            let rcount = if is_root { count } else { 0 };
+            let recvbuf = if is_root { recvbuf } else { std::ptr::null_mut() };
+            // SAFETY: MPI's contract for the buffers of a nonblocking call.
+            let (s, r) = unsafe { red_buffers(sendbuf, recvbuf, count, rcount, &ty) }?;
+            // SAFETY: null or a valid request pointer (caller).
+            let req = unsafe { out(request, "request") }?;
+            let tag = icoll_calls::next_tag(w, comm)?;
+            let d = Data { count, ty: &ty };
+            let sch = icoll_calls::ireduce(&cc, tag, as_user(&s), Box::new(r), d, op, root);
+            *req = icoll_calls::start(w, comm, sch)?;
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Iallreduce / PMPI_Iallreduce(
+        sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype,
+        op: MPI_Op, comm: MPI_Comm, request: *mut MPI_Request,
+    ) -> c_int {
+        call("MPI_Iallreduce", comm, |w| {
+            let (cc, count, ty, op) = red(w, comm, count, datatype, op)?;
+            // SAFETY: MPI's contract for the buffers of a nonblocking call.
+            let (s, r) = unsafe { red_buffers(sendbuf, recvbuf, count, count, &ty) }?;
+            // SAFETY: null or a valid request pointer (caller).
+            let req = unsafe { out(request, "request") }?;
+            let tag = icoll_calls::next_tag(w, comm)?;
+            let d = Data { count, ty: &ty };
+            let sch = icoll_calls::iallreduce(&cc, tag, as_user(&s), Box::new(r), d, op);
+            *req = icoll_calls::start(w, comm, sch)?;
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Igather / PMPI_Igather(
+        sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype,
+        recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype,
+        root: c_int, comm: MPI_Comm, request: *mut MPI_Request,
+    ) -> c_int {
+        call("MPI_Igather", comm, |w| {
+            let cc = CollComm::of(w, comm)?;
+            let root = args::root(root, cc.size())?;
+            let is_root = cc.me == root;
+            let inp = in_place(sendbuf);
+            if inp && !is_root {
+                return args::no_in_place("sendbuf", ROOT_ONLY);
+            }
+            let send = if inp {
+                None
+            } else {
+                let n = args::count(sendcount, "sendcount")?;
+                let t = args::datatype(w, sendtype, "sendtype")?;
+                args::buffer(sendbuf.is_null(), n, &t, "sendbuf")?;
+                Some((n, t))
+            };
+            let (rn, rt) = if is_root {
+                let n = args::count(recvcount, "recvcount")?;
+                let t = args::datatype(w, recvtype, "recvtype")?;
+                args::buffer(recvbuf.is_null(), n, &t, "recvbuf")?;
+                if let Some((sn, st)) = &send {
+                    args::matching(st.packed_size(*sn), t.packed_size(n), "MPI_Igather at the root")?;
+                    args::not_aliased(sendbuf as usize, recvbuf as usize, t.packed_size(n))?;
+                }
+                (n, Some(t))
+            } else {
+                (0, None)
+            };
+            // SAFETY: null or a valid request pointer (caller).
+            let req = unsafe { out(request, "request") }?;
+            // SAFETY: sendbuf holds its elements and, at the root, recvbuf
+            // has room for size x recvcount elements, until the request
+            // completes (MPI's contract for a nonblocking call).
+            let (sb, rb) = unsafe { (RawBuf::new(sendbuf), RawBuf::new(recvbuf)) };
+            let rt = rt.unwrap_or_else(|| send.as_ref().expect("non-root sends").1.clone());
+            let s = send.as_ref().map(|(n, t)| (&sb as &dyn UserBuf, Data { count: *n, ty: t }));
+            let tag = icoll_calls::next_tag(w, comm)?;
+            let sch = icoll_calls::igather(&cc, tag, s, Box::new(rb), Data { count: rn, ty: &rt }, root);
+            *req = icoll_calls::start(w, comm, sch)?;
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Iscatter / PMPI_Iscatter(
+        sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype,
+        recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype,
+        root: c_int, comm: MPI_Comm, request: *mut MPI_Request,
+    ) -> c_int {
+        call("MPI_Iscatter", comm, |w| {
+            let cc = CollComm::of(w, comm)?;
+            let root = args::root(root, cc.size())?;
+            let is_root = cc.me == root;
+            let inp = in_place(recvbuf);
+            if inp && !is_root {
+                return args::no_in_place("recvbuf", ROOT_ONLY);
+            }
+            let send = if is_root {
+                let n = args::count(sendcount, "sendcount")?;
+                let t = args::datatype(w, sendtype, "sendtype")?;
+                args::buffer(sendbuf.is_null(), n, &t, "sendbuf")?;
+                Some((n, t))
+            } else {
+                None
+            };
+            let recv = if inp {
+                None
+            } else {
+                let n = args::count(recvcount, "recvcount")?;
+                let t = args::datatype(w, recvtype, "recvtype")?;
+                args::buffer(recvbuf.is_null(), n, &t, "recvbuf")?;
+                if let Some((sn, st)) = &send {
+                    args::matching(st.packed_size(*sn), t.packed_size(n), "MPI_Iscatter at the root")?;
+                    args::not_aliased(sendbuf as usize, recvbuf as usize, t.packed_size(n))?;
+                }
+                Some((n, t))
+            };
+            // SAFETY: null or a valid request pointer (caller).
+            let req = unsafe { out(request, "request") }?;
+            // SAFETY: at the root sendbuf holds size x sendcount elements;
+            // recvbuf has room for recvcount elements until the request
+            // completes (MPI's contract for a nonblocking call).
+            let (sb, rb) = unsafe { (RawBuf::new(sendbuf), RawBuf::new(recvbuf)) };
+            let s = send.as_ref().map(|(n, t)| (&sb as &dyn UserBuf, Data { count: *n, ty: t }));
+            let r = recv.as_ref().map(|(n, t)| (Box::new(rb) as icoll_calls::OutBuf, Data { count: *n, ty: t }));
+            let tag = icoll_calls::next_tag(w, comm)?;
+            let sch = icoll_calls::iscatter(&cc, tag, s, r, root);
+            *req = icoll_calls::start(w, comm, sch)?;
             Ok(())
         })
     }

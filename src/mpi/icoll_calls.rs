@@ -4,8 +4,11 @@
 //! the engine as a compound request, the results unpacked into the user's
 //! buffers when the schedule completes (inside the MPI call that completes
 //! it). Arguments are checked before (see `coll_args`).
-use crate::coll::nonblocking::{self as nbc, ibarrier, ibcast, NbcComm, Schedule};
-use crate::mpi::coll_args::{CollComm, UserBuf};
+use crate::coll::nonblocking::{
+    self as nbc, iallreduce, ibarrier, ibcast, igather, ireduce, iscatter, NbcComm, OwnedOp,
+    Schedule,
+};
+use crate::mpi::coll_args::{consecutive, whole, Block, CollComm, UserBuf};
 use crate::mpi::coll_calls::Data;
 use crate::mpi::error::MpiResult;
 use crate::mpi::request::{Kind, Req, ReqState};
@@ -64,6 +67,109 @@ pub fn ibcast(cc: &CollComm, tag: i32, mut buf: OutBuf, d: Data, root: usize) ->
     let mut s = ibcast::ibcast(&nbc_comm(cc, tag), data, root);
     if cc.me != root {
         s.on_finish(Box::new(move |b| buf.unpack(&blocks, &b[0])));
+    }
+    s
+}
+
+/// My contribution: the send buffer's data (packed now), or with
+/// MPI_IN_PLACE `blocks` of the receive buffer.
+fn own(send: Option<(&dyn UserBuf, &[Block])>, recv: &dyn UserBuf, blocks: &[Block]) -> Vec<u8> {
+    match send {
+        Some((s, b)) => s.pack(b),
+        None => recv.pack(blocks),
+    }
+}
+
+/// MPI_Ireduce: `send` None is MPI_IN_PLACE at the root; `recv` is written
+/// at the root only.
+pub fn ireduce(
+    cc: &CollComm,
+    tag: i32,
+    send: Option<&dyn UserBuf>,
+    mut recv: OutBuf,
+    d: Data,
+    op: OwnedOp,
+    root: usize,
+) -> Schedule {
+    let blocks = d.ty_blocks();
+    let data = own(send.map(|s| (s, &blocks[..])), &*recv, &blocks);
+    let mut s = ireduce::ireduce(&nbc_comm(cc, tag), data, d.ty.size().max(1), op, root);
+    if cc.me == root && !blocks.is_empty() {
+        s.on_finish(Box::new(move |b| recv.unpack(&blocks, &b[0])));
+    }
+    s
+}
+
+/// MPI_Iallreduce: `send` None is MPI_IN_PLACE.
+pub fn iallreduce(
+    cc: &CollComm,
+    tag: i32,
+    send: Option<&dyn UserBuf>,
+    mut recv: OutBuf,
+    d: Data,
+    op: OwnedOp,
+) -> Schedule {
+    let blocks = d.ty_blocks();
+    let data = own(send.map(|s| (s, &blocks[..])), &*recv, &blocks);
+    let mut s = iallreduce::iallreduce(&nbc_comm(cc, tag), data, d.ty.size().max(1), op);
+    s.on_finish(Box::new(move |b| recv.unpack(&blocks, &b[0])));
+    s
+}
+
+/// MPI_Igather: at the root `recv` gets `rd.count` elements from each rank
+/// in rank order; `send` None is MPI_IN_PLACE at the root.
+pub fn igather(
+    cc: &CollComm,
+    tag: i32,
+    send: Option<(&dyn UserBuf, Data)>,
+    mut recv: OutBuf,
+    rd: Data,
+    root: usize,
+) -> Schedule {
+    let n = cc.size();
+    let rblocks = if cc.me == root {
+        consecutive(n, rd.count, rd.ty)
+    } else {
+        Vec::new()
+    };
+    let mine = match send {
+        Some((s, d)) => s.pack(&whole(d.count, d.ty)),
+        None => recv.pack(&rblocks[cc.me..cc.me + 1]),
+    };
+    let mut s = igather::igather(&nbc_comm(cc, tag), mine, root);
+    if cc.me == root {
+        // Buffer 0 holds the blocks in relative rank order.
+        let rel: Vec<Block> = (0..n).map(|i| rblocks[(i + root) % n].clone()).collect();
+        s.on_finish(Box::new(move |b| recv.unpack(&rel, &b[0])));
+    }
+    s
+}
+
+/// MPI_Iscatter: the root's `send` holds `sd.count` elements for each rank
+/// (packed now); `recv` None is MPI_IN_PLACE at the root.
+pub fn iscatter(
+    cc: &CollComm,
+    tag: i32,
+    send: Option<(&dyn UserBuf, Data)>,
+    recv: Option<(OutBuf, Data)>,
+    root: usize,
+) -> Schedule {
+    let n = cc.size();
+    let (rotated, block) = match &send {
+        Some((s, d)) if cc.me == root => {
+            let sb = consecutive(n, d.count, d.ty);
+            let rel: Vec<Block> = (0..n).map(|i| sb[(i + root) % n].clone()).collect();
+            (s.pack(&rel), d.ty.packed_size(d.count))
+        }
+        _ => (
+            Vec::new(),
+            recv.as_ref().map_or(0, |r| r.1.ty.packed_size(r.1.count)),
+        ),
+    };
+    let mut s = iscatter::iscatter(&nbc_comm(cc, tag), rotated, block, root);
+    if let Some((mut r, d)) = recv {
+        let blocks = d.ty_blocks();
+        s.on_finish(Box::new(move |b| r.unpack(&blocks, &b[0][..block])));
     }
     s
 }

@@ -3,4 +3,8 @@
 fortran! {
     mpi_ibarrier_ = PMPI_Ibarrier(comm: Int, request: IntOut);
     mpi_ibcast_ = PMPI_Ibcast(buffer: Buf, count: Int, datatype: Int, root: Int, comm: Int, request: IntOut);
+    mpi_ireduce_ = PMPI_Ireduce(sendbuf: Buf, recvbuf: Buf, count: Int, datatype: Int, op: Int, root: Int, comm: Int, request: IntOut);
+    mpi_iallreduce_ = PMPI_Iallreduce(sendbuf: Buf, recvbuf: Buf, count: Int, datatype: Int, op: Int, comm: Int, request: IntOut);
+    mpi_igather_ = PMPI_Igather(sendbuf: Buf, sendcount: Int, sendtype: Int, recvbuf: Buf, recvcount: Int, recvtype: Int, root: Int, comm: Int, request: IntOut);
+    mpi_iscatter_ = PMPI_Iscatter(sendbuf: Buf, sendcount: Int, sendtype: Int, recvbuf: Buf, recvcount: Int, recvtype: Int, root: Int, comm: Int, request: IntOut);
 }

@@ -32,8 +32,12 @@
 use crate::model::VTime;
 use crate::p2p::{Core, Link, Poll, Progress, ReqId};
 
+pub mod iallreduce;
 pub mod ibarrier;
 pub mod ibcast;
+pub mod igather;
+pub mod ireduce;
+pub mod iscatter;
 pub mod select;
 
 /// Tags of nonblocking collectives start here (blocking ones use 1..=16).
@@ -170,6 +174,42 @@ impl Schedule {
             Some(r) => r.local.push(l),
             None => self.round(Vec::new(), vec![l]),
         }
+    }
+
+    /// Combine `other` (the data of ranks ordered before mine when
+    /// `other_first`, after mine otherwise) into `mine`, after the last
+    /// round, respecting the order for a non-commutative operator (as
+    /// `coll::Comm::combine`).
+    pub fn combine(&mut self, other: At, mine: At, len: usize, other_first: bool) {
+        let commutative = self.op.as_ref().is_none_or(|o| o.commutative);
+        if commutative || other_first {
+            self.local(Local::Reduce {
+                input: other,
+                inout: mine,
+                len,
+            });
+        } else {
+            self.local(Local::Reduce {
+                input: mine,
+                inout: other,
+                len,
+            });
+            self.local(Local::Copy {
+                from: other,
+                to: mine,
+                len,
+            });
+        }
+    }
+
+    /// Whether the operator is commutative (true without one).
+    pub fn commutative(&self) -> bool {
+        self.op.as_ref().is_none_or(|o| o.commutative)
+    }
+
+    /// Whether the operator is a predefined one.
+    pub fn builtin_op(&self) -> bool {
+        self.op.as_ref().is_some_and(|o| o.builtin)
     }
 
     pub fn with_op(mut self, op: OwnedOp) -> Schedule {

@@ -12,6 +12,11 @@
 //! | --- | --- | --- |
 //! | Ibarrier | dissemination (`recursive_doubling`) | generic.json `ibarrier` |
 //! | Ibcast | p < 8: binomial; p a power of two: b < 12288 binomial, b < 524288 scatter + recursive-doubling allgather, else scatter + ring allgather; other p: b < 12288 binomial, else scatter + ring allgather | generic.json `ibcast` |
+//! | Ireduce | b <= 2048, a user-defined operator or count < pof2(p): binomial; else reduce-scatter + gather | generic.json `ireduce` |
+//! | Iallreduce | b <= 2048, a user-defined operator or count < pof2(p): recursive doubling; else reduce-scatter + allgather | generic.json `iallreduce` |
+//! | Igather | binomial | generic.json `igather` |
+//! | Iscatter | binomial | generic.json `iscatter` |
+use crate::coll::pof2_floor;
 
 /// The Ibcast schedules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +47,38 @@ pub fn ibcast(p: usize, nbytes: usize) -> IbcastAlgo {
     }
 }
 
+/// The Ireduce schedules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IreduceAlgo {
+    Binomial,
+    ReduceScatterGather,
+}
+
+/// Ireduce of `count` elements, `nbytes` bytes, on `p` ranks.
+pub fn ireduce(p: usize, count: usize, nbytes: usize, builtin: bool) -> IreduceAlgo {
+    if nbytes <= 2048 || !builtin || count < pof2_floor(p) {
+        IreduceAlgo::Binomial
+    } else {
+        IreduceAlgo::ReduceScatterGather
+    }
+}
+
+/// The Iallreduce schedules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IallreduceAlgo {
+    RecursiveDoubling,
+    ReduceScatterAllgather,
+}
+
+/// Iallreduce of `count` elements, `nbytes` bytes, on `p` ranks.
+pub fn iallreduce(p: usize, count: usize, nbytes: usize, builtin: bool) -> IallreduceAlgo {
+    if nbytes <= 2048 || !builtin || count < pof2_floor(p) {
+        IallreduceAlgo::RecursiveDoubling
+    } else {
+        IallreduceAlgo::ReduceScatterAllgather
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,5 +93,20 @@ mod tests {
         assert_eq!(ibcast(16, 524288), ScatterRingAllgather);
         assert_eq!(ibcast(12, 12287), Binomial);
         assert_eq!(ibcast(12, 12288), ScatterRingAllgather);
+    }
+
+    #[test]
+    fn reduction_thresholds_on_both_sides() {
+        use IallreduceAlgo as A;
+        use IreduceAlgo as R;
+        assert_eq!(iallreduce(8, 512, 2048, true), A::RecursiveDoubling);
+        assert_eq!(iallreduce(8, 513, 2052, true), A::ReduceScatterAllgather);
+        assert_eq!(iallreduce(8, 513, 2052, false), A::RecursiveDoubling);
+        assert_eq!(iallreduce(13, 7, 4000, true), A::RecursiveDoubling);
+        assert_eq!(iallreduce(13, 8, 4000, true), A::ReduceScatterAllgather);
+        assert_eq!(ireduce(8, 512, 2048, true), R::Binomial);
+        assert_eq!(ireduce(8, 513, 2052, true), R::ReduceScatterGather);
+        assert_eq!(ireduce(8, 513, 2052, false), R::Binomial);
+        assert_eq!(ireduce(5, 3, 3000, true), R::Binomial);
     }
 }
