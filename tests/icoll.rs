@@ -187,9 +187,10 @@ fn results_equal_the_blocking_collectives() {
 }
 
 #[test]
-fn reductions_gather_scatter_equal_the_blocking_ones() {
+fn reductions_gathers_scatters_alltoalls_equal_the_blocking_ones() {
     // MPI_Ireduce / MPI_Iallreduce (both schedules each), MPI_Igather,
-    // MPI_Iscatter: counts 0 .. 40000 pairs, builtin and user-defined
+    // MPI_Iscatter, MPI_Iallgather and MPI_Ialltoall (every schedule of
+    // each on 8 and 13 ranks): counts 0 .. 40000 pairs, builtin and user-defined
     // non-commutative operators, MPI_IN_PLACE, a vector datatype.
     let prog = program("icoll_results2");
     for n in [1u32, 2, 3, 4, 5, 8, 13] {

@@ -1,5 +1,5 @@
 //! Nonblocking collective calls: MPI_Ibarrier, MPI_Ibcast, MPI_Ireduce,
-//! MPI_Iallreduce, MPI_Igather, MPI_Iscatter. Arguments are
+//! MPI_Iallreduce, MPI_Igather, MPI_Iscatter, MPI_Iallgather, MPI_Ialltoall. Arguments are
 //! checked as for the blocking calls (`abi::coll`), plus the request
 //! pointer; the schedules are in `coll::nonblocking`, their MPI semantics
 //! in `mpi::icoll_calls`.
@@ -254,5 +254,79 @@ mpi_fn! {
             *req = icoll_calls::start(w, comm, sch)?;
             Ok(())
         })
+    }
+}
+
+/// MPI_Iallgather and MPI_Ialltoall: the same arguments and checks.
+///
+/// # Safety
+/// MPI's contract for a nonblocking call: sendbuf holds its elements (size
+/// x sendcount for Ialltoall), recvbuf has room for size x recvcount
+/// elements, until the request completes.
+#[allow(clippy::too_many_arguments)]
+unsafe fn all_to(
+    name: &'static str,
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    call(name, comm, |w| {
+        let cc = CollComm::of(w, comm)?;
+        let rn = args::count(recvcount, "recvcount")?;
+        let rt = args::datatype(w, recvtype, "recvtype")?;
+        args::buffer(recvbuf.is_null(), rn, &rt, "recvbuf")?;
+        let send = if in_place(sendbuf) {
+            None
+        } else {
+            let n = args::count(sendcount, "sendcount")?;
+            let t = args::datatype(w, sendtype, "sendtype")?;
+            args::buffer(sendbuf.is_null(), n, &t, "sendbuf")?;
+            args::matching(t.packed_size(n), rt.packed_size(rn), name)?;
+            args::not_aliased(sendbuf as usize, recvbuf as usize, rt.packed_size(rn))?;
+            Some((n, t))
+        };
+        // SAFETY: null or a valid request pointer (caller).
+        let req = unsafe { out(request, "request") }?;
+        // SAFETY: the caller's contract.
+        let (sb, rb) = unsafe { (RawBuf::new(sendbuf), RawBuf::new(recvbuf)) };
+        let s = send
+            .as_ref()
+            .map(|(n, t)| (&sb as &dyn UserBuf, Data { count: *n, ty: t }));
+        let tag = icoll_calls::next_tag(w, comm)?;
+        let rd = Data { count: rn, ty: &rt };
+        let sch = if name == "MPI_Iallgather" {
+            icoll_calls::iallgather(&cc, tag, s, Box::new(rb), rd)
+        } else {
+            icoll_calls::ialltoall(&cc, tag, s, Box::new(rb), rd)
+        };
+        *req = icoll_calls::start(w, comm, sch)?;
+        Ok(())
+    })
+}
+
+mpi_fn! {
+    fn MPI_Iallgather / PMPI_Iallgather(
+        sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype,
+        recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype,
+        comm: MPI_Comm, request: *mut MPI_Request,
+    ) -> c_int {
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe { all_to("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request) }
+    }
+}
+
+mpi_fn! {
+    fn MPI_Ialltoall / PMPI_Ialltoall(
+        sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype,
+        recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype,
+        comm: MPI_Comm, request: *mut MPI_Request,
+    ) -> c_int {
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe { all_to("MPI_Ialltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request) }
     }
 }

@@ -5,8 +5,8 @@
 //! buffers when the schedule completes (inside the MPI call that completes
 //! it). Arguments are checked before (see `coll_args`).
 use crate::coll::nonblocking::{
-    self as nbc, iallreduce, ibarrier, ibcast, igather, ireduce, iscatter, NbcComm, OwnedOp,
-    Schedule,
+    self as nbc, iallgather, iallreduce, ialltoall, ibarrier, ibcast, igather, ireduce, iscatter,
+    NbcComm, OwnedOp, Schedule,
 };
 use crate::mpi::coll_args::{consecutive, whole, Block, CollComm, UserBuf};
 use crate::mpi::coll_calls::Data;
@@ -171,5 +171,51 @@ pub fn iscatter(
         let blocks = d.ty_blocks();
         s.on_finish(Box::new(move |b| r.unpack(&blocks, &b[0][..block])));
     }
+    s
+}
+
+/// MPI_Iallgather: `recv` gets `rd.count` elements from each rank in rank
+/// order; `send` None is MPI_IN_PLACE (my block is already in `recv`).
+pub fn iallgather(
+    cc: &CollComm,
+    tag: i32,
+    send: Option<(&dyn UserBuf, Data)>,
+    mut recv: OutBuf,
+    rd: Data,
+) -> Schedule {
+    let n = cc.size();
+    let rblocks = consecutive(n, rd.count, rd.ty);
+    let mine = match send {
+        Some((s, d)) => s.pack(&whole(d.count, d.ty)),
+        None => recv.pack(&rblocks[cc.me..cc.me + 1]),
+    };
+    let b = rd.ty.packed_size(rd.count);
+    let mut all = vec![0; n * b];
+    crate::coll::put(&mut all, cc.me * b, &mine);
+    let mut s = iallgather::iallgather(&nbc_comm(cc, tag), all);
+    s.on_finish(Box::new(move |bufs| recv.unpack(&rblocks, &bufs[0])));
+    s
+}
+
+/// MPI_Ialltoall: block j of `send` goes to rank j, block j of `recv`
+/// comes from rank j; `send` None is MPI_IN_PLACE.
+pub fn ialltoall(
+    cc: &CollComm,
+    tag: i32,
+    send: Option<(&dyn UserBuf, Data)>,
+    mut recv: OutBuf,
+    rd: Data,
+) -> Schedule {
+    let n = cc.size();
+    let rblocks = consecutive(n, rd.count, rd.ty);
+    let (out, all) = match send {
+        None => (None, recv.pack(&rblocks)),
+        Some((s, sd)) => (
+            Some(s.pack(&consecutive(n, sd.count, sd.ty))),
+            vec![0; n * rd.ty.packed_size(rd.count)],
+        ),
+    };
+    let mut s = ialltoall::ialltoall(&nbc_comm(cc, tag), out, all);
+    s.on_finish(Box::new(move |bufs| recv.unpack(&rblocks, &bufs[1])));
     s
 }

@@ -1,5 +1,5 @@
-/* Results of MPI_Ireduce, MPI_Iallreduce, MPI_Igather and MPI_Iscatter
- * against the blocking calls: several counts (both schedules of each
+/* Results of MPI_Ireduce, MPI_Iallreduce, MPI_Igather, MPI_Iscatter,
+ * MPI_Iallgather and MPI_Ialltoall against the blocking calls: several counts (both schedules of each
  * reduction, eager and rendezvous messages), roots, MPI_SUM / MPI_MAX and
  * a user-defined non-commutative operator (composition of affine maps
  * x -> a x + b mod 2^32), MPI_IN_PLACE, a strided vector datatype.
@@ -47,8 +47,8 @@ int main(int argc, char **argv)
     MPI_Datatype pair;
     MPI_Type_contiguous(2, MPI_UNSIGNED, &pair);
     MPI_Type_commit(&pair);
-    int counts[] = { 0, 1, 7, 600, 40000 };
-    for (int c = 0; c < 5; c++) {
+    int counts[] = { 0, 1, 7, 300, 600, 5000, 40000 };
+    for (int c = 0; c < 7; c++) {
         int n = counts[c];
         unsigned *in = vt_malloc(2 * n * sizeof(unsigned) + 8);
         unsigned *a = vt_malloc(2 * n * sizeof(unsigned) + 8);
@@ -121,6 +121,32 @@ int main(int argc, char **argv)
         MPI_Wait(&r, MPI_STATUS_IGNORE);
         MPI_Scatter(all, 2 * n, MPI_UNSIGNED, b, 2 * n, MPI_UNSIGNED, root, MPI_COMM_WORLD);
         same(a, b, 2 * n * sizeof(unsigned), "iscatter", n);
+        /* allgather and alltoall of n pairs per rank */
+        unsigned *big = vt_malloc((size_t)size * 2 * n * sizeof(unsigned) + 8);
+        size_t bytes = (size_t)size * 2 * n * sizeof(unsigned);
+        memset(all, 0, bytes);
+        memset(all2, 0, bytes);
+        MPI_Iallgather(in, n, pair, all, n, pair, MPI_COMM_WORLD, &r);
+        MPI_Allgather(in, n, pair, all2, n, pair, MPI_COMM_WORLD);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        same(all, all2, bytes, "iallgather", n);
+        memset(all, 0, bytes);
+        memcpy(all + (size_t)rank * 2 * n, in, 2 * n * sizeof(unsigned));
+        MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, 2 * n, MPI_UNSIGNED, MPI_COMM_WORLD, &r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        same(all, all2, bytes, "iallgather in place", n);
+        fill(big, size * 2 * n, 7);
+        memset(all, 0, bytes);
+        memset(all2, 0, bytes);
+        MPI_Ialltoall(big, n, pair, all, n, pair, MPI_COMM_WORLD, &r);
+        MPI_Alltoall(big, n, pair, all2, n, pair, MPI_COMM_WORLD);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        same(all, all2, bytes, "ialltoall", n);
+        memcpy(all, big, bytes);
+        MPI_Ialltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, 2 * n, MPI_UNSIGNED, MPI_COMM_WORLD, &r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        same(all, all2, bytes, "ialltoall in place", n);
+        free(big);
         free(all);
         free(all2);
         free(in);

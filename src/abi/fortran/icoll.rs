@@ -7,4 +7,6 @@ fortran! {
     mpi_iallreduce_ = PMPI_Iallreduce(sendbuf: Buf, recvbuf: Buf, count: Int, datatype: Int, op: Int, comm: Int, request: IntOut);
     mpi_igather_ = PMPI_Igather(sendbuf: Buf, sendcount: Int, sendtype: Int, recvbuf: Buf, recvcount: Int, recvtype: Int, root: Int, comm: Int, request: IntOut);
     mpi_iscatter_ = PMPI_Iscatter(sendbuf: Buf, sendcount: Int, sendtype: Int, recvbuf: Buf, recvcount: Int, recvtype: Int, root: Int, comm: Int, request: IntOut);
+    mpi_iallgather_ = PMPI_Iallgather(sendbuf: Buf, sendcount: Int, sendtype: Int, recvbuf: Buf, recvcount: Int, recvtype: Int, comm: Int, request: IntOut);
+    mpi_ialltoall_ = PMPI_Ialltoall(sendbuf: Buf, sendcount: Int, sendtype: Int, recvbuf: Buf, recvcount: Int, recvtype: Int, comm: Int, request: IntOut);
 }

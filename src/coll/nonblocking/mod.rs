@@ -32,7 +32,9 @@
 use crate::model::VTime;
 use crate::p2p::{Core, Link, Poll, Progress, ReqId};
 
+pub mod iallgather;
 pub mod iallreduce;
+pub mod ialltoall;
 pub mod ibarrier;
 pub mod ibcast;
 pub mod igather;

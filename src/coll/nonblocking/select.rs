@@ -16,6 +16,8 @@
 //! | Iallreduce | b <= 2048, a user-defined operator or count < pof2(p): recursive doubling; else reduce-scatter + allgather | generic.json `iallreduce` |
 //! | Igather | binomial | generic.json `igather` |
 //! | Iscatter | binomial | generic.json `iscatter` |
+//! | Iallgather (t = p x block bytes) | p a power of two: t < 524288 recursive doubling, else ring; other p: t < 81920 Bruck, else ring | generic.json `iallgather` |
+//! | Ialltoall (b = bytes per block) | MPI_IN_PLACE: in place; p < 8: b <= 32768 permuted sendrecv, else pairwise; other p: b <= 2048 Bruck, b <= 32768 permuted sendrecv, else pairwise | generic.json `ialltoall` |
 use crate::coll::pof2_floor;
 
 /// The Ibcast schedules.
@@ -79,6 +81,59 @@ pub fn iallreduce(p: usize, count: usize, nbytes: usize, builtin: bool) -> Iallr
     }
 }
 
+/// The Iallgather schedules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IallgatherAlgo {
+    RecursiveDoubling,
+    Brucks,
+    Ring,
+}
+
+/// Iallgather of `total` bytes (all blocks) on `p` ranks.
+pub fn iallgather(p: usize, total: usize) -> IallgatherAlgo {
+    use IallgatherAlgo::*;
+    if p.is_power_of_two() {
+        if total < 524288 {
+            RecursiveDoubling
+        } else {
+            Ring
+        }
+    } else if total < 81920 {
+        Brucks
+    } else {
+        Ring
+    }
+}
+
+/// The Ialltoall schedules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IalltoallAlgo {
+    Inplace,
+    PermutedSendrecv,
+    Brucks,
+    Pairwise,
+}
+
+/// Ialltoall of `block` bytes per rank pair on `p` ranks.
+pub fn ialltoall(p: usize, block: usize, in_place: bool) -> IalltoallAlgo {
+    use IalltoallAlgo::*;
+    if in_place {
+        Inplace
+    } else if p < 8 {
+        if block <= 32768 {
+            PermutedSendrecv
+        } else {
+            Pairwise
+        }
+    } else if block <= 2048 {
+        Brucks
+    } else if block <= 32768 {
+        PermutedSendrecv
+    } else {
+        Pairwise
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,5 +163,21 @@ mod tests {
         assert_eq!(ireduce(8, 513, 2052, true), R::ReduceScatterGather);
         assert_eq!(ireduce(8, 513, 2052, false), R::Binomial);
         assert_eq!(ireduce(5, 3, 3000, true), R::Binomial);
+    }
+
+    #[test]
+    fn allgather_alltoall_thresholds_on_both_sides() {
+        use IallgatherAlgo as G;
+        use IalltoallAlgo as T;
+        assert_eq!(iallgather(8, 524287), G::RecursiveDoubling);
+        assert_eq!(iallgather(8, 524288), G::Ring);
+        assert_eq!(iallgather(6, 81919), G::Brucks);
+        assert_eq!(iallgather(6, 81920), G::Ring);
+        assert_eq!(ialltoall(4, 1, true), T::Inplace);
+        assert_eq!(ialltoall(7, 32768, false), T::PermutedSendrecv);
+        assert_eq!(ialltoall(7, 32769, false), T::Pairwise);
+        assert_eq!(ialltoall(8, 2048, false), T::Brucks);
+        assert_eq!(ialltoall(8, 2049, false), T::PermutedSendrecv);
+        assert_eq!(ialltoall(8, 32769, false), T::Pairwise);
     }
 }
