@@ -1384,6 +1384,36 @@ module mpi
       integer :: request
       integer :: ierror
     end subroutine PMPI_IALLGATHER
+    subroutine MPI_IALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+        comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_IALLGATHERV
+    subroutine PMPI_IALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+        recvtype, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_IALLGATHERV
     subroutine MPI_IALLREDUCE(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
       type(*), dimension(*) :: sendbuf
@@ -1436,6 +1466,70 @@ module mpi
       integer :: request
       integer :: ierror
     end subroutine PMPI_IALLTOALL
+    subroutine MPI_IALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+        recvtype, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_IALLTOALLV
+    subroutine PMPI_IALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+        rdispls, recvtype, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_IALLTOALLV
+    subroutine MPI_IALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+        rdispls, recvtypes, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      integer, dimension(*) :: sendtypes
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      integer, dimension(*) :: recvtypes
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_IALLTOALLW
+    subroutine PMPI_IALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+        rdispls, recvtypes, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      integer, dimension(*) :: sendtypes
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      integer, dimension(*) :: recvtypes
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_IALLTOALLW
     subroutine MPI_IBARRIER(comm, request, ierror)
       integer, intent(in) :: comm
       integer :: request
@@ -1488,6 +1582,30 @@ module mpi
       integer :: request
       integer :: ierror
     end subroutine PMPI_IBSEND
+    subroutine MPI_IEXSCAN(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_IEXSCAN
+    subroutine PMPI_IEXSCAN(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_IEXSCAN
     subroutine MPI_IGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
         request, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -1518,6 +1636,38 @@ module mpi
       integer :: request
       integer :: ierror
     end subroutine PMPI_IGATHER
+    subroutine MPI_IGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+        root, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_IGATHERV
+    subroutine PMPI_IGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+        root, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_IGATHERV
     subroutine MPI_INIT(ierror)
       integer :: ierror
     end subroutine MPI_INIT
@@ -1630,6 +1780,30 @@ module mpi
       integer :: request
       integer :: ierror
     end subroutine PMPI_IRSEND
+    subroutine MPI_ISCAN(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_ISCAN
+    subroutine PMPI_ISCAN(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_ISCAN
     subroutine MPI_ISCATTER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
         request, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -1660,6 +1834,38 @@ module mpi
       integer :: request
       integer :: ierror
     end subroutine PMPI_ISCATTER
+    subroutine MPI_ISCATTERV(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+        root, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_ISCATTERV
+    subroutine PMPI_ISCATTERV(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+        root, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_ISCATTERV
     subroutine MPI_ISEND(buf, count, datatype, dest, tag, comm, request, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       type(*), dimension(*) :: buf

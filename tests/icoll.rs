@@ -206,3 +206,24 @@ fn reductions_gathers_scatters_alltoalls_equal_the_blocking_ones() {
         }
     }
 }
+
+#[test]
+fn scans_and_v_collectives_equal_the_blocking_ones() {
+    // MPI_Iscan, MPI_Iexscan, MPI_Igatherv, MPI_Iscatterv, MPI_Iallgatherv
+    // (every schedule), MPI_Ialltoallv / MPI_Ialltoallw (blocked and in
+    // place): blocks of different sizes, some empty, with gaps between
+    // them; a user-defined non-commutative operator; MPI_IN_PLACE.
+    let prog = program("icoll_results3");
+    for n in [1u32, 2, 3, 4, 5, 8, 13] {
+        let job = Run::new(n, one_per_node().as_os_str(), &prog).run();
+        job.assert_success();
+        assert!(!job.stdout.contains("FAIL"), "{n} ranks:\n{}", job.dump());
+        for r in 0..n {
+            assert!(
+                job.stdout.contains(&format!("ok rank={r} checks=")),
+                "{n} ranks, rank {r}:\n{}",
+                job.dump()
+            );
+        }
+    }
+}

@@ -5,10 +5,10 @@
 //! buffers when the schedule completes (inside the MPI call that completes
 //! it). Arguments are checked before (see `coll_args`).
 use crate::coll::nonblocking::{
-    self as nbc, iallgather, iallreduce, ialltoall, ibarrier, ibcast, igather, ireduce, iscatter,
-    NbcComm, OwnedOp, Schedule,
+    self as nbc, iallgather, iallgatherv, iallreduce, ialltoall, ialltoallv, ibarrier, ibcast,
+    iexscan, igather, igatherv, ireduce, iscan, iscatter, iscatterv, NbcComm, OwnedOp, Schedule,
 };
-use crate::mpi::coll_args::{consecutive, whole, Block, CollComm, UserBuf};
+use crate::mpi::coll_args::{consecutive, whole, Block, CollComm, Packed, UserBuf};
 use crate::mpi::coll_calls::Data;
 use crate::mpi::error::MpiResult;
 use crate::mpi::request::{Kind, Req, ReqState};
@@ -217,5 +217,150 @@ pub fn ialltoall(
     };
     let mut s = ialltoall::ialltoall(&nbc_comm(cc, tag), out, all);
     s.on_finish(Box::new(move |bufs| recv.unpack(&rblocks, &bufs[1])));
+    s
+}
+
+/// MPI_Iscan: `send` None is MPI_IN_PLACE.
+pub fn iscan(
+    cc: &CollComm,
+    tag: i32,
+    send: Option<&dyn UserBuf>,
+    mut recv: OutBuf,
+    d: Data,
+    op: OwnedOp,
+) -> Schedule {
+    let blocks = d.ty_blocks();
+    let data = own(send.map(|s| (s, &blocks[..])), &*recv, &blocks);
+    let mut s = iscan::iscan(&nbc_comm(cc, tag), data, op);
+    s.on_finish(Box::new(move |b| recv.unpack(&blocks, &b[0])));
+    s
+}
+
+/// MPI_Iexscan: `send` None is MPI_IN_PLACE; rank 0's `recv` is left as
+/// it is.
+pub fn iexscan(
+    cc: &CollComm,
+    tag: i32,
+    send: Option<&dyn UserBuf>,
+    mut recv: OutBuf,
+    d: Data,
+    op: OwnedOp,
+) -> Schedule {
+    let blocks = d.ty_blocks();
+    let data = own(send.map(|s| (s, &blocks[..])), &*recv, &blocks);
+    let mut s = iexscan::iexscan(&nbc_comm(cc, tag), data, op);
+    if cc.me != 0 && d.count > 0 {
+        s.on_finish(Box::new(move |b| recv.unpack(&blocks, &b[0])));
+    }
+    s
+}
+
+/// MPI_Igatherv: at the root, rank i's data lands in `rblocks[i]`.
+pub fn igatherv(
+    cc: &CollComm,
+    tag: i32,
+    send: Option<(&dyn UserBuf, Data)>,
+    mut recv: OutBuf,
+    rblocks: Vec<Block>,
+    root: usize,
+) -> Schedule {
+    let mine = match send {
+        Some((s, d)) => s.pack(&whole(d.count, d.ty)),
+        None => recv.pack(&rblocks[cc.me..cc.me + 1]),
+    };
+    let c = nbc_comm(cc, tag);
+    if cc.me != root {
+        let empty = Packed::of(&[]);
+        return igatherv::igatherv(&c, mine, empty.layout(), root);
+    }
+    let packed = Packed::of(&rblocks);
+    let mut all = vec![0; packed.total()];
+    crate::coll::put(&mut all, packed.displs[cc.me], &mine);
+    let mut s = igatherv::igatherv(&c, all, packed.layout(), root);
+    s.on_finish(Box::new(move |b| recv.unpack(&rblocks, &b[0])));
+    s
+}
+
+/// MPI_Iscatterv: rank i gets the root's `sblocks[i]` (packed now).
+pub fn iscatterv(
+    cc: &CollComm,
+    tag: i32,
+    send: Option<(&dyn UserBuf, &[Block])>,
+    recv: Option<(OutBuf, Data)>,
+    root: usize,
+) -> Schedule {
+    let c = nbc_comm(cc, tag);
+    let mine = recv.as_ref().map_or(0, |r| r.1.ty.packed_size(r.1.count));
+    let (mut s, my_off) = match send {
+        Some((sb, sblocks)) if cc.me == root => {
+            let p = Packed::of(sblocks);
+            let off = p.displs[cc.me];
+            (
+                iscatterv::iscatterv(&c, sb.pack(sblocks), p.layout(), mine, root),
+                off,
+            )
+        }
+        _ => {
+            let empty = Packed::of(&[]);
+            (
+                iscatterv::iscatterv(&c, Vec::new(), empty.layout(), mine, root),
+                0,
+            )
+        }
+    };
+    if let Some((mut r, d)) = recv {
+        let blocks = d.ty_blocks();
+        s.on_finish(Box::new(move |b| {
+            r.unpack(&blocks, &b[0][my_off..my_off + mine])
+        }));
+    }
+    s
+}
+
+/// MPI_Iallgatherv: rank i's data lands in `rblocks[i]`.
+pub fn iallgatherv(
+    cc: &CollComm,
+    tag: i32,
+    send: Option<(&dyn UserBuf, Data)>,
+    mut recv: OutBuf,
+    rblocks: Vec<Block>,
+) -> Schedule {
+    let mine = match send {
+        Some((s, d)) => s.pack(&whole(d.count, d.ty)),
+        None => recv.pack(&rblocks[cc.me..cc.me + 1]),
+    };
+    let packed = Packed::of(&rblocks);
+    let mut all = vec![0; packed.total()];
+    crate::coll::put(&mut all, packed.displs[cc.me], &mine);
+    let mut s = iallgatherv::iallgatherv(&nbc_comm(cc, tag), all, packed.layout());
+    s.on_finish(Box::new(move |b| recv.unpack(&rblocks, &b[0])));
+    s
+}
+
+/// MPI_Ialltoallv / MPI_Ialltoallw: `sblocks[j]` go to rank j, `rblocks[j]`
+/// come from rank j; `send` None is MPI_IN_PLACE.
+pub fn ialltoallv(
+    cc: &CollComm,
+    tag: i32,
+    name: &'static str,
+    send: Option<(&dyn UserBuf, &[Block])>,
+    mut recv: OutBuf,
+    rblocks: Vec<Block>,
+) -> Schedule {
+    let rp = Packed::of(&rblocks);
+    let c = nbc_comm(cc, tag);
+    let mut s = match send {
+        None => {
+            let all = recv.pack(&rblocks);
+            ialltoallv::ialltoallv(&c, name, None, all, rp.layout())
+        }
+        Some((sb, sblocks)) => {
+            let sp = Packed::of(sblocks);
+            let out = sb.pack(sblocks);
+            let all = vec![0; rp.total()];
+            ialltoallv::ialltoallv(&c, name, Some((out, sp.layout())), all, rp.layout())
+        }
+    };
+    s.on_finish(Box::new(move |b| recv.unpack(&rblocks, &b[1])));
     s
 }

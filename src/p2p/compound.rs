@@ -99,8 +99,9 @@ impl<L: Link> Core<L> {
         }
     }
 
-    /// A standard-mode send of bytes the request owns, started at `t` (plus
-    /// o_send) without moving the clock. Returns the request and tr.
+    /// A standard-mode (`sync`: synchronous-mode) send of bytes the request
+    /// owns, started at `t` (plus o_send) without moving the clock. Returns
+    /// the request and tr.
     pub fn isend_vec_at(
         &mut self,
         data: Vec<u8>,
@@ -108,6 +109,7 @@ impl<L: Link> Core<L> {
         tag: i32,
         ctx: u32,
         t: VTime,
+        sync: bool,
     ) -> (ReqId, VTime) {
         let ts = t + self.model.o_send;
         let op = Op::Send {
@@ -117,7 +119,7 @@ impl<L: Link> Core<L> {
             remote: false,
         };
         let id = self.reqs.insert(Request::new(op, ts));
-        let tr = self.start_send_at(id, dest, tag, ctx, false, ts);
+        let tr = self.start_send_at(id, dest, tag, ctx, sync, ts);
         (id, tr)
     }
 

@@ -33,13 +33,19 @@ use crate::model::VTime;
 use crate::p2p::{Core, Link, Poll, Progress, ReqId};
 
 pub mod iallgather;
+pub mod iallgatherv;
 pub mod iallreduce;
 pub mod ialltoall;
+pub mod ialltoallv;
 pub mod ibarrier;
 pub mod ibcast;
+pub mod iexscan;
 pub mod igather;
+pub mod igatherv;
 pub mod ireduce;
+pub mod iscan;
 pub mod iscatter;
+pub mod iscatterv;
 pub mod select;
 
 /// Tags of nonblocking collectives start here (blocking ones use 1..=16).
@@ -67,6 +73,8 @@ pub fn at(buf: usize, off: usize) -> At {
 pub enum Xfer {
     /// Send `len` bytes from `from`, read when the round starts.
     Send { from: At, len: usize, to: usize },
+    /// The same in synchronous mode (always the rendezvous protocol).
+    Ssend { from: At, len: usize, to: usize },
     /// Receive exactly `len` bytes into `into`.
     Recv { into: At, len: usize, from: usize },
 }
@@ -244,10 +252,15 @@ impl Schedule {
             }
         }
         for x in &round.xfers {
-            if let Xfer::Send { from, len, to } = *x {
+            let (from, len, to, sync) = match *x {
+                Xfer::Send { from, len, to } => (from, len, to, false),
+                Xfer::Ssend { from, len, to } => (from, len, to, true),
+                Xfer::Recv { .. } => continue,
+            };
+            {
                 let data = self.bufs[from.buf][from.off..from.off + len].to_vec();
                 let (r, tr) =
-                    core.isend_vec_at(data, self.ranks[to], self.tag, self.ctx, self.cursor);
+                    core.isend_vec_at(data, self.ranks[to], self.tag, self.ctx, self.cursor, sync);
                 self.cursor = tr;
                 self.live.push(r);
                 self.sends.push(r);

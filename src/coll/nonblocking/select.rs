@@ -18,6 +18,10 @@
 //! | Iscatter | binomial | generic.json `iscatter` |
 //! | Iallgather (t = p x block bytes) | p a power of two: t < 524288 recursive doubling, else ring; other p: t < 81920 Bruck, else ring | generic.json `iallgather` |
 //! | Ialltoall (b = bytes per block) | MPI_IN_PLACE: in place; p < 8: b <= 32768 permuted sendrecv, else pairwise; other p: b <= 2048 Bruck, b <= 32768 permuted sendrecv, else pairwise | generic.json `ialltoall` |
+//! | Igatherv, Iscatterv | linear (synchronous sends to the root from 32 ranks on) | generic.json `igatherv`, `iscatterv`; `MPIR_CVAR_GATHERV_INTER_SSEND_MIN_PROCS` |
+//! | Iallgatherv | as Iallgather, t = the total bytes | generic.json `iallgatherv` |
+//! | Ialltoallv, Ialltoallw | MPI_IN_PLACE: in place; else blocked (batches of 32) | generic.json `ialltoallv`, `ialltoallw`; `MPIR_CVAR_ALLTOALL_THROTTLE` |
+//! | Iscan, Iexscan | recursive doubling | generic.json `iscan`, `iexscan` |
 use crate::coll::pof2_floor;
 
 /// The Ibcast schedules.
