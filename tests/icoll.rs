@@ -227,3 +227,23 @@ fn scans_and_v_collectives_equal_the_blocking_ones() {
         }
     }
 }
+
+#[test]
+fn reduce_scatters_equal_the_blocking_ones() {
+    // MPI_Ireduce_scatter and MPI_Ireduce_scatter_block: recursive halving,
+    // pairwise, the noncommutative schedule and recursive doubling; empty
+    // blocks; MPI_IN_PLACE.
+    let prog = program("icoll_results4");
+    for n in [1u32, 2, 3, 4, 5, 8, 13] {
+        let job = Run::new(n, one_per_node().as_os_str(), &prog).run();
+        job.assert_success();
+        assert!(!job.stdout.contains("FAIL"), "{n} ranks:\n{}", job.dump());
+        for r in 0..n {
+            assert!(
+                job.stdout.contains(&format!("ok rank={r} checks=35\n")),
+                "{n} ranks, rank {r}:\n{}",
+                job.dump()
+            );
+        }
+    }
+}

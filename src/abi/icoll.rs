@@ -1,7 +1,7 @@
 //! Nonblocking collective calls: MPI_Ibarrier, MPI_Ibcast, MPI_Ireduce,
 //! MPI_Iallreduce, MPI_Igather, MPI_Iscatter, MPI_Iallgather, MPI_Ialltoall,
 //! MPI_Iscan, MPI_Iexscan, MPI_Igatherv, MPI_Iscatterv, MPI_Iallgatherv,
-//! MPI_Ialltoallv, MPI_Ialltoallw. Arguments are
+//! MPI_Ialltoallv, MPI_Ialltoallw, MPI_Ireduce_scatter, MPI_Ireduce_scatter_block. Arguments are
 //! checked as for the blocking calls (`abi::coll`), plus the request
 //! pointer; the schedules are in `coll::nonblocking`, their MPI semantics
 //! in `mpi::icoll_calls`.
@@ -637,6 +637,54 @@ mpi_fn! {
             let s = sblocks.as_deref().map(|b| (&sb as &dyn UserBuf, b));
             let tag = icoll_calls::next_tag(w, comm)?;
             let sch = icoll_calls::ialltoallv(&cc, tag, "MPI_Ialltoallw", s, Box::new(rb), rblocks);
+            *req = icoll_calls::start(w, comm, sch)?;
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Ireduce_scatter / PMPI_Ireduce_scatter(
+        sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const c_int,
+        datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, request: *mut MPI_Request,
+    ) -> c_int {
+        call("MPI_Ireduce_scatter", comm, |w| {
+            let cc = CollComm::of(w, comm)?;
+            // SAFETY: one entry per rank (MPI's contract).
+            let counts = unsafe { array(recvcounts, cc.size(), "recvcounts") }?;
+            let counts = args::counts(counts, "recvcounts")?;
+            let (_, _, ty, op) = red(w, comm, 0, datatype, op)?;
+            let total: usize = counts.iter().sum();
+            // In place, recvbuf holds the whole input.
+            let rcount = if in_place(sendbuf) { total } else { counts[cc.me] };
+            // SAFETY: MPI's contract for the buffers of a nonblocking call.
+            let (s, r) = unsafe { red_buffers(sendbuf, recvbuf, total, rcount, &ty) }?;
+            // SAFETY: null or a valid request pointer (caller).
+            let req = unsafe { out(request, "request") }?;
+            let tag = icoll_calls::next_tag(w, comm)?;
+            let sch = icoll_calls::ireduce_scatter(&cc, tag, "MPI_Ireduce_scatter", as_user(&s), Box::new(r), &counts, &ty, op);
+            *req = icoll_calls::start(w, comm, sch)?;
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Ireduce_scatter_block / PMPI_Ireduce_scatter_block(
+        sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: c_int,
+        datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, request: *mut MPI_Request,
+    ) -> c_int {
+        call("MPI_Ireduce_scatter_block", comm, |w| {
+            let (cc, count, ty, op) = red(w, comm, recvcount, datatype, op)?;
+            let total = count * cc.size();
+            let rcount = if in_place(sendbuf) { total } else { count };
+            // SAFETY: MPI's contract for the buffers of a nonblocking call.
+            let (s, r) = unsafe { red_buffers(sendbuf, recvbuf, total, rcount, &ty) }?;
+            // SAFETY: null or a valid request pointer (caller).
+            let req = unsafe { out(request, "request") }?;
+            let tag = icoll_calls::next_tag(w, comm)?;
+            let counts = vec![count; cc.size()];
+            let sch = icoll_calls::ireduce_scatter(&cc, tag, "MPI_Ireduce_scatter_block", as_user(&s), Box::new(r), &counts, &ty, op);
             *req = icoll_calls::start(w, comm, sch)?;
             Ok(())
         })

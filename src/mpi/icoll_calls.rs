@@ -364,3 +364,29 @@ pub fn ialltoallv(
     s.on_finish(Box::new(move |b| recv.unpack(&rblocks, &b[1])));
     s
 }
+
+/// MPI_Ireduce_scatter / MPI_Ireduce_scatter_block: `counts[i]` elements of
+/// the result go to rank i; with MPI_IN_PLACE the input is the whole `recv`
+/// buffer.
+#[allow(clippy::too_many_arguments)]
+pub fn ireduce_scatter(
+    cc: &CollComm,
+    tag: i32,
+    name: &'static str,
+    send: Option<&dyn UserBuf>,
+    mut recv: OutBuf,
+    counts: &[usize],
+    ty: &std::sync::Arc<crate::mpi::datatype::Datatype>,
+    op: OwnedOp,
+) -> Schedule {
+    let total: usize = counts.iter().sum();
+    let in_blocks = whole(total, ty);
+    let input = own(send.map(|s| (s, &in_blocks[..])), &*recv, &in_blocks);
+    let bytes: Vec<usize> = counts.iter().map(|&c| ty.packed_size(c)).collect();
+    let mut s = nbc::ireduce_scatter::ireduce_scatter(&nbc_comm(cc, tag), name, input, &bytes, op);
+    let out = whole(counts[cc.me], ty);
+    if bytes.iter().sum::<usize>() > 0 {
+        s.on_finish(Box::new(move |b| recv.unpack(&out, &b[2])));
+    }
+    s
+}

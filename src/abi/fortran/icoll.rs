@@ -16,4 +16,6 @@ fortran! {
     mpi_iallgatherv_ = PMPI_Iallgatherv(sendbuf: Buf, sendcount: Int, sendtype: Int, recvbuf: Buf, recvcounts: Ints, displs: Ints, recvtype: Int, comm: Int, request: IntOut);
     mpi_ialltoallv_ = PMPI_Ialltoallv(sendbuf: Buf, sendcounts: Ints, sdispls: Ints, sendtype: Int, recvbuf: Buf, recvcounts: Ints, rdispls: Ints, recvtype: Int, comm: Int, request: IntOut);
     mpi_ialltoallw_ = PMPI_Ialltoallw(sendbuf: Buf, sendcounts: Ints, sdispls: Ints, sendtypes: Ints, recvbuf: Buf, recvcounts: Ints, rdispls: Ints, recvtypes: Ints, comm: Int, request: IntOut);
+    mpi_ireduce_scatter_ = PMPI_Ireduce_scatter(sendbuf: Buf, recvbuf: Buf, recvcounts: Ints, datatype: Int, op: Int, comm: Int, request: IntOut);
+    mpi_ireduce_scatter_block_ = PMPI_Ireduce_scatter_block(sendbuf: Buf, recvbuf: Buf, recvcount: Int, datatype: Int, op: Int, comm: Int, request: IntOut);
 }

@@ -43,6 +43,7 @@ pub mod iexscan;
 pub mod igather;
 pub mod igatherv;
 pub mod ireduce;
+pub mod ireduce_scatter;
 pub mod iscan;
 pub mod iscatter;
 pub mod iscatterv;

@@ -22,6 +22,7 @@
 //! | Iallgatherv | as Iallgather, t = the total bytes | generic.json `iallgatherv` |
 //! | Ialltoallv, Ialltoallw | MPI_IN_PLACE: in place; else blocked (batches of 32) | generic.json `ialltoallv`, `ialltoallw`; `MPIR_CVAR_ALLTOALL_THROTTLE` |
 //! | Iscan, Iexscan | recursive doubling | generic.json `iscan`, `iexscan` |
+//! | Ireduce_scatter, Ireduce_scatter_block (t = total bytes) | commutative: t < 524288 recursive halving, else pairwise; non-commutative: p a power of two and equal blocks: the noncommutative recursive halving, else recursive doubling | generic.json `ireduce_scatter`, `ireduce_scatter_block` |
 use crate::coll::pof2_floor;
 
 /// The Ibcast schedules.
@@ -138,6 +139,37 @@ pub fn ialltoall(p: usize, block: usize, in_place: bool) -> IalltoallAlgo {
     }
 }
 
+/// The Ireduce_scatter(_block) schedules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IreduceScatterAlgo {
+    RecursiveHalving,
+    Pairwise,
+    Noncommutative,
+    RecursiveDoubling,
+}
+
+/// Ireduce_scatter of `total` bytes on `p` ranks; `regular`: every rank
+/// gets as much.
+pub fn ireduce_scatter(
+    p: usize,
+    total: usize,
+    commutative: bool,
+    regular: bool,
+) -> IreduceScatterAlgo {
+    use IreduceScatterAlgo::*;
+    if commutative {
+        if total < 524288 {
+            RecursiveHalving
+        } else {
+            Pairwise
+        }
+    } else if regular && p.is_power_of_two() {
+        Noncommutative
+    } else {
+        RecursiveDoubling
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,6 +199,16 @@ mod tests {
         assert_eq!(ireduce(8, 513, 2052, true), R::ReduceScatterGather);
         assert_eq!(ireduce(8, 513, 2052, false), R::Binomial);
         assert_eq!(ireduce(5, 3, 3000, true), R::Binomial);
+    }
+
+    #[test]
+    fn reduce_scatter_thresholds_on_both_sides() {
+        use IreduceScatterAlgo::*;
+        assert_eq!(ireduce_scatter(6, 524287, true, false), RecursiveHalving);
+        assert_eq!(ireduce_scatter(6, 524288, true, true), Pairwise);
+        assert_eq!(ireduce_scatter(8, 10, false, true), Noncommutative);
+        assert_eq!(ireduce_scatter(8, 10, false, false), RecursiveDoubling);
+        assert_eq!(ireduce_scatter(6, 10, false, true), RecursiveDoubling);
     }
 
     #[test]
