@@ -247,3 +247,51 @@ fn reduce_scatters_equal_the_blocking_ones() {
         }
     }
 }
+
+#[test]
+fn any_source_decisions_with_collectives_in_progress_are_deterministic() {
+    // Rank 0 takes MPI_ANY_SOURCE messages whose send times depend on when
+    // other ranks' schedules make progress (inner nodes of the broadcast
+    // tree forward only inside MPI_Wait). Every run, on every core count,
+    // gives the same output, and rank 0 takes the messages in the order
+    // they arrive (one hop class: send order; ties to the lower rank).
+    let prog = program("icoll_anysource");
+    let mut first: Option<String> = None;
+    for cores in CORE_VARIANTS.into_iter().chain(CORE_VARIANTS) {
+        let job = Run::new(8, one_per_node().as_os_str(), &prog)
+            .cores(cores)
+            .run();
+        job.assert_success();
+        assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+        let mut lines: Vec<&str> = job.stdout.lines().filter(|l| !l.is_empty()).collect();
+        let got: Vec<&str> = lines
+            .iter()
+            .copied()
+            .filter(|l| l.starts_with("got "))
+            .collect();
+        lines.sort();
+        let out = lines.join("\n");
+        match &first {
+            None => first = Some(out),
+            Some(f) => assert_eq!(f, &out, "cores {cores:?}:\n{}", job.dump()),
+        }
+        // (send time, rank) of every sender, in the order rank 0 got them.
+        let sent: BTreeMap<i64, u64> = common::records(&job.stdout, "sent")
+            .iter()
+            .map(|r| (r.int("rank"), r.ps("t")))
+            .collect();
+        let order: Vec<i64> = got
+            .iter()
+            .map(|l| {
+                l.split_whitespace()
+                    .find_map(|w| w.strip_prefix("src="))
+                    .unwrap()
+                    .parse()
+                    .unwrap()
+            })
+            .collect();
+        let mut want: Vec<i64> = sent.keys().copied().collect();
+        want.sort_by_key(|r| (sent[r], *r));
+        assert_eq!(order, want, "{}", job.dump());
+    }
+}
