@@ -409,10 +409,12 @@ impl<L: Link> Core<L> {
             Some(pos) => {
                 let h = self.pending.remove(pos).unwrap();
                 self.bind(h, id);
-                if self.held[h].as_ref().unwrap().unexpected_since.is_some() {
-                    // In the unexpected queue: handled in the starting phase.
+                if let Some(u) = self.held[h].as_ref().unwrap().unexpected_since {
+                    // In the unexpected queue: handled in the starting phase
+                    // (a receive a schedule posts at a past time takes it
+                    // once it is there).
                     let held = self.take_held(h);
-                    self.receive_unexpected(id, held, t);
+                    self.receive_unexpected(id, held, t.max(u));
                 }
             }
         }
