@@ -34,6 +34,7 @@ pub mod mpit;
 pub mod neighbor;
 pub mod grequest;
 pub mod mprobe;
+pub mod icoll;
 pub mod op;
 pub mod p2p;
 pub mod pack;

@@ -32,6 +32,7 @@ pub mod exscan;
 pub mod gather;
 pub mod gatherv;
 pub mod neighbor;
+pub mod nonblocking;
 pub mod reduce;
 pub mod reduce_scatter;
 pub mod reduce_scatter_block;

@@ -52,7 +52,7 @@ impl Clock {
         }
     }
 
-    fn scaled(&self, ns: u64) -> VTime {
+    pub fn scaled(&self, ns: u64) -> VTime {
         VTime::from_ps((ns as f64 * 1000.0 * self.scale).round() as u64)
     }
 

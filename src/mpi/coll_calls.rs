@@ -30,6 +30,10 @@ impl Data<'_> {
     fn blocks(&self) -> Vec<Block> {
         whole(self.count, self.ty)
     }
+    /// The blocks of `count` consecutive elements.
+    pub fn ty_blocks(&self) -> Vec<Block> {
+        self.blocks()
+    }
 }
 
 fn comm<'a, L: Link>(core: &'a mut Core<L>, cc: &'a CollComm) -> coll::Comm<'a, L> {

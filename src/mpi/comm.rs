@@ -68,6 +68,8 @@ pub struct Comm {
     pub hints: Hints,
     /// Graph or distributed-graph topology, if any.
     pub graph: Option<Arc<GraphTopo>>,
+    /// Nonblocking collectives started on it (their tags).
+    pub nbc_seq: u32,
 }
 
 impl Comm {
@@ -83,6 +85,7 @@ impl Comm {
             topo: None,
             hints: Hints::default(),
             graph: None,
+            nbc_seq: 0,
         }
     }
 

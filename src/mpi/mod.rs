@@ -35,6 +35,7 @@ pub mod neighbor_calls;
 pub mod grequest;
 pub mod isendrecv;
 pub mod message;
+pub mod icoll_calls;
 pub mod op;
 pub mod pack;
 pub mod persistent;

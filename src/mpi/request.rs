@@ -14,6 +14,8 @@ use std::sync::Arc;
 pub enum Kind {
     Send,
     Recv,
+    /// A nonblocking collective (a compound p2p request).
+    Coll,
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -324,6 +324,8 @@ impl<E: Backend> World<E> {
     pub(crate) fn p2p_completion(&self, req: &Req, id: ReqId) -> Completion {
         let s = self.ep.status(id);
         if req.kind == Kind::Send || s.cancelled {
+        drop(req.keep);
+        if req.kind != Kind::Recv || s.cancelled {
             let st = empty_status();
             return Completion::ok(make_status(
                 st.MPI_SOURCE,
@@ -733,6 +735,10 @@ impl<E: Backend> World<E> {
                     "cancelling a send is not supported by vaced (request {h:#x}); \
                      MPI_Cancel works on receives"
                 ),
+            ),
+            (Kind::Coll, ReqState::Active(_)) => fail(
+                sys::MPI_ERR_REQUEST,
+                format!("request {h:#x} is a nonblocking collective, which cannot be cancelled"),
             ),
             (Kind::Recv, ReqState::Active(id)) => {
                 // false: it has matched already and completes normally

@@ -15,6 +15,10 @@ use std::collections::VecDeque;
 use std::fmt::Write;
 use std::time::Instant;
 
+#[path = "compound.rs"]
+mod compound;
+pub use compound::{Poll, Progress};
+
 /// A message taken from the host inbox and not yet finished with.
 struct Held {
     msg: Msg,
@@ -80,6 +84,10 @@ pub struct Core<L: Link> {
     /// Earliest completion (or entry into the unexpected queue) during the
     /// blocking wait in progress: a wait deciding at T may end this early.
     floor: Option<VTime>,
+    /// Compound requests (nonblocking collectives) in progress.
+    compounds: Vec<compound::Compound<L>>,
+    /// A compound request started a round since this was last cleared.
+    compound_moved: bool,
 }
 
 fn matches(m: &Msg, src: Option<u32>, tag: Option<i32>, ctx: u32) -> bool {
@@ -113,6 +121,8 @@ impl<L: Link> Core<L> {
             deciding: None,
             call: String::new(),
             floor: None,
+            compounds: Vec::new(),
+            compound_moved: false,
         }
     }
 
@@ -246,6 +256,21 @@ impl<L: Link> Core<L> {
 
     fn start_send(&mut self, id: ReqId, dest: u32, tag: i32, ctx: u32, sync: bool) {
         let ts = self.clock.now();
+        let tr = self.start_send_at(id, dest, tag, ctx, sync, ts);
+        self.clock.advance_comm(tr);
+    }
+
+    /// The starting phase of send `id` at `ts` (the clock does not move).
+    /// Returns tr, when the copy into the message (eager) or the REQ ends.
+    fn start_send_at(
+        &mut self,
+        id: ReqId,
+        dest: u32,
+        tag: i32,
+        ctx: u32,
+        sync: bool,
+        ts: VTime,
+    ) -> VTime {
         let size = self.reqs.get(id).send_bytes().len() as u64;
         self.counters.msgs_sent += 1;
         self.counters.bytes_sent += size;
@@ -260,8 +285,8 @@ impl<L: Link> Core<L> {
             wire::encode(&m, Body::Inline(req.send_bytes()), max, |p| {
                 link.send(dest, p, ta);
             });
-            self.clock.advance_comm(tr);
             self.complete(id, tr, Status::default());
+            tr
         } else {
             let hb = self.model.header_bytes;
             let (tr, ta) = self.model.send_times(ts, hb, self.me, dest);
@@ -284,7 +309,7 @@ impl<L: Link> Core<L> {
                 None => Body::None,
             };
             self.emit(dest, &m, body);
-            self.clock.advance_comm(tr);
+            tr
         }
     }
 
@@ -348,6 +373,18 @@ impl<L: Link> Core<L> {
 
     fn irecv_into(&mut self, buf: Target, src: Option<u32>, tag: Option<i32>, ctx: u32) -> ReqId {
         let t = self.clock.now();
+        self.irecv_into_at(buf, src, tag, ctx, t)
+    }
+
+    /// The starting phase of a receive posted at `t`.
+    fn irecv_into_at(
+        &mut self,
+        buf: Target,
+        src: Option<u32>,
+        tag: Option<i32>,
+        ctx: u32,
+        t: VTime,
+    ) -> ReqId {
         let op = Op::Recv {
             src,
             tag,
@@ -372,10 +409,12 @@ impl<L: Link> Core<L> {
             Some(pos) => {
                 let h = self.pending.remove(pos).unwrap();
                 self.bind(h, id);
-                if self.held[h].as_ref().unwrap().unexpected_since.is_some() {
-                    // In the unexpected queue: handled in the starting phase.
+                if let Some(u) = self.held[h].as_ref().unwrap().unexpected_since {
+                    // In the unexpected queue: handled in the starting phase
+                    // (a receive a schedule posts at a past time takes it
+                    // once it is there).
                     let held = self.take_held(h);
-                    self.receive_unexpected(id, held, t);
+                    self.receive_unexpected(id, held, t.max(u));
                 }
             }
         }
@@ -744,6 +783,11 @@ impl<L: Link> Core<L> {
     /// DealMessage (Algorithm 3) for held message `i`. Returns the completion
     /// time of a request it completed, if any.
     fn deal(&mut self, i: usize) {
+        self.deal_message(i);
+        self.progress_compounds();
+    }
+
+    fn deal_message(&mut self, i: usize) {
         let h = self.held[i].as_ref().unwrap();
         let now = self.clock.now();
         let t = self.hist.handling_time(h.msg.ta, now);
@@ -887,6 +931,7 @@ impl<L: Link> Core<L> {
             for &r in rs {
                 self.reqs.get_mut(r).waited = on;
             }
+            self.mark_compounds();
         }
     }
 
@@ -914,6 +959,12 @@ impl<L: Link> Core<L> {
         }
         // Lines 11-20: the host inbox, in arrival order.
         while !self.goal_met(goal, by) {
+            if block && std::mem::take(&mut self.compound_moved) {
+                // A compound request started a round: messages held early
+                // for its new receives are now related.
+                self.deal_related_early(goal);
+                continue;
+            }
             if block && self.exact && self.decide_wildcards(goal, None) {
                 self.deal_related_early(goal);
                 continue;

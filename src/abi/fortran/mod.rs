@@ -34,6 +34,7 @@ pub mod errhan_dtype;
 pub mod group;
 pub mod handles;
 pub mod info;
+pub mod icoll;
 pub mod kinds;
 pub mod p2p;
 pub mod p2p_more;

@@ -1,0 +1,145 @@
+//! Compound requests: one request completed by a schedule of point-to-point
+//! steps that the schedule itself starts (the nonblocking collectives of
+//! `crate::coll::nonblocking`). The engine owns the schedule while it runs
+//! and lets it move on each time a message is dealt with
+//! ([`Core::progress_compounds`] at the end of DealMessage), so progress
+//! happens only inside MPI calls, as in a library without a progress
+//! thread.
+//!
+//! Timing rules:
+//! * the schedule's first steps start in the call that creates it, at tV;
+//!   that call's clock ends where the last send it started ends its copy
+//!   (as consecutive `MPI_Isend`s would);
+//! * later steps start at the virtual time the steps they follow completed
+//!   (a completion is a message handled at ttemp, Algorithm 3), without
+//!   moving the clock; the compound request completes when its last step
+//!   does, and a wait on it ends then;
+//! * a step is only ever started in reaction to a message this rank deals
+//!   with (or in the creating call), at or after that message's arrival
+//!   time, so the lower bound this rank publishes on what it may still send
+//!   (its clock, or while blocked the arrivals it has not dealt with) stays
+//!   a true lower bound.
+use super::{Core, Link, ReqId};
+use crate::model::VTime;
+use crate::p2p::request::{Op, Request, Target};
+use crate::p2p::Status;
+
+/// What a [`Progress::poll`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Poll {
+    /// Nothing could start.
+    Idle,
+    /// New steps started.
+    Moved,
+    /// Every step is complete, at this time.
+    Done(VTime),
+}
+
+/// A schedule of point-to-point steps.
+pub trait Progress<L: Link> {
+    /// Start every step whose predecessors are complete.
+    fn poll(&mut self, core: &mut Core<L>) -> Poll;
+    /// The requests in flight (part of a wait on the compound request).
+    fn live(&self) -> &[ReqId];
+    /// When the last send started so far ends its copy (tr).
+    fn cursor(&self) -> VTime;
+}
+
+pub(super) struct Compound<L: Link> {
+    facade: ReqId,
+    prog: Box<dyn Progress<L>>,
+}
+
+impl<L: Link> Core<L> {
+    /// Start a compound request: its first steps start now.
+    pub fn start_compound(&mut self, mut prog: Box<dyn Progress<L>>) -> ReqId {
+        let now = self.clock.now();
+        let facade = self.reqs.insert(Request::new(Op::Nothing, now));
+        let poll = prog.poll(self);
+        self.clock.advance_comm(prog.cursor());
+        match poll {
+            Poll::Done(t) => self.complete(facade, t.max(now), Status::default()),
+            _ => self.compounds.push(Compound { facade, prog }),
+        }
+        facade
+    }
+
+    /// Let every compound request start what it can; complete those done.
+    pub(super) fn progress_compounds(&mut self) {
+        if self.compounds.is_empty() {
+            return;
+        }
+        let mut list = std::mem::take(&mut self.compounds);
+        list.retain_mut(|c| match c.prog.poll(self) {
+            Poll::Done(t) => {
+                self.complete(c.facade, t, Status::default());
+                false
+            }
+            Poll::Moved => {
+                self.compound_moved = true;
+                true
+            }
+            Poll::Idle => true,
+        });
+        list.append(&mut self.compounds);
+        self.compounds = list;
+        self.mark_compounds();
+    }
+
+    /// The requests in flight of a compound request are waited for when it
+    /// is.
+    pub(super) fn mark_compounds(&mut self) {
+        for c in &self.compounds {
+            let w = self.reqs.is_active(c.facade) && self.reqs.get(c.facade).waited;
+            for &r in c.prog.live() {
+                if self.reqs.is_active(r) {
+                    self.reqs.get_mut(r).waited = w;
+                }
+            }
+        }
+    }
+
+    /// A standard-mode (`sync`: synchronous-mode) send of bytes the request
+    /// owns, started at `t` (plus o_send) without moving the clock. Returns
+    /// the request and tr.
+    pub fn isend_vec_at(
+        &mut self,
+        data: Vec<u8>,
+        dest: u32,
+        tag: i32,
+        ctx: u32,
+        t: VTime,
+        sync: bool,
+    ) -> (ReqId, VTime) {
+        let ts = t + self.model.o_send;
+        let op = Op::Send {
+            dest,
+            buf: crate::transport::SendBuf::empty(),
+            owned: Some(data),
+            remote: false,
+        };
+        let id = self.reqs.insert(Request::new(op, ts));
+        let tr = self.start_send_at(id, dest, tag, ctx, sync, ts);
+        (id, tr)
+    }
+
+    /// A receive of at most `len` bytes into a buffer the request owns,
+    /// posted at `t` without moving the clock.
+    pub fn irecv_vec_at(&mut self, len: usize, src: u32, tag: i32, ctx: u32, t: VTime) -> ReqId {
+        self.irecv_into_at(Target::Owned(vec![0; len]), Some(src), Some(tag), ctx, t)
+    }
+
+    /// The completion time of a complete request.
+    pub fn done_at(&self, r: ReqId) -> Option<VTime> {
+        self.reqs.get(r).done
+    }
+
+    /// Run `f` (local work of a schedule, e.g. a reduction) and return its
+    /// CPU time as virtual computation time, without touching the clock.
+    pub fn measure(&mut self, f: impl FnOnce()) -> VTime {
+        let a = self.link.cpu_now_ns();
+        f();
+        let b = self.link.cpu_now_ns();
+        self.clock.scaled(b.saturating_sub(a))
+    }
+}
