@@ -251,6 +251,26 @@ module mpi
   integer, parameter :: MPI_MAX_INFO_KEY = 255
   integer, parameter :: MPI_MAX_INFO_VAL = 1024
 
+  ! ---- one-sided communication
+  integer, parameter :: MPI_MODE_NOCHECK = 1024
+  integer, parameter :: MPI_MODE_NOSTORE = 2048
+  integer, parameter :: MPI_MODE_NOPUT = 4096
+  integer, parameter :: MPI_MODE_NOPRECEDE = 8192
+  integer, parameter :: MPI_MODE_NOSUCCEED = 16384
+  integer, parameter :: MPI_LOCK_EXCLUSIVE = 234
+  integer, parameter :: MPI_LOCK_SHARED = 235
+  integer, parameter :: MPI_WIN_BASE = 1711276033
+  integer, parameter :: MPI_WIN_SIZE = 1711276035
+  integer, parameter :: MPI_WIN_DISP_UNIT = 1711276037
+  integer, parameter :: MPI_WIN_CREATE_FLAVOR = 1711276039
+  integer, parameter :: MPI_WIN_MODEL = 1711276041
+  integer, parameter :: MPI_WIN_FLAVOR_CREATE = 1
+  integer, parameter :: MPI_WIN_FLAVOR_ALLOCATE = 2
+  integer, parameter :: MPI_WIN_FLAVOR_DYNAMIC = 3
+  integer, parameter :: MPI_WIN_FLAVOR_SHARED = 4
+  integer, parameter :: MPI_WIN_SEPARATE = 1
+  integer, parameter :: MPI_WIN_UNIFIED = 2
+
   ! ---- Fortran only
   integer, parameter :: MPI_SOURCE = 3
   integer, parameter :: MPI_TAG = 4
@@ -375,6 +395,36 @@ module mpi
       integer, intent(in) :: errorcode
       integer :: ierror
     end subroutine PMPI_ABORT
+    subroutine MPI_ACCUMULATE(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, op, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_ACCUMULATE
+    subroutine PMPI_ACCUMULATE(origin_addr, origin_count, origin_datatype, target_rank, &
+        target_disp, target_count, target_datatype, op, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_ACCUMULATE
     subroutine MPI_ADDRESS(location, address, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
       type(*), dimension(*) :: location
@@ -1127,6 +1177,34 @@ module mpi
       integer, intent(in) :: comm
       integer :: ierror
     end subroutine PMPI_GATHERV
+    subroutine MPI_GET(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_GET
+    subroutine PMPI_GET(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_GET
     subroutine MPI_GET_ADDRESS(location, address, ierror)
       import :: MPI_ADDRESS_KIND
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
@@ -1751,6 +1829,34 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE) :: status
       integer :: ierror
     end subroutine PMPI_PROBE
+    subroutine MPI_PUT(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_PUT
+    subroutine PMPI_PUT(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_PUT
     subroutine MPI_QUERY_THREAD(provided, ierror)
       integer :: provided
       integer :: ierror
@@ -2671,5 +2777,183 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE, *) :: array_of_statuses
       integer :: ierror
     end subroutine PMPI_WAITSOME
+    subroutine MPI_WIN_ALLOCATE(size, disp_unit, info, comm, baseptr, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer, intent(in) :: disp_unit
+      integer, intent(in) :: info
+      integer, intent(in) :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+      type(*), dimension(*) :: baseptr
+      integer :: win
+      integer :: ierror
+    end subroutine MPI_WIN_ALLOCATE
+    subroutine PMPI_WIN_ALLOCATE(size, disp_unit, info, comm, baseptr, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer, intent(in) :: disp_unit
+      integer, intent(in) :: info
+      integer, intent(in) :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+      type(*), dimension(*) :: baseptr
+      integer :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_ALLOCATE
+    subroutine MPI_WIN_CREATE(base, size, disp_unit, info, comm, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      type(*), dimension(*) :: base
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer, intent(in) :: disp_unit
+      integer, intent(in) :: info
+      integer, intent(in) :: comm
+      integer :: win
+      integer :: ierror
+    end subroutine MPI_WIN_CREATE
+    subroutine PMPI_WIN_CREATE(base, size, disp_unit, info, comm, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      type(*), dimension(*) :: base
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer, intent(in) :: disp_unit
+      integer, intent(in) :: info
+      integer, intent(in) :: comm
+      integer :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_CREATE
+    subroutine MPI_WIN_FENCE(assert, win, ierror)
+      integer, intent(in) :: assert
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_FENCE
+    subroutine PMPI_WIN_FENCE(assert, win, ierror)
+      integer, intent(in) :: assert
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_FENCE
+    subroutine MPI_WIN_FLUSH(rank, win, ierror)
+      integer, intent(in) :: rank
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_FLUSH
+    subroutine PMPI_WIN_FLUSH(rank, win, ierror)
+      integer, intent(in) :: rank
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_FLUSH
+    subroutine MPI_WIN_FLUSH_ALL(win, ierror)
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_FLUSH_ALL
+    subroutine PMPI_WIN_FLUSH_ALL(win, ierror)
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_FLUSH_ALL
+    subroutine MPI_WIN_FLUSH_LOCAL(rank, win, ierror)
+      integer, intent(in) :: rank
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_FLUSH_LOCAL
+    subroutine PMPI_WIN_FLUSH_LOCAL(rank, win, ierror)
+      integer, intent(in) :: rank
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_FLUSH_LOCAL
+    subroutine MPI_WIN_FLUSH_LOCAL_ALL(win, ierror)
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_FLUSH_LOCAL_ALL
+    subroutine PMPI_WIN_FLUSH_LOCAL_ALL(win, ierror)
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_FLUSH_LOCAL_ALL
+    subroutine MPI_WIN_FREE(win, ierror)
+      integer :: win
+      integer :: ierror
+    end subroutine MPI_WIN_FREE
+    subroutine PMPI_WIN_FREE(win, ierror)
+      integer :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_FREE
+    subroutine MPI_WIN_GET_ERRHANDLER(win, errhandler, ierror)
+      integer, intent(in) :: win
+      integer :: errhandler
+      integer :: ierror
+    end subroutine MPI_WIN_GET_ERRHANDLER
+    subroutine PMPI_WIN_GET_ERRHANDLER(win, errhandler, ierror)
+      integer, intent(in) :: win
+      integer :: errhandler
+      integer :: ierror
+    end subroutine PMPI_WIN_GET_ERRHANDLER
+    subroutine MPI_WIN_GET_GROUP(win, group, ierror)
+      integer, intent(in) :: win
+      integer :: group
+      integer :: ierror
+    end subroutine MPI_WIN_GET_GROUP
+    subroutine PMPI_WIN_GET_GROUP(win, group, ierror)
+      integer, intent(in) :: win
+      integer :: group
+      integer :: ierror
+    end subroutine PMPI_WIN_GET_GROUP
+    subroutine MPI_WIN_LOCK(lock_type, rank, assert, win, ierror)
+      integer, intent(in) :: lock_type
+      integer, intent(in) :: rank
+      integer, intent(in) :: assert
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_LOCK
+    subroutine PMPI_WIN_LOCK(lock_type, rank, assert, win, ierror)
+      integer, intent(in) :: lock_type
+      integer, intent(in) :: rank
+      integer, intent(in) :: assert
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_LOCK
+    subroutine MPI_WIN_LOCK_ALL(assert, win, ierror)
+      integer, intent(in) :: assert
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_LOCK_ALL
+    subroutine PMPI_WIN_LOCK_ALL(assert, win, ierror)
+      integer, intent(in) :: assert
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_LOCK_ALL
+    subroutine MPI_WIN_SET_ERRHANDLER(win, errhandler, ierror)
+      integer, intent(in) :: win
+      integer, intent(in) :: errhandler
+      integer :: ierror
+    end subroutine MPI_WIN_SET_ERRHANDLER
+    subroutine PMPI_WIN_SET_ERRHANDLER(win, errhandler, ierror)
+      integer, intent(in) :: win
+      integer, intent(in) :: errhandler
+      integer :: ierror
+    end subroutine PMPI_WIN_SET_ERRHANDLER
+    subroutine MPI_WIN_SYNC(win, ierror)
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_SYNC
+    subroutine PMPI_WIN_SYNC(win, ierror)
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_SYNC
+    subroutine MPI_WIN_UNLOCK(rank, win, ierror)
+      integer, intent(in) :: rank
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_UNLOCK
+    subroutine PMPI_WIN_UNLOCK(rank, win, ierror)
+      integer, intent(in) :: rank
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_UNLOCK
+    subroutine MPI_WIN_UNLOCK_ALL(win, ierror)
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_UNLOCK_ALL
+    subroutine PMPI_WIN_UNLOCK_ALL(win, ierror)
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_UNLOCK_ALL
   end interface
 end module mpi

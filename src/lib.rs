@@ -16,5 +16,6 @@ pub mod model;
 pub mod mpi;
 pub mod p2p;
 pub mod report;
+pub mod rma;
 pub mod sys;
 pub mod transport;

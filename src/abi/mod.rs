@@ -29,6 +29,7 @@ pub mod op;
 pub mod p2p;
 pub mod pack;
 pub mod reduce;
+pub mod rma;
 mod state;
 pub mod topo;
 mod typed_mem;

@@ -103,6 +103,8 @@ pub struct World<E: Backend = Endpoint> {
     /// Packed buffers of sends released with MPI_Request_free while p2p may
     /// still read them: kept until MPI_Finalize.
     retired: Vec<Vec<u8>>,
+    /// One-sided communication: windows (see `crate::rma`).
+    pub rma: crate::rma::Rma,
 }
 
 fn check_count(count: c_int) -> MpiResult<usize> {
@@ -127,6 +129,7 @@ impl<E: Backend> World<E> {
             main_thread: std::thread::current().id(),
             finalized: false,
             retired: Vec::new(),
+            rma: Default::default(),
         }
     }
 

@@ -15,6 +15,9 @@ use std::collections::VecDeque;
 use std::fmt::Write;
 use std::time::Instant;
 
+mod active;
+pub use active::{Active, Reply, ACTIVE_CTX_BIT};
+
 /// A message taken from the host inbox and not yet finished with.
 struct Held {
     msg: Msg,
@@ -80,6 +83,8 @@ pub struct Core<L: Link> {
     /// Earliest completion (or entry into the unexpected queue) during the
     /// blocking wait in progress: a wait deciding at T may end this early.
     floor: Option<VTime>,
+    /// The handler of active messages (one-sided communication), if any.
+    active: Option<Box<dyn Active>>,
 }
 
 fn matches(m: &Msg, src: Option<u32>, tag: Option<i32>, ctx: u32) -> bool {
@@ -113,6 +118,7 @@ impl<L: Link> Core<L> {
             deciding: None,
             call: String::new(),
             floor: None,
+            active: None,
         }
     }
 
@@ -697,6 +703,9 @@ impl<L: Link> Core<L> {
     fn related(&self, i: usize, goal: Goal) -> bool {
         let h = self.held[i].as_ref().unwrap();
         let waited = |r: ReqId| self.reqs.is_active(r) && self.reqs.get(r).waited;
+        if active::is_active(&h.msg) {
+            return self.active_related(&h.msg);
+        }
         match h.msg.kind {
             Kind::Eager | Kind::Req => match h.bound {
                 Some(r) => waited(r),
@@ -723,7 +732,7 @@ impl<L: Link> Core<L> {
 
     /// Take a message from the host: match it if it is DATA / REQ.
     fn access(&mut self, m: Msg) -> usize {
-        let data_or_req = matches!(m.kind, Kind::Eager | Kind::Req);
+        let data_or_req = matches!(m.kind, Kind::Eager | Kind::Req) && !active::is_active(&m);
         let i = self.hold(Held {
             msg: m,
             bound: None,
@@ -747,6 +756,11 @@ impl<L: Link> Core<L> {
         let h = self.held[i].as_ref().unwrap();
         let now = self.clock.now();
         let t = self.hist.handling_time(h.msg.ta, now);
+        if active::is_active(&h.msg) {
+            let held = self.take_held(i);
+            self.deal_active(held.msg, t);
+            return;
+        }
         match (h.msg.kind, h.bound) {
             (Kind::Eager | Kind::Req, None) => {
                 // No receive yet: into the unexpected queue (it stays in

@@ -25,7 +25,7 @@ pub(crate) mod testing;
 #[cfg(test)]
 mod tests;
 
-pub use self::core::Core;
+pub use self::core::{Active, Core, Reply, ACTIVE_CTX_BIT};
 pub use endpoint::{Endpoint, PortLink};
 pub use link::Link;
 /// A request, valid until `free`d.

@@ -32,6 +32,7 @@ pub mod handles;
 pub mod info;
 pub mod kinds;
 pub mod p2p;
+pub mod rma;
 pub mod special;
 pub mod topo;
 

@@ -1,0 +1,24 @@
+//! Fortran bindings of the one-sided communication calls. MPI_WIN_ALLOCATE
+//! returns the base address in an INTEGER(KIND=MPI_ADDRESS_KIND) (mpif.h's
+//! form; use it with a Cray pointer or C_F_POINTER).
+fortran! {
+    mpi_win_create_ = PMPI_Win_create(base: Buf, size: Aint, disp_unit: Int, info: Int, comm: Int, win: IntOut);
+    mpi_win_allocate_ = PMPI_Win_allocate(size: Aint, disp_unit: Int, info: Int, comm: Int, baseptr: Buf, win: IntOut);
+    mpi_win_free_ = PMPI_Win_free(win: IntOut);
+    mpi_win_get_group_ = PMPI_Win_get_group(win: Int, group: IntOut);
+    mpi_win_set_errhandler_ = PMPI_Win_set_errhandler(win: Int, errhandler: Int);
+    mpi_win_get_errhandler_ = PMPI_Win_get_errhandler(win: Int, errhandler: IntOut);
+    mpi_win_fence_ = PMPI_Win_fence(assert: Int, win: Int);
+    mpi_put_ = PMPI_Put(origin_addr: Buf, origin_count: Int, origin_datatype: Int, target_rank: Int, target_disp: Aint, target_count: Int, target_datatype: Int, win: Int);
+    mpi_get_ = PMPI_Get(origin_addr: Buf, origin_count: Int, origin_datatype: Int, target_rank: Int, target_disp: Aint, target_count: Int, target_datatype: Int, win: Int);
+    mpi_accumulate_ = PMPI_Accumulate(origin_addr: Buf, origin_count: Int, origin_datatype: Int, target_rank: Int, target_disp: Aint, target_count: Int, target_datatype: Int, op: Int, win: Int);
+    mpi_win_lock_ = PMPI_Win_lock(lock_type: Int, rank: Int, assert: Int, win: Int);
+    mpi_win_unlock_ = PMPI_Win_unlock(rank: Int, win: Int);
+    mpi_win_lock_all_ = PMPI_Win_lock_all(assert: Int, win: Int);
+    mpi_win_unlock_all_ = PMPI_Win_unlock_all(win: Int);
+    mpi_win_flush_ = PMPI_Win_flush(rank: Int, win: Int);
+    mpi_win_flush_all_ = PMPI_Win_flush_all(win: Int);
+    mpi_win_flush_local_ = PMPI_Win_flush_local(rank: Int, win: Int);
+    mpi_win_flush_local_all_ = PMPI_Win_flush_local_all(win: Int);
+    mpi_win_sync_ = PMPI_Win_sync(win: Int);
+}

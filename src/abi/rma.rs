@@ -1,0 +1,380 @@
+//! One-sided communication calls (MPI_Win_*, MPI_Put / Get / Accumulate):
+//! argument checking, window memory and user buffers turned into safe
+//! handles; the semantics are in `crate::rma`. Errors go to the window's
+//! error handler (MPI_ERRORS_ARE_FATAL unless set otherwise).
+use crate::abi::state::call;
+use crate::abi::userbuf::RawBuf;
+use crate::mpi::coll_args::{self as args, whole, UserBuf};
+use crate::mpi::error::{fail, fatal_message, MpiResult};
+use crate::mpi::info::with_infos;
+use crate::mpi::op::{basic_of, kernel, Predef};
+use crate::mpi::World;
+use crate::rma::ops::{OpKind, TargetSpec};
+use crate::rma::window::{GetDest, NewWin};
+use crate::sys::{
+    self, MPI_Aint, MPI_Comm, MPI_Datatype, MPI_Errhandler, MPI_Info, MPI_Op, MPI_Win,
+};
+use crate::transport::RecvBuf;
+use std::alloc::Layout;
+use std::os::raw::{c_int, c_void};
+
+/// Run `f` as MPI call `name` on window `win`: an error goes to the
+/// window's error handler.
+fn win_call(name: &str, win: MPI_Win, f: impl FnOnce(&mut World) -> MpiResult<()>) -> c_int {
+    let mut returned = None;
+    let rc = call(name, sys::MPI_COMM_WORLD, |w| match f(w) {
+        Ok(()) => Ok(()),
+        Err(e)
+            if w.rma
+                .wins
+                .get(&win)
+                .map_or(w.errhandler_for(sys::MPI_COMM_WORLD), |x| x.errhandler)
+                == sys::MPI_ERRORS_RETURN =>
+        {
+            returned = Some(e.class);
+            Ok(())
+        }
+        Err(e) => {
+            let msg = fatal_message(w.rank(), name, &e);
+            eprintln!("{msg}");
+            w.ep.abort(e.class, &msg)
+        }
+    });
+    returned.unwrap_or(rc)
+}
+
+fn check_info(info: MPI_Info) -> MpiResult<()> {
+    if info == sys::MPI_INFO_NULL {
+        return Ok(());
+    }
+    with_infos(|t| t.get(info).map(|_| ()))
+}
+
+fn check_size(size: MPI_Aint) -> MpiResult<u64> {
+    u64::try_from(size).or_else(|_| {
+        fail(
+            sys::MPI_ERR_SIZE,
+            format!("invalid window size {size} (negative)"),
+        )
+    })
+}
+
+/// Alignment of the memory MPI_Win_allocate hands out.
+const ALIGN: usize = 16;
+
+mpi_fn! {
+    fn MPI_Win_create / PMPI_Win_create(base: *mut c_void, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, win: *mut MPI_Win) -> c_int {
+        call("MPI_Win_create", comm, |w| {
+            let n = check_size(size)?;
+            check_info(info)?;
+            if win.is_null() {
+                return fail(sys::MPI_ERR_ARG, "null pointer passed as win");
+            }
+            if n > 0 && base.is_null() {
+                return fail(sys::MPI_ERR_ARG, "null base for a window of non-zero size");
+            }
+            // SAFETY: MPI's contract: `size` bytes at `base` are the window's
+            // memory until MPI_Win_free.
+            let mem = unsafe { RecvBuf::from_raw(base as *mut u8, n as usize) };
+            let h = w.win_create(NewWin {
+                comm,
+                base: base as usize,
+                size: n,
+                disp_unit,
+                flavor: sys::MPI_WIN_FLAVOR_CREATE,
+                mem,
+                allocated: None,
+            })?;
+            // SAFETY: checked non-null; MPI's contract: writable.
+            unsafe { win.write(h) };
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Win_allocate / PMPI_Win_allocate(size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, baseptr: *mut c_void, win: *mut MPI_Win) -> c_int {
+        call("MPI_Win_allocate", comm, |w| {
+            let n = check_size(size)? as usize;
+            check_info(info)?;
+            if win.is_null() || baseptr.is_null() {
+                return fail(sys::MPI_ERR_ARG, "null pointer passed as baseptr or win");
+            }
+            let layout = Layout::from_size_align(n.max(1), ALIGN)
+                .or_else(|_| fail(sys::MPI_ERR_NO_MEM, format!("cannot allocate {n} bytes")))?;
+            // SAFETY: a non-zero size layout.
+            let p = unsafe { std::alloc::alloc_zeroed(layout) };
+            if p.is_null() {
+                return fail(sys::MPI_ERR_NO_MEM, format!("cannot allocate {n} bytes"));
+            }
+            // SAFETY: `p` holds `n` bytes, freed only by MPI_Win_free.
+            let mem = unsafe { RecvBuf::from_raw(p, n) };
+            let made = w.win_create(NewWin {
+                comm,
+                base: p as usize,
+                size: n as u64,
+                disp_unit,
+                flavor: sys::MPI_WIN_FLAVOR_ALLOCATE,
+                mem,
+                allocated: Some((p as usize, n.max(1))),
+            });
+            let h = match made {
+                Ok(h) => h,
+                Err(e) => {
+                    // SAFETY: allocated above with this layout, not shared.
+                    unsafe { std::alloc::dealloc(p, layout) };
+                    return Err(e);
+                }
+            };
+            // SAFETY: checked non-null; baseptr points to a pointer (C's
+            // `void *baseptr` holds the address of a `void *`).
+            unsafe {
+                (baseptr as *mut *mut c_void).write(p as *mut c_void);
+                win.write(h);
+            }
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Win_free / PMPI_Win_free(win: *mut MPI_Win) -> c_int {
+        if win.is_null() {
+            return call("MPI_Win_free", sys::MPI_COMM_WORLD, |_| {
+                fail(sys::MPI_ERR_ARG, "null pointer passed as win")
+            });
+        }
+        // SAFETY: checked non-null; MPI's contract: readable and writable.
+        let h = unsafe { win.read() };
+        win_call("MPI_Win_free", h, |w| {
+            if let Some((p, n)) = w.win_free(h)? {
+                let layout = Layout::from_size_align(n, ALIGN).expect("made before");
+                // SAFETY: allocated by MPI_Win_allocate with this layout; the
+                // window is gone, nothing of ours refers to it any more.
+                unsafe { std::alloc::dealloc(p as *mut u8, layout) };
+            }
+            // SAFETY: as above.
+            unsafe { win.write(sys::MPI_WIN_NULL) };
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Win_get_group / PMPI_Win_get_group(win: MPI_Win, group: *mut sys::MPI_Group) -> c_int {
+        win_call("MPI_Win_get_group", win, |w| {
+            let g = w.win_group(win)?;
+            if group.is_null() {
+                return fail(sys::MPI_ERR_ARG, "null pointer passed as group");
+            }
+            // SAFETY: checked non-null; MPI's contract: writable.
+            unsafe { group.write(g) };
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Win_set_errhandler / PMPI_Win_set_errhandler(win: MPI_Win, errhandler: MPI_Errhandler) -> c_int {
+        win_call("MPI_Win_set_errhandler", win, |w| w.win_set_errhandler(win, errhandler))
+    }
+}
+
+mpi_fn! {
+    fn MPI_Win_get_errhandler / PMPI_Win_get_errhandler(win: MPI_Win, errhandler: *mut MPI_Errhandler) -> c_int {
+        win_call("MPI_Win_get_errhandler", win, |w| {
+            let eh = w.rma.get(win)?.errhandler;
+            if errhandler.is_null() {
+                return fail(sys::MPI_ERR_ARG, "null pointer passed as errhandler");
+            }
+            // SAFETY: checked non-null; MPI's contract: writable.
+            unsafe { errhandler.write(eh) };
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Win_fence / PMPI_Win_fence(assert: c_int, win: MPI_Win) -> c_int {
+        win_call("MPI_Win_fence", win, |w| w.win_fence(win, assert))
+    }
+}
+
+/// The checked target side of an operation.
+fn target_spec<'a>(
+    w: &World,
+    rank: c_int,
+    disp: MPI_Aint,
+    count: c_int,
+    ty: &'a std::sync::Arc<crate::mpi::datatype::Datatype>,
+) -> MpiResult<TargetSpec<'a>> {
+    let count = args::count(count, "target_count")?;
+    let _ = w;
+    Ok(TargetSpec {
+        rank,
+        disp,
+        count,
+        ty,
+    })
+}
+
+/// The origin data of a Put / Accumulate, packed.
+///
+/// # Safety
+/// `addr` holds `count` elements of `ty` (MPI's contract).
+unsafe fn origin_data(
+    addr: *const c_void,
+    count: usize,
+    ty: &std::sync::Arc<crate::mpi::datatype::Datatype>,
+) -> MpiResult<Vec<u8>> {
+    args::buffer(addr.is_null(), count, ty, "origin_addr")?;
+    // SAFETY: the caller's contract; only read here.
+    let buf = unsafe { RawBuf::new(addr) };
+    Ok(buf.pack(&whole(count, ty)))
+}
+
+mpi_fn! {
+    fn MPI_Put / PMPI_Put(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win) -> c_int {
+        win_call("MPI_Put", win, |w| {
+            w.rma.get(win)?;
+            let oc = args::count(origin_count, "origin_count")?;
+            let ot = args::datatype(w, origin_datatype, "origin_datatype")?;
+            let tt = args::datatype(w, target_datatype, "target_datatype")?;
+            let t = target_spec(w, target_rank, target_disp, target_count, &tt)?;
+            // SAFETY: MPI's contract for origin_addr.
+            let data = unsafe { origin_data(origin_addr, oc, &ot) }?;
+            w.rma_op(win, t, OpKind::Put(data))
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Get / PMPI_Get(origin_addr: *mut c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win) -> c_int {
+        win_call("MPI_Get", win, |w| {
+            w.rma.get(win)?;
+            let oc = args::count(origin_count, "origin_count")?;
+            let ot = args::datatype(w, origin_datatype, "origin_datatype")?;
+            let tt = args::datatype(w, target_datatype, "target_datatype")?;
+            let t = target_spec(w, target_rank, target_disp, target_count, &tt)?;
+            args::buffer(origin_addr.is_null(), oc, &ot, "origin_addr")?;
+            // SAFETY: MPI's contract: origin_addr holds `oc` elements of the
+            // origin datatype and is not accessed until the operation
+            // completes (at the synchronization that ends it).
+            let buf = unsafe { RawBuf::new(origin_addr) };
+            let dest = GetDest {
+                len: ot.packed_size(oc),
+                buf: Box::new(buf),
+                blocks: whole(oc, &ot),
+            };
+            w.rma_op(win, t, OpKind::Get(dest))
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Accumulate / PMPI_Accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win) -> c_int {
+        win_call("MPI_Accumulate", win, |w| {
+            w.rma.get(win)?;
+            let oc = args::count(origin_count, "origin_count")?;
+            let ot = args::datatype(w, origin_datatype, "origin_datatype")?;
+            let tt = args::datatype(w, target_datatype, "target_datatype")?;
+            let basic = acc_basic(op, origin_datatype, &ot)?;
+            let t = target_spec(w, target_rank, target_disp, target_count, &tt)?;
+            // SAFETY: MPI's contract for origin_addr.
+            let data = unsafe { origin_data(origin_addr, oc, &ot) }?;
+            w.rma_op(win, t, OpKind::Acc(op, basic, data))
+        })
+    }
+}
+
+/// The basic datatype an accumulate applies `op` to: a predefined
+/// operator (or MPI_REPLACE / MPI_NO_OP) on a predefined type or a derived
+/// type of one predefined type.
+fn acc_basic(
+    op: MPI_Op,
+    dt: MPI_Datatype,
+    ty: &crate::mpi::datatype::Datatype,
+) -> MpiResult<MPI_Datatype> {
+    let Some(p) = Predef::from_handle(op) else {
+        return fail(
+            sys::MPI_ERR_OP,
+            format!("invalid operator {op:#x} for an accumulate (only predefined operators)"),
+        );
+    };
+    let basic = if basic_of(dt).is_some() {
+        Some(dt)
+    } else {
+        ty.basic()
+    };
+    let Some(b) = basic.filter(|&b| basic_of(b).is_some()) else {
+        return fail(
+            sys::MPI_ERR_TYPE,
+            format!(
+                "accumulate on datatype {}: it must be made of one predefined type",
+                ty.name()
+            ),
+        );
+    };
+    let (k, _) = basic_of(b).expect("checked");
+    if !matches!(kernel(p, k), Some(crate::mpi::op::Kernel::Native(_))) {
+        return fail(
+            sys::MPI_ERR_OP,
+            format!("{} is not defined on datatype {}", p.name(), ty.name()),
+        );
+    }
+    Ok(b)
+}
+
+mpi_fn! {
+    fn MPI_Win_lock / PMPI_Win_lock(lock_type: c_int, rank: c_int, assert: c_int, win: MPI_Win) -> c_int {
+        win_call("MPI_Win_lock", win, |w| w.win_lock(win, lock_type, rank, assert))
+    }
+}
+
+mpi_fn! {
+    fn MPI_Win_unlock / PMPI_Win_unlock(rank: c_int, win: MPI_Win) -> c_int {
+        win_call("MPI_Win_unlock", win, |w| w.win_unlock(win, rank))
+    }
+}
+
+mpi_fn! {
+    fn MPI_Win_lock_all / PMPI_Win_lock_all(assert: c_int, win: MPI_Win) -> c_int {
+        win_call("MPI_Win_lock_all", win, |w| w.win_lock_all(win, assert))
+    }
+}
+
+mpi_fn! {
+    fn MPI_Win_unlock_all / PMPI_Win_unlock_all(win: MPI_Win) -> c_int {
+        win_call("MPI_Win_unlock_all", win, |w| w.win_unlock_all(win))
+    }
+}
+
+mpi_fn! {
+    fn MPI_Win_flush / PMPI_Win_flush(rank: c_int, win: MPI_Win) -> c_int {
+        win_call("MPI_Win_flush", win, |w| w.win_flush(win, Some(rank), false))
+    }
+}
+
+mpi_fn! {
+    fn MPI_Win_flush_all / PMPI_Win_flush_all(win: MPI_Win) -> c_int {
+        win_call("MPI_Win_flush_all", win, |w| w.win_flush(win, None, false))
+    }
+}
+
+mpi_fn! {
+    fn MPI_Win_flush_local / PMPI_Win_flush_local(rank: c_int, win: MPI_Win) -> c_int {
+        win_call("MPI_Win_flush_local", win, |w| w.win_flush(win, Some(rank), true))
+    }
+}
+
+mpi_fn! {
+    fn MPI_Win_flush_local_all / PMPI_Win_flush_local_all(win: MPI_Win) -> c_int {
+        win_call("MPI_Win_flush_local_all", win, |w| w.win_flush(win, None, true))
+    }
+}
+
+mpi_fn! {
+    fn MPI_Win_sync / PMPI_Win_sync(win: MPI_Win) -> c_int {
+        win_call("MPI_Win_sync", win, |w| w.win_sync(win))
+    }
+}

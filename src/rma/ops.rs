@@ -1,0 +1,200 @@
+//! Put, Get and Accumulate at the origin: checking the epoch and the target
+//! range, then issuing the packet at once (the epoch allows it) or queueing
+//! it until the epoch's LOCK_GRANTED has arrived. Timing: see the module
+//! doc of `crate::rma`.
+use super::packet::{self, Packet};
+use super::window::{Access, GetDest, Issue, PassiveTarget, PendingGet, Window};
+use crate::mpi::datatype::Datatype;
+use crate::mpi::error::{fail, MpiResult};
+use crate::mpi::World;
+use crate::p2p::ACTIVE_CTX_BIT;
+use crate::sys::{self, MPI_Win};
+
+/// The target side of an operation.
+pub struct TargetSpec<'a> {
+    pub rank: i32,
+    pub disp: sys::MPI_Aint,
+    pub count: usize,
+    pub ty: &'a Datatype,
+}
+
+/// What an operation does.
+pub enum OpKind {
+    Put(Vec<u8>),
+    /// Operator and basic datatype, packed data.
+    Acc(sys::MPI_Op, sys::MPI_Datatype, Vec<u8>),
+    Get(GetDest),
+}
+
+impl World {
+    /// Put / Get / Accumulate on `win`. Returns false for MPI_PROC_NULL
+    /// (nothing to do).
+    pub fn rma_op(&mut self, win: MPI_Win, t: TargetSpec, op: OpKind) -> MpiResult<()> {
+        let w = self.rma.get(win)?;
+        if t.rank == sys::MPI_PROC_NULL {
+            return Ok(());
+        }
+        let n = w.ranks.len();
+        if t.rank < 0 || t.rank as usize >= n {
+            return fail(
+                sys::MPI_ERR_RANK,
+                format!("invalid target rank {} (window of {n} ranks)", t.rank),
+            );
+        }
+        let target = t.rank as usize;
+        if w.access == Access::None {
+            return fail(
+                sys::MPI_ERR_RMA_SYNC,
+                "no access epoch is open on the window (call MPI_Win_fence, MPI_Win_lock or \
+                 MPI_Win_lock_all first)",
+            );
+        }
+        if w.access == Access::Passive && w.lock_all.is_none() && !w.passive.contains_key(&target) {
+            return fail(
+                sys::MPI_ERR_RMA_SYNC,
+                format!("target rank {target} is not locked in this passive-target epoch"),
+            );
+        }
+        let disp = t.disp * w.disp_units[target] as i64;
+        let runs = packet::target_runs(
+            disp,
+            t.count,
+            t.ty.blocks(),
+            t.ty.origin(),
+            t.ty.extent(),
+            w.sizes[target],
+        )?;
+        let tbytes = t.ty.packed_size(t.count);
+        let obytes = match &op {
+            OpKind::Put(d) | OpKind::Acc(_, _, d) => d.len(),
+            OpKind::Get(g) => g.len,
+        };
+        if obytes != tbytes {
+            return fail(
+                sys::MPI_ERR_TYPE,
+                format!(
+                    "the origin describes {obytes} bytes and the target {tbytes} bytes \
+                     (the type signatures must match)"
+                ),
+            );
+        }
+        let hb = self.ep.model().header_bytes;
+        let (kind, vsize, p, get) = match op {
+            OpKind::Put(data) => {
+                let v = data.len() as u64;
+                (packet::PUT, v, mk(runs, 0, 0, data), None)
+            }
+            OpKind::Acc(o, dt, data) => {
+                let v = data.len() as u64;
+                (packet::ACC, v, mk(runs, o, dt, data), None)
+            }
+            OpKind::Get(g) => (packet::GET, hb, mk(runs, 0, 0, Vec::new()), Some(g)),
+        };
+        let issue = Issue {
+            kind,
+            vsize,
+            packet: p,
+            get,
+        };
+        let w = self.rma.get_mut(win)?;
+        if w.access == Access::Fence {
+            self.issue(win, target, issue, packet::COUNTED);
+            return Ok(());
+        }
+        if !w.passive.contains_key(&target) {
+            // lock_all: the shared lock of this target goes out now.
+            let nocheck = w.lock_all == Some(true);
+            self.lock_target(win, target, sys::MPI_LOCK_SHARED, nocheck);
+        }
+        let w = self.rma.get_mut(win)?;
+        let pt = w.passive.get_mut(&target).expect("locked");
+        pt.unflushed = true;
+        if pt.granted.is_some() {
+            pt.queued.push(issue);
+        } else {
+            self.issue(win, target, issue, 0);
+        }
+        Ok(())
+    }
+
+    /// Send an operation's packet now (posting the GET response's receive).
+    pub(crate) fn issue(&mut self, win: MPI_Win, target: usize, mut i: Issue, flags: u8) {
+        let w = self.rma.wins.get_mut(&win).expect("checked");
+        let dest = w.ranks[target];
+        let ctx = w.ctx;
+        i.packet.flags |= flags;
+        if flags & packet::COUNTED != 0 {
+            w.sent[target] += 1;
+        }
+        if let Some(g) = i.get {
+            let tag = w.next_tag;
+            w.next_tag = if w.next_tag == i32::MAX {
+                packet::FIRST_GET_TAG
+            } else {
+                w.next_tag + 1
+            };
+            i.packet.arg = tag;
+            let req = self.ep.irecv_vec(g.len, Some(dest), Some(tag), ctx);
+            let w = self.rma.wins.get_mut(&win).expect("checked");
+            w.gets.push(PendingGet {
+                req,
+                target,
+                dest: g,
+            });
+        }
+        let bytes = i.packet.encode();
+        self.ep
+            .send_active(dest, ctx | ACTIVE_CTX_BIT, i.kind, i.vsize, &bytes);
+    }
+
+    /// Start a passive-target epoch towards `target`: send LOCK (unless
+    /// `nocheck`) and post the LOCK_GRANTED receive.
+    pub(crate) fn lock_target(&mut self, win: MPI_Win, target: usize, ty: i32, nocheck: bool) {
+        let w = self.rma.wins.get_mut(&win).expect("checked");
+        let (dest, ctx) = (w.ranks[target], w.ctx);
+        let granted = if nocheck {
+            None
+        } else {
+            let r = self
+                .ep
+                .irecv_vec(0, Some(dest), Some(packet::LOCK_GRANTED), ctx);
+            let hb = self.ep.model().header_bytes;
+            let p = Packet::control(0, ty).encode();
+            self.ep
+                .send_active(dest, ctx | ACTIVE_CTX_BIT, packet::LOCK, hb, &p);
+            Some(r)
+        };
+        let w = self.rma.wins.get_mut(&win).expect("checked");
+        w.passive.insert(
+            target,
+            PassiveTarget {
+                granted,
+                nocheck,
+                queued: Vec::new(),
+                unflushed: false,
+            },
+        );
+    }
+}
+
+fn mk(runs: Vec<(u64, u64)>, arg: i32, dtype: i32, data: Vec<u8>) -> Packet {
+    Packet {
+        flags: 0,
+        arg,
+        dtype,
+        runs,
+        data,
+    }
+}
+
+/// The window rank of a target argument (checked).
+pub fn target_rank(w: &Window, rank: i32) -> MpiResult<usize> {
+    let n = w.ranks.len();
+    if rank < 0 || rank as usize >= n {
+        return fail(
+            sys::MPI_ERR_RANK,
+            format!("invalid target rank {rank} (window of {n} ranks)"),
+        );
+    }
+    Ok(rank as usize)
+}

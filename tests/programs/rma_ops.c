@@ -1,0 +1,129 @@
+/* Functional one-sided communication on any number of ranks: Put, Get and
+ * Accumulate under fences, exclusive and shared locks, lock_all with
+ * flush, Win_allocate; errors (MPI_ERR_RMA_SYNC, MPI_ERR_RMA_RANGE,
+ * MPI_ERR_WIN) under MPI_ERRORS_RETURN. Prints "FAIL ..." on a wrong
+ * result, "ok N" at the end on rank 0. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int fails = 0;
+#define CHECK(c, ...) do { if (!(c)) { printf("FAIL rank %d: ", rank); printf(__VA_ARGS__); printf("\n"); fails++; } } while (0)
+
+int main(int argc, char **argv) {
+    int rank, n;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    int *mem = calloc(n + 4, sizeof(int));
+    MPI_Win win;
+    MPI_Win_create(mem, (n + 4) * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    int right = (rank + 1) % n, left = (rank + n - 1) % n;
+
+    /* fence: every rank puts its rank + 100 into slot `rank` of its right neighbour */
+    MPI_Win_fence(0, win);
+    int v = rank + 100;
+    MPI_Put(&v, 1, MPI_INT, right, rank, 1, MPI_INT, win);
+    MPI_Win_fence(0, win);
+    CHECK(mem[left] == left + 100, "put: mem[%d] = %d", left, mem[left]);
+
+    /* fence: get the left neighbour's slot (written above by its left) */
+    int got = -1;
+    MPI_Get(&got, 1, MPI_INT, left, (left + n - 1) % n, 1, MPI_INT, win);
+    MPI_Win_fence(0, win);
+    CHECK(got == (left + n - 1) % n + 100, "get: %d", got);
+
+    /* fence: everyone adds rank+1 into slot n of rank 0 */
+    int a = rank + 1;
+    MPI_Accumulate(&a, 1, MPI_INT, 0, n, 1, MPI_INT, MPI_SUM, win);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+    if (rank == 0) CHECK(mem[n] == n * (n + 1) / 2, "acc: %d", mem[n]);
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    /* exclusive locks: each rank increments slot n+1 of rank 0 with get + put */
+    for (int r = 0; r < n; r++) {
+        if (r == rank) {
+            int x;
+            MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+            MPI_Get(&x, 1, MPI_INT, 0, n + 1, 1, MPI_INT, win);
+            MPI_Win_flush(0, win);
+            x += 10;
+            MPI_Put(&x, 1, MPI_INT, 0, n + 1, 1, MPI_INT, win);
+            MPI_Win_unlock(0, win);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    if (rank == 0) CHECK(mem[n + 1] == 10 * n, "lock get/put: %d", mem[n + 1]);
+
+    /* shared locks: accumulate MPI_MAX into slot n+2 of the last rank */
+    MPI_Win_lock(MPI_LOCK_SHARED, n - 1, 0, win);
+    int m = 1000 + rank;
+    MPI_Accumulate(&m, 1, MPI_INT, n - 1, n + 2, 1, MPI_INT, MPI_MAX, win);
+    MPI_Win_unlock(n - 1, win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == n - 1) CHECK(mem[n + 2] == 1000 + n - 1, "max: %d", mem[n + 2]);
+
+    /* lock_all: read every rank's slot n+1.. via Get + flush_local_all */
+    MPI_Win_lock_all(0, win);
+    int *all = malloc(n * sizeof(int));
+    for (int r = 0; r < n; r++) MPI_Get(&all[r], 1, MPI_INT, r, (r + n - 1) % n, 1, MPI_INT, win);
+    MPI_Win_flush_local_all(win);
+    for (int r = 0; r < n; r++) CHECK(all[r] == (r + n - 1) % n + 100, "lock_all get %d: %d", r, all[r]);
+    MPI_Win_flush_all(win);
+    MPI_Win_unlock_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    /* Win_allocate + a derived target type (every other int) */
+    int *base;
+    MPI_Win w2;
+    MPI_Win_allocate(2 * n * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &w2);
+    for (int i = 0; i < 2 * n; i++) base[i] = -1;
+    MPI_Datatype every_other;
+    MPI_Type_vector(n, 1, 2, MPI_INT, &every_other);
+    MPI_Type_commit(&every_other);
+    int *src = malloc(n * sizeof(int));
+    for (int i = 0; i < n; i++) src[i] = rank * 1000 + i;
+    MPI_Win_fence(0, w2);
+    MPI_Put(src, n, MPI_INT, right, 0, 1, every_other, w2);
+    MPI_Win_fence(0, w2);
+    for (int i = 0; i < 2 * n; i++)
+        CHECK(base[i] == (i % 2 ? -1 : left * 1000 + i / 2), "vector put [%d] = %d", i, base[i]);
+    MPI_Group g, wg;
+    int cmp;
+    MPI_Win_get_group(w2, &g);
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    MPI_Group_compare(g, wg, &cmp);
+    CHECK(cmp == MPI_IDENT, "group %d", cmp);
+    MPI_Group_free(&g);
+    MPI_Group_free(&wg);
+
+    /* errors */
+    MPI_Win_set_errhandler(w2, MPI_ERRORS_RETURN);
+    MPI_Errhandler eh;
+    MPI_Win_get_errhandler(w2, &eh);
+    CHECK(eh == MPI_ERRORS_RETURN, "errhandler");
+    int rc, cls;
+    rc = MPI_Put(src, 1, MPI_INT, right, 2 * n, 1, MPI_INT, w2);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_RMA_RANGE, "range: class %d", cls);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, w2);
+    rc = MPI_Put(src, 1, MPI_INT, right, 0, 1, MPI_INT, w2);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_RMA_SYNC, "sync: class %d", cls);
+    rc = MPI_Win_unlock(right, w2);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_RMA_SYNC, "unlock: class %d", cls);
+    MPI_Win_free(&w2);
+    CHECK(w2 == MPI_WIN_NULL, "free sets MPI_WIN_NULL");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    rc = MPI_Win_fence(0, w2);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_WIN, "win null: class %d", cls);
+
+    MPI_Win_free(&win);
+    int total;
+    MPI_Allreduce(&fails, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) printf("ok %d\n", total);
+    MPI_Finalize();
+    return 0;
+}
