@@ -2799,6 +2799,14 @@ module mpi
       integer :: win
       integer :: ierror
     end subroutine PMPI_WIN_ALLOCATE
+    subroutine MPI_WIN_COMPLETE(win, ierror)
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_COMPLETE
+    subroutine PMPI_WIN_COMPLETE(win, ierror)
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_COMPLETE
     subroutine MPI_WIN_CREATE(base, size, disp_unit, info, comm, win, ierror)
       import :: MPI_ADDRESS_KIND
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
@@ -2919,6 +2927,18 @@ module mpi
       integer, intent(in) :: win
       integer :: ierror
     end subroutine PMPI_WIN_LOCK_ALL
+    subroutine MPI_WIN_POST(group, assert, win, ierror)
+      integer, intent(in) :: group
+      integer, intent(in) :: assert
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_POST
+    subroutine PMPI_WIN_POST(group, assert, win, ierror)
+      integer, intent(in) :: group
+      integer, intent(in) :: assert
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_POST
     subroutine MPI_WIN_SET_ERRHANDLER(win, errhandler, ierror)
       integer, intent(in) :: win
       integer, intent(in) :: errhandler
@@ -2929,6 +2949,18 @@ module mpi
       integer, intent(in) :: errhandler
       integer :: ierror
     end subroutine PMPI_WIN_SET_ERRHANDLER
+    subroutine MPI_WIN_START(group, assert, win, ierror)
+      integer, intent(in) :: group
+      integer, intent(in) :: assert
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_START
+    subroutine PMPI_WIN_START(group, assert, win, ierror)
+      integer, intent(in) :: group
+      integer, intent(in) :: assert
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_START
     subroutine MPI_WIN_SYNC(win, ierror)
       integer, intent(in) :: win
       integer :: ierror
@@ -2937,6 +2969,16 @@ module mpi
       integer, intent(in) :: win
       integer :: ierror
     end subroutine PMPI_WIN_SYNC
+    subroutine MPI_WIN_TEST(win, flag, ierror)
+      integer, intent(in) :: win
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_WIN_TEST
+    subroutine PMPI_WIN_TEST(win, flag, ierror)
+      integer, intent(in) :: win
+      logical :: flag
+      integer :: ierror
+    end subroutine PMPI_WIN_TEST
     subroutine MPI_WIN_UNLOCK(rank, win, ierror)
       integer, intent(in) :: rank
       integer, intent(in) :: win
@@ -2955,5 +2997,13 @@ module mpi
       integer, intent(in) :: win
       integer :: ierror
     end subroutine PMPI_WIN_UNLOCK_ALL
+    subroutine MPI_WIN_WAIT(win, ierror)
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_WAIT
+    subroutine PMPI_WIN_WAIT(win, ierror)
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_WAIT
   end interface
 end module mpi

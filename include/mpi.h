@@ -808,6 +808,16 @@ int MPI_Win_flush_local_all(MPI_Win win);
 int PMPI_Win_flush_local_all(MPI_Win win);
 int MPI_Win_sync(MPI_Win win);
 int PMPI_Win_sync(MPI_Win win);
+int MPI_Win_post(MPI_Group group, int assert, MPI_Win win);
+int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win);
+int MPI_Win_start(MPI_Group group, int assert, MPI_Win win);
+int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win);
+int MPI_Win_complete(MPI_Win win);
+int PMPI_Win_complete(MPI_Win win);
+int MPI_Win_wait(MPI_Win win);
+int PMPI_Win_wait(MPI_Win win);
+int MPI_Win_test(MPI_Win win, int *flag);
+int PMPI_Win_test(MPI_Win win, int *flag);
 
 
 /* ---- MPI-IO ----

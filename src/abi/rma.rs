@@ -378,3 +378,41 @@ mpi_fn! {
         win_call("MPI_Win_sync", win, |w| w.win_sync(win))
     }
 }
+
+mpi_fn! {
+    fn MPI_Win_post / PMPI_Win_post(group: sys::MPI_Group, assert: c_int, win: MPI_Win) -> c_int {
+        win_call("MPI_Win_post", win, |w| w.win_post(win, group, assert))
+    }
+}
+
+mpi_fn! {
+    fn MPI_Win_start / PMPI_Win_start(group: sys::MPI_Group, assert: c_int, win: MPI_Win) -> c_int {
+        win_call("MPI_Win_start", win, |w| w.win_start(win, group, assert))
+    }
+}
+
+mpi_fn! {
+    fn MPI_Win_complete / PMPI_Win_complete(win: MPI_Win) -> c_int {
+        win_call("MPI_Win_complete", win, |w| w.win_complete(win))
+    }
+}
+
+mpi_fn! {
+    fn MPI_Win_wait / PMPI_Win_wait(win: MPI_Win) -> c_int {
+        win_call("MPI_Win_wait", win, |w| w.win_wait(win, true).map(|_| ()))
+    }
+}
+
+mpi_fn! {
+    fn MPI_Win_test / PMPI_Win_test(win: MPI_Win, flag: *mut c_int) -> c_int {
+        win_call("MPI_Win_test", win, |w| {
+            if flag.is_null() {
+                return fail(sys::MPI_ERR_ARG, "null pointer passed as flag");
+            }
+            let done = w.win_wait(win, false)?;
+            // SAFETY: checked non-null; MPI's contract: writable.
+            unsafe { flag.write(done as c_int) };
+            Ok(())
+        })
+    }
+}

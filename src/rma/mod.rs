@@ -70,6 +70,7 @@
 //!   (an intra-node message to itself).
 pub mod ops;
 pub mod packet;
+pub mod pscw;
 pub mod sync;
 pub mod target;
 pub mod window;

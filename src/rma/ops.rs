@@ -101,6 +101,22 @@ impl World {
             self.issue(win, target, issue, packet::COUNTED);
             return Ok(());
         }
+        if w.access == Access::Pscw {
+            let st = w.start.as_mut().expect("start epoch");
+            let Some(k) = st.targets.iter().position(|&x| x == target) else {
+                return fail(
+                    sys::MPI_ERR_RMA_SYNC,
+                    format!("target rank {target} is not in the group of MPI_Win_start"),
+                );
+            };
+            st.sent[k] += 1;
+            if st.posts.is_empty() {
+                self.issue(win, target, issue, packet::PSCW);
+            } else {
+                st.queued.push((target, issue));
+            }
+            return Ok(());
+        }
         if !w.passive.contains_key(&target) {
             // lock_all: the shared lock of this target goes out now.
             let nocheck = w.lock_all == Some(true);

@@ -22,10 +22,15 @@ pub const ACC: i32 = 3;
 pub const LOCK: i32 = 4;
 pub const UNLOCK: i32 = 5;
 pub const FLUSH: i32 = 6;
+/// End of a post/start/complete/wait access epoch at one target; `arg`:
+/// the operations that preceded it.
+pub const DONE: i32 = 7;
 
 /// Answer tags (plain messages on the window's context).
 pub const LOCK_GRANTED: i32 = 1;
 pub const ACK: i32 = 2;
+/// MPI_Win_post's message to each origin of its group (0 bytes).
+pub const POST: i32 = 3;
 /// GET responses use tags from here on, one per outstanding GET.
 pub const FIRST_GET_TAG: i32 = 16;
 
@@ -33,6 +38,8 @@ pub const FIRST_GET_TAG: i32 = 16;
 pub const COUNTED: u8 = 1;
 /// UNLOCK flag: answer with an ACK.
 pub const WANT_ACK: u8 = 2;
+/// Flag: the packet belongs to a post/start/complete/wait epoch.
+pub const PSCW: u8 = 4;
 
 /// A decoded request.
 #[derive(Debug, Clone, PartialEq)]

@@ -29,8 +29,10 @@ impl World {
     /// MPI_Win_fence.
     pub fn win_fence(&mut self, win: MPI_Win, assert: i32) -> MpiResult<()> {
         let w = self.rma.get(win)?;
-        if w.access == Access::Passive {
-            return sync_error("MPI_Win_fence inside a passive-target epoch");
+        if matches!(w.access, Access::Passive | Access::Pscw) || w.exposed.is_some() {
+            return sync_error(
+                "MPI_Win_fence inside a passive-target or post/start/complete/wait epoch",
+            );
         }
         let (ranks, me, ctx) = (w.ranks.clone(), w.me, w.ctx);
         if assert & sys::MPI_MODE_NOPRECEDE == 0 {
@@ -100,7 +102,7 @@ impl World {
     }
 
     /// Unpack the complete GETs (of `target`, or all) into their buffers.
-    fn finish_gets(&mut self, win: MPI_Win, target: Option<usize>) {
+    pub(crate) fn finish_gets(&mut self, win: MPI_Win, target: Option<usize>) {
         let w = self.rma.wins.get_mut(&win).expect("checked");
         let (done, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut w.gets)
             .into_iter()
@@ -123,7 +125,9 @@ impl World {
         }
         let target = target_rank(w, rank)?;
         match w.access {
-            Access::Fence => return sync_error("MPI_Win_lock inside a fence epoch"),
+            Access::Fence | Access::Pscw => {
+                return sync_error("MPI_Win_lock inside a fence or start/complete epoch")
+            }
             Access::Passive if w.lock_all.is_some() => {
                 return sync_error("MPI_Win_lock inside MPI_Win_lock_all")
             }

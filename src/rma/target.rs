@@ -73,6 +73,36 @@ pub struct TargetWin {
     /// and the latest time one of them was done.
     pub fence: Option<(ReqId, u64)>,
     pub last_done: VTime,
+    /// The exposure epoch (post / wait) in progress, if any.
+    pub pscw: Pscw,
+}
+
+/// The target side of a post/start/complete/wait exposure epoch: it ends
+/// once every origin's DONE and every operation DONE announced were dealt
+/// with, no earlier than the last was done.
+#[derive(Debug, Default)]
+pub struct Pscw {
+    /// The request MPI_Win_wait / Win_test wait for, and the origins.
+    pub req: Option<(ReqId, u32)>,
+    /// Inside MPI_Win_wait (its packets are then related to the wait).
+    pub waiting: bool,
+    origins_done: u32,
+    expected: u64,
+    counted: u64,
+    last: VTime,
+}
+
+impl Pscw {
+    /// If the epoch is over: its request and end, counters reset.
+    pub fn finished(&mut self) -> Option<(ReqId, VTime)> {
+        let (r, n) = self.req?;
+        if self.origins_done < n || self.counted < self.expected {
+            return None;
+        }
+        let end = self.last;
+        *self = Pscw::default();
+        Some((r, end))
+    }
 }
 
 /// The windows of this rank, by context id (shared between the handler
@@ -95,6 +125,7 @@ impl Targets {
                 counted: 0,
                 fence: None,
                 last_done: VTime::ZERO,
+                pscw: Pscw::default(),
             },
         );
     }
@@ -118,7 +149,9 @@ impl Active for Handler {
         // A closing fence waits for the packets of its epoch.
         let t = self.0.borrow();
         let ctx = m.ctx & !ACTIVE_CTX_BIT;
-        t.wins.get(&ctx).is_some_and(|w| w.fence.is_some())
+        t.wins
+            .get(&ctx)
+            .is_some_and(|w| w.fence.is_some() || w.pscw.waiting)
     }
 
     fn handle(&mut self, m: Msg, t: VTime, out: &mut Vec<Reply>) {
@@ -178,7 +211,19 @@ impl Active for Handler {
                 }
             }
             packet::FLUSH => out.push(ack(m.src, w.ctx, hb)),
+            packet::DONE => {
+                w.pscw.origins_done += 1;
+                w.pscw.expected += p.arg as u64;
+                w.pscw.last = w.pscw.last.max(t);
+            }
             k => panic!("vaced: unknown one-sided packet kind {k}"),
+        }
+        if p.flags & packet::PSCW != 0 {
+            w.pscw.counted += 1;
+            w.pscw.last = w.pscw.last.max(done);
+        }
+        if let Some((r, end)) = w.pscw.finished() {
+            out.push(Reply::Complete(r, end));
         }
         if p.flags & packet::COUNTED != 0 {
             w.counted += 1;

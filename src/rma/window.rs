@@ -22,6 +22,19 @@ pub enum Access {
     Fence,
     /// Lock / lock_all (per-target state in `Window::passive`).
     Passive,
+    /// Between MPI_Win_start and Win_complete (state in `Window::start`).
+    Pscw,
+}
+
+/// An access epoch opened by MPI_Win_start.
+pub struct StartEpoch {
+    /// Window ranks of the group, and the operations issued to each.
+    pub targets: Vec<usize>,
+    pub sent: Vec<u32>,
+    /// The POST receives not yet waited for (none with MPI_MODE_NOCHECK).
+    pub posts: Vec<ReqId>,
+    /// Operations waiting for the posts.
+    pub queued: Vec<(usize, Issue)>,
 }
 
 /// Where a GET's data goes once its response has arrived.
@@ -82,6 +95,10 @@ pub struct Window {
     pub lock_all: Option<bool>,
     pub gets: Vec<PendingGet>,
     pub next_tag: i32,
+    /// MPI_Win_start's epoch.
+    pub start: Option<StartEpoch>,
+    /// MPI_Win_post's exposure epoch: the request Win_wait waits for.
+    pub exposed: Option<ReqId>,
     /// Attribute values (MPI_Win_get_attr returns their addresses: boxed,
     /// so they stay put while the window lives).
     pub attrs: Box<Attrs>,
@@ -193,6 +210,8 @@ impl World {
             passive: BTreeMap::new(),
             lock_all: None,
             gets: Vec::new(),
+            start: None,
+            exposed: None,
             next_tag: super::packet::FIRST_GET_TAG,
             attrs: Box::new(Attrs {
                 size: a.size as sys::MPI_Aint,
@@ -211,11 +230,12 @@ impl World {
     /// Returns the memory the library allocated for it, to be freed.
     pub fn win_free(&mut self, win: MPI_Win) -> MpiResult<Option<(usize, usize)>> {
         let w = self.rma.get(win)?;
-        if w.access != Access::None || !w.passive.is_empty() {
+        if w.access != Access::None || !w.passive.is_empty() || w.exposed.is_some() {
             return fail(
                 sys::MPI_ERR_RMA_SYNC,
-                "the window is in an access epoch (close it first: a fence with \
-                 MPI_MODE_NOSUCCEED, MPI_Win_unlock or MPI_Win_unlock_all)",
+                "the window is in an access or exposure epoch (close it first: a fence \
+                 with MPI_MODE_NOSUCCEED, MPI_Win_unlock(_all), MPI_Win_complete or \
+                 MPI_Win_wait)",
             );
         }
         let (ranks, me, ctx) = (w.ranks.clone(), w.me, w.ctx);

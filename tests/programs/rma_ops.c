@@ -16,6 +16,7 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     int *mem = calloc(n + 4, sizeof(int));
+    /* slots: 0..n-1 puts, n acc sum, n+1 lock counter, n+2 max, n+3 pscw */
     MPI_Win win;
     MPI_Win_create(mem, (n + 4) * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     int right = (rank + 1) % n, left = (rank + n - 1) % n;
@@ -72,6 +73,48 @@ int main(int argc, char **argv) {
     MPI_Win_flush_all(win);
     MPI_Win_unlock_all(win);
     MPI_Barrier(MPI_COMM_WORLD);
+
+    /* post/start/complete/wait: each rank exposes to its left neighbour
+     * and accesses its right one (put into slot n+3, get slot n+1) */
+    {
+        MPI_Group wg, lg, rg;
+        MPI_Comm_group(MPI_COMM_WORLD, &wg);
+        MPI_Group_incl(wg, 1, &left, &lg);
+        MPI_Group_incl(wg, 1, &right, &rg);
+        MPI_Win_post(lg, 0, win);
+        MPI_Win_start(rg, 0, win);
+        int p = 7000 + rank, q = -1;
+        MPI_Put(&p, 1, MPI_INT, right, n + 3, 1, MPI_INT, win);
+        MPI_Get(&q, 1, MPI_INT, right, n + 2, 1, MPI_INT, win);
+        MPI_Win_complete(win);
+        int flag = 0;
+        if (rank % 2) {
+            while (!flag) { MPI_Win_test(win, &flag); if (!flag) MPIX_Vaced_compute(1e-6); }
+        } else {
+            MPI_Win_wait(win);
+        }
+        CHECK(mem[n + 3] == 7000 + left, "pscw put: %d", mem[n + 3]);
+        CHECK(q == (right == n - 1 ? 1000 + n - 1 : 0), "pscw get: %d", q);
+        /* again with MPI_MODE_NOCHECK on start (the target posted first) */
+        MPI_Win_post(lg, 0, win);
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Win_start(rg, MPI_MODE_NOCHECK, win);
+        p = 8000 + rank;
+        MPI_Accumulate(&p, 1, MPI_INT, right, n + 3, 1, MPI_INT, MPI_SUM, win);
+        MPI_Win_complete(win);
+        MPI_Win_wait(win);
+        CHECK(mem[n + 3] == 15000 + 2 * left, "pscw acc: %d", mem[n + 3]);
+        int rc = 0, cls;
+        MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+        rc = MPI_Win_complete(win);
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_RMA_SYNC, "complete without start: %d", cls);
+        MPI_Win_set_errhandler(win, MPI_ERRORS_ARE_FATAL);
+        MPI_Group_free(&wg);
+        MPI_Group_free(&lg);
+        MPI_Group_free(&rg);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
 
     /* Win_allocate + a derived target type (every other int) */
     int *base;

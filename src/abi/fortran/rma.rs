@@ -21,4 +21,9 @@ fortran! {
     mpi_win_flush_local_ = PMPI_Win_flush_local(rank: Int, win: Int);
     mpi_win_flush_local_all_ = PMPI_Win_flush_local_all(win: Int);
     mpi_win_sync_ = PMPI_Win_sync(win: Int);
+    mpi_win_post_ = PMPI_Win_post(group: Int, assert: Int, win: Int);
+    mpi_win_start_ = PMPI_Win_start(group: Int, assert: Int, win: Int);
+    mpi_win_complete_ = PMPI_Win_complete(win: Int);
+    mpi_win_wait_ = PMPI_Win_wait(win: Int);
+    mpi_win_test_ = PMPI_Win_test(win: Int, flag: Flag);
 }
