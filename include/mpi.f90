@@ -1031,6 +1031,36 @@ module mpi
       logical :: flag
       integer :: ierror
     end subroutine PMPI_COMM_TEST_INTER
+    subroutine MPI_COMPARE_AND_SWAP(origin_addr, compare_addr, result_addr, datatype, target_rank, &
+        target_disp, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: compare_addr
+      type(*), dimension(*) :: compare_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      type(*), dimension(*) :: result_addr
+      integer, intent(in) :: datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_COMPARE_AND_SWAP
+    subroutine PMPI_COMPARE_AND_SWAP(origin_addr, compare_addr, result_addr, datatype, target_rank, &
+        target_disp, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: compare_addr
+      type(*), dimension(*) :: compare_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      type(*), dimension(*) :: result_addr
+      integer, intent(in) :: datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_COMPARE_AND_SWAP
     subroutine MPI_DIMS_CREATE(nnodes, ndims, dims, ierror)
       integer, intent(in) :: nnodes
       integer, intent(in) :: ndims
@@ -1105,6 +1135,34 @@ module mpi
       integer, intent(in) :: comm
       integer :: ierror
     end subroutine PMPI_EXSCAN
+    subroutine MPI_FETCH_AND_OP(origin_addr, result_addr, datatype, target_rank, target_disp, op, &
+        win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      type(*), dimension(*) :: result_addr
+      integer, intent(in) :: datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: op
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_FETCH_AND_OP
+    subroutine PMPI_FETCH_AND_OP(origin_addr, result_addr, datatype, target_rank, target_disp, op, &
+        win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      type(*), dimension(*) :: result_addr
+      integer, intent(in) :: datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: op
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_FETCH_AND_OP
     subroutine MPI_FINALIZE(ierror)
       integer :: ierror
     end subroutine MPI_FINALIZE
@@ -1205,6 +1263,46 @@ module mpi
       integer, intent(in) :: win
       integer :: ierror
     end subroutine PMPI_GET
+    subroutine MPI_GET_ACCUMULATE(origin_addr, origin_count, origin_datatype, result_addr, &
+        result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+        win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      type(*), dimension(*) :: result_addr
+      integer, intent(in) :: result_count
+      integer, intent(in) :: result_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_GET_ACCUMULATE
+    subroutine PMPI_GET_ACCUMULATE(origin_addr, origin_count, origin_datatype, result_addr, &
+        result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+        win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      type(*), dimension(*) :: result_addr
+      integer, intent(in) :: result_count
+      integer, intent(in) :: result_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_GET_ACCUMULATE
     subroutine MPI_GET_ADDRESS(location, address, ierror)
       import :: MPI_ADDRESS_KIND
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: location

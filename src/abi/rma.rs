@@ -416,3 +416,91 @@ mpi_fn! {
         })
     }
 }
+
+/// A result buffer of `count` elements of `ty` at `addr`.
+///
+/// # Safety
+/// MPI's contract: `addr` holds `count` elements of `ty`, not accessed until
+/// the operation completes.
+unsafe fn result_dest(
+    addr: *mut c_void,
+    count: usize,
+    ty: &std::sync::Arc<crate::mpi::datatype::Datatype>,
+    what: &str,
+) -> MpiResult<GetDest> {
+    args::buffer(addr.is_null(), count, ty, what)?;
+    // SAFETY: the caller's contract.
+    let buf = unsafe { RawBuf::new(addr) };
+    Ok(GetDest {
+        len: ty.packed_size(count),
+        buf: Box::new(buf),
+        blocks: whole(count, ty),
+    })
+}
+
+mpi_fn! {
+    fn MPI_Get_accumulate / PMPI_Get_accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, result_addr: *mut c_void, result_count: c_int, result_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win) -> c_int {
+        win_call("MPI_Get_accumulate", win, |w| {
+            w.rma.get(win)?;
+            let rc = args::count(result_count, "result_count")?;
+            let rt = args::datatype(w, result_datatype, "result_datatype")?;
+            let tt = args::datatype(w, target_datatype, "target_datatype")?;
+            let t = target_spec(w, target_rank, target_disp, target_count, &tt)?;
+            let (data, basic) = if op == sys::MPI_NO_OP {
+                (Vec::new(), acc_basic(op, result_datatype, &rt)?)
+            } else {
+                let oc = args::count(origin_count, "origin_count")?;
+                let ot = args::datatype(w, origin_datatype, "origin_datatype")?;
+                let basic = acc_basic(op, origin_datatype, &ot)?;
+                // SAFETY: MPI's contract for origin_addr.
+                (unsafe { origin_data(origin_addr, oc, &ot) }?, basic)
+            };
+            // SAFETY: MPI's contract for result_addr.
+            let result = unsafe { result_dest(result_addr, rc, &rt, "result_addr") }?;
+            w.rma_op(win, t, OpKind::GetAcc { op, dtype: basic, data, result, fop: false })
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Fetch_and_op / PMPI_Fetch_and_op(origin_addr: *const c_void, result_addr: *mut c_void, datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, op: MPI_Op, win: MPI_Win) -> c_int {
+        win_call("MPI_Fetch_and_op", win, |w| {
+            w.rma.get(win)?;
+            let ty = args::datatype(w, datatype, "datatype")?;
+            if basic_of(datatype).is_none() {
+                return fail(sys::MPI_ERR_TYPE, format!("MPI_Fetch_and_op needs a predefined datatype, not {}", ty.name()));
+            }
+            let basic = acc_basic(op, datatype, &ty)?;
+            let t = target_spec(w, target_rank, target_disp, 1, &ty)?;
+            let data = if op == sys::MPI_NO_OP {
+                Vec::new()
+            } else {
+                // SAFETY: MPI's contract for origin_addr.
+                unsafe { origin_data(origin_addr, 1, &ty) }?
+            };
+            // SAFETY: MPI's contract for result_addr.
+            let result = unsafe { result_dest(result_addr, 1, &ty, "result_addr") }?;
+            w.rma_op(win, t, OpKind::GetAcc { op, dtype: basic, data, result, fop: true })
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Compare_and_swap / PMPI_Compare_and_swap(origin_addr: *const c_void, compare_addr: *const c_void, result_addr: *mut c_void, datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, win: MPI_Win) -> c_int {
+        win_call("MPI_Compare_and_swap", win, |w| {
+            w.rma.get(win)?;
+            let ty = args::datatype(w, datatype, "datatype")?;
+            if basic_of(datatype).is_none() {
+                return fail(sys::MPI_ERR_TYPE, format!("MPI_Compare_and_swap needs a predefined datatype, not {}", ty.name()));
+            }
+            let t = target_spec(w, target_rank, target_disp, 1, &ty)?;
+            // SAFETY: MPI's contract for origin_addr and compare_addr.
+            let mut data = unsafe { origin_data(origin_addr, 1, &ty) }?;
+            // SAFETY: as above.
+            data.extend(unsafe { origin_data(compare_addr, 1, &ty) }?);
+            // SAFETY: MPI's contract for result_addr.
+            let result = unsafe { result_dest(result_addr, 1, &ty, "result_addr") }?;
+            w.rma_op(win, t, OpKind::Cas(data, result))
+        })
+    }
+}

@@ -8,7 +8,8 @@
 //! * `target`: what a target does with a packet (the active-message
 //!   handler the engine calls, see [`crate::p2p::Active`]);
 //! * `ops`: Put, Get, Accumulate at the origin (issuing or queueing);
-//! * `sync`: fence, lock / unlock (+ lock_all), flush, sync.
+//! * `sync`: fence, lock / unlock (+ lock_all), flush, sync;
+//! * `pscw`: post / start / complete / wait / test.
 //!
 //! # Timing rules
 //!
@@ -28,7 +29,12 @@
 //!   response of `b` bytes (`tr = ttemp + b/Bmem`); the origin deals with the
 //!   response in a waiting activity like any eager message and the GET is
 //!   complete at `ttemp' + b/Bmem`.
-//! * Control packets (LOCK, UNLOCK, FLUSH) and their answers (LOCK_GRANTED,
+//! * GET_ACCUMULATE of `b` bytes: a packet of `b` bytes (`header_bytes`
+//!   for MPI_NO_OP and for Fetch_and_op, CH3's immediate FOP packet); the
+//!   target applies it at `ttemp` and answers the old data (`b` bytes)
+//!   then; complete at the origin as a GET. COMPARE_AND_SWAP: a packet of
+//!   `header_bytes` (CH3's immediate CAS), answered like Fetch_and_op.
+//! * Control packets (LOCK, UNLOCK, FLUSH, DONE) and their answers (LOCK_GRANTED,
 //!   ACK) are messages of `header_bytes`; answers leave at the target's
 //!   `ttemp` without moving its clock (like the ACK of a rendezvous).
 //! * Operations are issued at the call when the epoch allows it, otherwise
@@ -48,6 +54,7 @@
 //!   barrier as an Ibarrier that later operations wait for; here packets
 //!   are counted and the barrier is complete when the fence returns, so
 //!   operations after a fence are issued at their call.
+//! * MPI_Win_post / start / complete / wait: see `pscw`.
 //! * MPI_Win_lock: sends LOCK at once (CH3 without delayed issuing) and
 //!   returns, except on its own window, where it waits for the lock. With
 //!   `MPI_MODE_NOCHECK` nothing is sent: the lock is taken as granted.

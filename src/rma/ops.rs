@@ -24,6 +24,18 @@ pub enum OpKind {
     /// Operator and basic datatype, packed data.
     Acc(sys::MPI_Op, sys::MPI_Datatype, Vec<u8>),
     Get(GetDest),
+    /// Get_accumulate (`fop`: Fetch_and_op, a packet of `header_bytes`):
+    /// operator, basic datatype, packed data (empty for MPI_NO_OP), result.
+    GetAcc {
+        op: sys::MPI_Op,
+        dtype: sys::MPI_Datatype,
+        data: Vec<u8>,
+        result: GetDest,
+        fop: bool,
+    },
+    /// Compare_and_swap: the new value then the compare value, and the
+    /// result.
+    Cas(Vec<u8>, GetDest),
 }
 
 impl World {
@@ -67,8 +79,21 @@ impl World {
         let tbytes = t.ty.packed_size(t.count);
         let obytes = match &op {
             OpKind::Put(d) | OpKind::Acc(_, _, d) => d.len(),
-            OpKind::Get(g) => g.len,
+            OpKind::Get(g) | OpKind::Cas(_, g) => g.len,
+            OpKind::GetAcc { result, .. } => result.len,
         };
+        if let OpKind::GetAcc { op, data, .. } = &op {
+            if *op != sys::MPI_NO_OP && data.len() != tbytes {
+                return fail(
+                    sys::MPI_ERR_TYPE,
+                    format!(
+                        "the origin describes {} bytes and the target {tbytes} bytes \
+                         (the type signatures must match)",
+                        data.len()
+                    ),
+                );
+            }
+        }
         if obytes != tbytes {
             return fail(
                 sys::MPI_ERR_TYPE,
@@ -89,6 +114,26 @@ impl World {
                 (packet::ACC, v, mk(runs, o, dt, data), None)
             }
             OpKind::Get(g) => (packet::GET, hb, mk(runs, 0, 0, Vec::new()), Some(g)),
+            OpKind::GetAcc {
+                op,
+                dtype,
+                data,
+                result,
+                fop,
+            } => {
+                let data = if op == sys::MPI_NO_OP {
+                    Vec::new()
+                } else {
+                    data
+                };
+                let v = if fop || data.is_empty() {
+                    hb
+                } else {
+                    data.len() as u64
+                };
+                (packet::GACC, v, mk(runs, op, dtype, data), Some(result))
+            }
+            OpKind::Cas(data, result) => (packet::CAS, hb, mk(runs, 0, 0, data), Some(result)),
         };
         let issue = Issue {
             kind,
@@ -193,10 +238,11 @@ impl World {
     }
 }
 
-fn mk(runs: Vec<(u64, u64)>, arg: i32, dtype: i32, data: Vec<u8>) -> Packet {
+fn mk(runs: Vec<(u64, u64)>, op: i32, dtype: i32, data: Vec<u8>) -> Packet {
     Packet {
         flags: 0,
-        arg,
+        arg: 0,
+        op,
         dtype,
         runs,
         data,

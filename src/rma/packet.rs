@@ -25,6 +25,10 @@ pub const FLUSH: i32 = 6;
 /// End of a post/start/complete/wait access epoch at one target; `arg`:
 /// the operations that preceded it.
 pub const DONE: i32 = 7;
+/// Get_accumulate / Fetch_and_op: accumulate, answering with the old data.
+pub const GACC: i32 = 8;
+/// Compare_and_swap: `data` is the new value then the compare value.
+pub const CAS: i32 = 9;
 
 /// Answer tags (plain messages on the window's context).
 pub const LOCK_GRANTED: i32 = 1;
@@ -45,9 +49,11 @@ pub const PSCW: u8 = 4;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Packet {
     pub flags: u8,
-    /// LOCK: MPI_LOCK_SHARED / EXCLUSIVE; GET: the response tag; ACC: the
-    /// operator.
+    /// LOCK: MPI_LOCK_SHARED / EXCLUSIVE; GET, GACC, CAS: the response
+    /// tag; DONE: the operations before it.
     pub arg: i32,
+    /// ACC, GACC: the operator.
+    pub op: i32,
     /// ACC: the basic datatype of the elements.
     pub dtype: i32,
     /// Target runs (byte offset, length) in packed order.
@@ -61,6 +67,7 @@ impl Packet {
         Packet {
             flags,
             arg,
+            op: 0,
             dtype: 0,
             runs: Vec::new(),
             data: Vec::new(),
@@ -68,9 +75,10 @@ impl Packet {
     }
 
     pub fn encode(&self) -> Vec<u8> {
-        let mut v = Vec::with_capacity(13 + 16 * self.runs.len() + self.data.len());
+        let mut v = Vec::with_capacity(17 + 16 * self.runs.len() + self.data.len());
         v.push(self.flags);
         v.extend_from_slice(&self.arg.to_le_bytes());
+        v.extend_from_slice(&self.op.to_le_bytes());
         v.extend_from_slice(&self.dtype.to_le_bytes());
         v.extend_from_slice(&(self.runs.len() as u32).to_le_bytes());
         for &(o, l) in &self.runs {
@@ -84,16 +92,17 @@ impl Packet {
     pub fn decode(b: &[u8]) -> Packet {
         let i32_at = |o: usize| i32::from_le_bytes(b[o..o + 4].try_into().expect("4 bytes"));
         let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().expect("8 bytes"));
-        let n = u32::from_le_bytes(b[9..13].try_into().expect("4 bytes")) as usize;
+        let n = u32::from_le_bytes(b[13..17].try_into().expect("4 bytes")) as usize;
         let runs = (0..n)
-            .map(|k| (u64_at(13 + 16 * k), u64_at(21 + 16 * k)))
+            .map(|k| (u64_at(17 + 16 * k), u64_at(25 + 16 * k)))
             .collect();
         Packet {
             flags: b[0],
             arg: i32_at(1),
-            dtype: i32_at(5),
+            op: i32_at(5),
+            dtype: i32_at(9),
             runs,
-            data: b[13 + 16 * n..].to_vec(),
+            data: b[17 + 16 * n..].to_vec(),
         }
     }
 }
@@ -143,6 +152,7 @@ mod tests {
         let p = Packet {
             flags: COUNTED,
             arg: -7,
+            op: 5,
             dtype: 3,
             runs: vec![(0, 8), (16, 4)],
             data: vec![1, 2, 3],

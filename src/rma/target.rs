@@ -5,6 +5,12 @@
 //! * PUT: the data is copied into the window: done at `ttemp + b/Bmem`.
 //! * ACCUMULATE: the operator is applied element by element into the window
 //!   (the copy is timed as a PUT's; applying it is library work here).
+//! * GET_ACCUMULATE / Fetch_and_op: the old data is taken, the operator
+//!   applied as for ACCUMULATE, the old data answered as for a GET.
+//!   COMPARE_AND_SWAP: the new value is stored if the old one equals the
+//!   compare value; the old value is answered.
+//! * DONE (end of a start/complete epoch): counted with the operations it
+//!   announces towards the end of the exposure epoch (see `pscw`).
 //! * GET: the response (the data, an eager message of `b` bytes) leaves at
 //!   `ttemp`: `tr = ttemp + b/Bmem`, `ta = tr + L(b, h)`.
 //! * LOCK: granted at `ttemp` when the lock is free (LOCK_GRANTED leaves
@@ -190,6 +196,35 @@ impl Active for Handler {
                     data,
                 });
             }
+            packet::GACC => {
+                let old = gather(w.mem.as_mut_slice(), &p.runs);
+                if p.op != sys::MPI_NO_OP {
+                    accumulate(w.mem.as_mut_slice(), &p);
+                }
+                done = t + copy;
+                out.push(Reply::Send {
+                    dest: m.src,
+                    ctx: w.ctx,
+                    tag: p.arg,
+                    vsize: old.len() as u64,
+                    data: old,
+                });
+            }
+            packet::CAS => {
+                let mem = w.mem.as_mut_slice();
+                let old = gather(mem, &p.runs);
+                let half = p.data.len() / 2;
+                if old == p.data[half..] {
+                    scatter(mem, &p.runs, &p.data[..half]);
+                }
+                out.push(Reply::Send {
+                    dest: m.src,
+                    ctx: w.ctx,
+                    tag: p.arg,
+                    vsize: old.len() as u64,
+                    data: old,
+                });
+            }
             packet::LOCK => {
                 if w.lock.waiting.is_empty() && w.lock.try_take(p.arg) {
                     out.push(granted(m.src, w.ctx, hb));
@@ -280,7 +315,7 @@ pub fn gather(mem: &[u8], runs: &[(u64, u64)]) -> Vec<u8> {
 /// Apply an accumulate packet (operator `p.arg` on elements of basic type
 /// `p.dtype`) to the runs of `mem`.
 pub fn accumulate(mem: &mut [u8], p: &Packet) {
-    let f = acc_kernel(p.arg, p.dtype);
+    let f = acc_kernel(p.op, p.dtype);
     let mut at = 0;
     for &(o, l) in &p.runs {
         let (o, l) = (o as usize, l as usize);

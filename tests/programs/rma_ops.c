@@ -15,10 +15,11 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
-    int *mem = calloc(n + 4, sizeof(int));
-    /* slots: 0..n-1 puts, n acc sum, n+1 lock counter, n+2 max, n+3 pscw */
+    int *mem = calloc(n + 8, sizeof(int));
+    /* slots: 0..n-1 puts, n acc sum, n+1 lock counter, n+2 max, n+3 pscw,
+     * n+4 fetch-and-op counter, n+5 compare-and-swap, n+6 get_accumulate */
     MPI_Win win;
-    MPI_Win_create(mem, (n + 4) * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Win_create(mem, (n + 8) * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     int right = (rank + 1) % n, left = (rank + n - 1) % n;
 
     /* fence: every rank puts its rank + 100 into slot `rank` of its right neighbour */
@@ -114,6 +115,46 @@ int main(int argc, char **argv) {
         MPI_Group_free(&lg);
         MPI_Group_free(&rg);
         MPI_Barrier(MPI_COMM_WORLD);
+    }
+
+    /* atomics under lock_all: a fetch-and-add ticket each, one CAS winner,
+     * get_accumulate with MPI_REPLACE then MPI_NO_OP */
+    {
+        int one = 1, ticket = -1, mine = rank + 1, zero = 0, old = -1;
+        MPI_Win_lock_all(0, win);
+        MPI_Fetch_and_op(&one, &ticket, MPI_INT, 0, n + 4, MPI_SUM, win);
+        MPI_Compare_and_swap(&mine, &zero, &old, MPI_INT, 0, n + 5, win);
+        MPI_Win_flush(0, win);
+        MPI_Win_unlock_all(win);
+        int *tickets = malloc(n * sizeof(int)), *olds = malloc(n * sizeof(int));
+        MPI_Allgather(&ticket, 1, MPI_INT, tickets, 1, MPI_INT, MPI_COMM_WORLD);
+        MPI_Allgather(&old, 1, MPI_INT, olds, 1, MPI_INT, MPI_COMM_WORLD);
+        int seen = 0, winners = 0, winner = -1;
+        for (int r = 0; r < n; r++) {
+            CHECK(tickets[r] >= 0 && tickets[r] < n, "ticket %d", tickets[r]);
+            seen |= 1 << tickets[r];
+            if (olds[r] == 0) { winners++; winner = r; }
+        }
+        CHECK(seen == (1 << n) - 1, "tickets not distinct: %x", seen);
+        CHECK(winners == 1, "cas winners %d", winners);
+        for (int r = 0; r < n; r++)
+            if (r != winner) CHECK(olds[r] == winner + 1, "cas old %d", olds[r]);
+        if (rank == 0) CHECK(mem[n + 4] == n && mem[n + 5] == winner + 1, "fop/cas target %d %d", mem[n + 4], mem[n + 5]);
+        MPI_Barrier(MPI_COMM_WORLD);
+        for (int r = 0; r < n; r++) {
+            if (r == rank) {
+                int val[2] = {rank, -rank}, prev[2] = {-9, -9}, now[2];
+                MPI_Win_lock(MPI_LOCK_EXCLUSIVE, n - 1, 0, win);
+                MPI_Get_accumulate(val, 2, MPI_INT, prev, 2, MPI_INT, n - 1, n + 6, 2, MPI_INT, MPI_REPLACE, win);
+                MPI_Get_accumulate(NULL, 0, MPI_INT, now, 2, MPI_INT, n - 1, n + 6, 2, MPI_INT, MPI_NO_OP, win);
+                MPI_Win_unlock(n - 1, win);
+                CHECK(prev[0] == (rank ? rank - 1 : 0) && prev[1] == (rank ? 1 - rank : 0), "gacc prev %d %d", prev[0], prev[1]);
+                CHECK(now[0] == rank && now[1] == -rank, "gacc now %d %d", now[0], now[1]);
+            }
+            MPI_Barrier(MPI_COMM_WORLD);
+        }
+        free(tickets);
+        free(olds);
     }
 
     /* Win_allocate + a derived target type (every other int) */

@@ -12,6 +12,9 @@ fortran! {
     mpi_put_ = PMPI_Put(origin_addr: Buf, origin_count: Int, origin_datatype: Int, target_rank: Int, target_disp: Aint, target_count: Int, target_datatype: Int, win: Int);
     mpi_get_ = PMPI_Get(origin_addr: Buf, origin_count: Int, origin_datatype: Int, target_rank: Int, target_disp: Aint, target_count: Int, target_datatype: Int, win: Int);
     mpi_accumulate_ = PMPI_Accumulate(origin_addr: Buf, origin_count: Int, origin_datatype: Int, target_rank: Int, target_disp: Aint, target_count: Int, target_datatype: Int, op: Int, win: Int);
+    mpi_get_accumulate_ = PMPI_Get_accumulate(origin_addr: Buf, origin_count: Int, origin_datatype: Int, result_addr: Buf, result_count: Int, result_datatype: Int, target_rank: Int, target_disp: Aint, target_count: Int, target_datatype: Int, op: Int, win: Int);
+    mpi_fetch_and_op_ = PMPI_Fetch_and_op(origin_addr: Buf, result_addr: Buf, datatype: Int, target_rank: Int, target_disp: Aint, op: Int, win: Int);
+    mpi_compare_and_swap_ = PMPI_Compare_and_swap(origin_addr: Buf, compare_addr: Buf, result_addr: Buf, datatype: Int, target_rank: Int, target_disp: Aint, win: Int);
     mpi_win_lock_ = PMPI_Win_lock(lock_type: Int, rank: Int, assert: Int, win: Int);
     mpi_win_unlock_ = PMPI_Win_unlock(rank: Int, win: Int);
     mpi_win_lock_all_ = PMPI_Win_lock_all(assert: Int, win: Int);
