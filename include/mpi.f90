@@ -1963,6 +1963,38 @@ module mpi
       integer :: provided
       integer :: ierror
     end subroutine PMPI_QUERY_THREAD
+    subroutine MPI_RACCUMULATE(origin_addr, origin_count, origin_datatype, target_rank, &
+        target_disp, target_count, target_datatype, op, win, request, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: win
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_RACCUMULATE
+    subroutine PMPI_RACCUMULATE(origin_addr, origin_count, origin_datatype, target_rank, &
+        target_disp, target_count, target_datatype, op, win, request, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: win
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_RACCUMULATE
     subroutine MPI_RECV(buf, count, datatype, source, tag, comm, status, ierror)
       import :: MPI_STATUS_SIZE
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -2083,6 +2115,108 @@ module mpi
       integer :: request
       integer :: ierror
     end subroutine PMPI_REQUEST_FREE
+    subroutine MPI_RGET(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, request, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: win
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_RGET
+    subroutine PMPI_RGET(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, request, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: win
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_RGET
+    subroutine MPI_RGET_ACCUMULATE(origin_addr, origin_count, origin_datatype, result_addr, &
+        result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+        win, request, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      type(*), dimension(*) :: result_addr
+      integer, intent(in) :: result_count
+      integer, intent(in) :: result_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: win
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_RGET_ACCUMULATE
+    subroutine PMPI_RGET_ACCUMULATE(origin_addr, origin_count, origin_datatype, result_addr, &
+        result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+        win, request, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      type(*), dimension(*) :: result_addr
+      integer, intent(in) :: result_count
+      integer, intent(in) :: result_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: win
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_RGET_ACCUMULATE
+    subroutine MPI_RPUT(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, request, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: win
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_RPUT
+    subroutine PMPI_RPUT(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, request, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: win
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_RPUT
     subroutine MPI_RSEND(buf, count, datatype, dest, tag, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       type(*), dimension(*) :: buf

@@ -504,3 +504,138 @@ mpi_fn! {
         })
     }
 }
+
+/// Where the response of a request-based GET-like operation lands: the
+/// user's buffer (contiguous datatype) or a staging buffer unpacked into it
+/// when the request completes (as a receive's).
+///
+/// # Safety
+/// MPI's contract: `addr` has room for `count` elements of `ty` and is not
+/// accessed until the request completes.
+unsafe fn response_target(
+    addr: *mut c_void,
+    count: usize,
+    ty: &std::sync::Arc<crate::mpi::datatype::Datatype>,
+) -> (
+    crate::mpi::state::RecvTarget<RecvBuf>,
+    std::sync::Arc<crate::mpi::datatype::Datatype>,
+    usize,
+) {
+    let a = crate::mpi::state::RecvArgs {
+        comm: sys::MPI_COMM_NULL,
+        group: std::sync::Arc::new(crate::mpi::comm::Group::new(Vec::new())),
+        ctx: 0,
+        src: crate::mpi::comm::Source::ProcNull,
+        tag: None,
+        ty: ty.clone(),
+        count,
+        bytes: ty.packed_size(count),
+    };
+    // SAFETY: the caller's contract.
+    (
+        unsafe { crate::abi::buffers::recv_target(addr, &a) },
+        ty.clone(),
+        count,
+    )
+}
+
+/// Store a request handle.
+///
+/// # Safety
+/// `request` is null or writable.
+unsafe fn put_request(
+    w: &mut World,
+    request: *mut sys::MPI_Request,
+    req: crate::mpi::request::Req,
+) -> MpiResult<()> {
+    if request.is_null() {
+        return fail(sys::MPI_ERR_ARG, "null pointer passed as request");
+    }
+    let h = w.reqs.insert(req);
+    // SAFETY: checked non-null; the caller's contract.
+    unsafe { request.write(h) };
+    Ok(())
+}
+
+mpi_fn! {
+    fn MPI_Rput / PMPI_Rput(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win, request: *mut sys::MPI_Request) -> c_int {
+        win_call("MPI_Rput", win, |w| {
+            w.rma.get(win)?;
+            let oc = args::count(origin_count, "origin_count")?;
+            let ot = args::datatype(w, origin_datatype, "origin_datatype")?;
+            let tt = args::datatype(w, target_datatype, "target_datatype")?;
+            let t = target_spec(w, target_rank, target_disp, target_count, &tt)?;
+            // SAFETY: MPI's contract for origin_addr.
+            let data = unsafe { origin_data(origin_addr, oc, &ot) }?;
+            let req = w.rma_request_op(win, t, OpKind::Put(data), None)?;
+            // SAFETY: MPI's contract for request.
+            unsafe { put_request(w, request, req) }
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Raccumulate / PMPI_Raccumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: *mut sys::MPI_Request) -> c_int {
+        win_call("MPI_Raccumulate", win, |w| {
+            w.rma.get(win)?;
+            let oc = args::count(origin_count, "origin_count")?;
+            let ot = args::datatype(w, origin_datatype, "origin_datatype")?;
+            let tt = args::datatype(w, target_datatype, "target_datatype")?;
+            let basic = acc_basic(op, origin_datatype, &ot)?;
+            let t = target_spec(w, target_rank, target_disp, target_count, &tt)?;
+            // SAFETY: MPI's contract for origin_addr.
+            let data = unsafe { origin_data(origin_addr, oc, &ot) }?;
+            let req = w.rma_request_op(win, t, OpKind::Acc(op, basic, data), None)?;
+            // SAFETY: MPI's contract for request.
+            unsafe { put_request(w, request, req) }
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Rget / PMPI_Rget(origin_addr: *mut c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win, request: *mut sys::MPI_Request) -> c_int {
+        win_call("MPI_Rget", win, |w| {
+            w.rma.get(win)?;
+            let oc = args::count(origin_count, "origin_count")?;
+            let ot = args::datatype(w, origin_datatype, "origin_datatype")?;
+            let tt = args::datatype(w, target_datatype, "target_datatype")?;
+            let t = target_spec(w, target_rank, target_disp, target_count, &tt)?;
+            // SAFETY: MPI's contract for origin_addr (until the request completes).
+            let dest = unsafe { result_dest(origin_addr, oc, &ot, "origin_addr") }?;
+            // SAFETY: as above.
+            let rt = unsafe { response_target(origin_addr, oc, &ot) };
+            let req = w.rma_request_op(win, t, OpKind::Get(dest), Some(rt))?;
+            // SAFETY: MPI's contract for request.
+            unsafe { put_request(w, request, req) }
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Rget_accumulate / PMPI_Rget_accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, result_addr: *mut c_void, result_count: c_int, result_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: *mut sys::MPI_Request) -> c_int {
+        win_call("MPI_Rget_accumulate", win, |w| {
+            w.rma.get(win)?;
+            let rc = args::count(result_count, "result_count")?;
+            let rt = args::datatype(w, result_datatype, "result_datatype")?;
+            let tt = args::datatype(w, target_datatype, "target_datatype")?;
+            let t = target_spec(w, target_rank, target_disp, target_count, &tt)?;
+            let (data, basic) = if op == sys::MPI_NO_OP {
+                (Vec::new(), acc_basic(op, result_datatype, &rt)?)
+            } else {
+                let oc = args::count(origin_count, "origin_count")?;
+                let ot = args::datatype(w, origin_datatype, "origin_datatype")?;
+                let basic = acc_basic(op, origin_datatype, &ot)?;
+                // SAFETY: MPI's contract for origin_addr.
+                (unsafe { origin_data(origin_addr, oc, &ot) }?, basic)
+            };
+            // SAFETY: MPI's contract for result_addr (until the request completes).
+            let result = unsafe { result_dest(result_addr, rc, &rt, "result_addr") }?;
+            // SAFETY: as above.
+            let target = unsafe { response_target(result_addr, rc, &rt) };
+            let op = OpKind::GetAcc { op, dtype: basic, data, result, fop: false };
+            let req = w.rma_request_op(win, t, op, Some(target))?;
+            // SAFETY: MPI's contract for request.
+            unsafe { put_request(w, request, req) }
+        })
+    }
+}

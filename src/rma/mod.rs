@@ -37,6 +37,12 @@
 //! * Control packets (LOCK, UNLOCK, FLUSH, DONE) and their answers (LOCK_GRANTED,
 //!   ACK) are messages of `header_bytes`; answers leave at the target's
 //!   `ttemp` without moving its clock (like the ACK of a rendezvous).
+//! * Request-based operations (MPI_Rput, Rget, Raccumulate,
+//!   Rget_accumulate) send the same packets; their request completes as
+//!   the operation does at the origin (a PUT-like one at once, a GET-like
+//!   one when the response has been received). They are issued at the call:
+//!   if the epoch's grant has not come yet, the call waits for it first
+//!   (CH3 would queue the operation and complete the request later).
 //! * Operations are issued at the call when the epoch allows it, otherwise
 //!   queued and issued, in order, when the synchronization call that waits
 //!   for the epoch (LOCK_GRANTED) ends that wait.

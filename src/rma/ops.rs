@@ -4,11 +4,17 @@
 //! doc of `crate::rma`.
 use super::packet::{self, Packet};
 use super::window::{Access, GetDest, Issue, PassiveTarget, PendingGet, Window};
+use crate::mpi::comm::Source;
 use crate::mpi::datatype::Datatype;
 use crate::mpi::error::{fail, MpiResult};
+use crate::mpi::request::{Kind, Req, ReqState};
+use crate::mpi::state::{RecvArgs, RecvTarget};
+use crate::mpi::status::empty_status;
 use crate::mpi::World;
 use crate::p2p::ACTIVE_CTX_BIT;
 use crate::sys::{self, MPI_Win};
+use crate::transport::RecvBuf;
+use std::sync::Arc;
 
 /// The target side of an operation.
 pub struct TargetSpec<'a> {
@@ -42,9 +48,23 @@ impl World {
     /// Put / Get / Accumulate on `win`. Returns false for MPI_PROC_NULL
     /// (nothing to do).
     pub fn rma_op(&mut self, win: MPI_Win, t: TargetSpec, op: OpKind) -> MpiResult<()> {
+        if let Some((target, issue)) = self.prepare(win, t, op)? {
+            self.submit(win, target, issue)?;
+        }
+        Ok(())
+    }
+
+    /// Check an operation: its window rank and packet (None for
+    /// MPI_PROC_NULL).
+    fn prepare(
+        &mut self,
+        win: MPI_Win,
+        t: TargetSpec,
+        op: OpKind,
+    ) -> MpiResult<Option<(usize, Issue)>> {
         let w = self.rma.get(win)?;
         if t.rank == sys::MPI_PROC_NULL {
-            return Ok(());
+            return Ok(None);
         }
         let n = w.ranks.len();
         if t.rank < 0 || t.rank as usize >= n {
@@ -135,12 +155,19 @@ impl World {
             }
             OpKind::Cas(data, result) => (packet::CAS, hb, mk(runs, 0, 0, data), Some(result)),
         };
-        let issue = Issue {
-            kind,
-            vsize,
-            packet: p,
-            get,
-        };
+        Ok(Some((
+            target,
+            Issue {
+                kind,
+                vsize,
+                packet: p,
+                get,
+            },
+        )))
+    }
+
+    /// Issue or queue a checked operation, as its epoch allows.
+    fn submit(&mut self, win: MPI_Win, target: usize, issue: Issue) -> MpiResult<()> {
         let w = self.rma.get_mut(win)?;
         if w.access == Access::Fence {
             self.issue(win, target, issue, packet::COUNTED);
@@ -178,6 +205,75 @@ impl World {
         Ok(())
     }
 
+    /// A request-based operation (MPI_Rput, Rget, Raccumulate,
+    /// Rget_accumulate): issued at once, after waiting for the epoch's grant
+    /// if it has not come yet (LOCK_GRANTED, or the POSTs of MPI_Win_start).
+    /// A GET-like operation's response lands in `result` (the user's buffer
+    /// or a staging one, as a receive's does) and its request completes when
+    /// the response has been received; a PUT-like one is complete at once
+    /// (the data has left). The epoch's synchronization does not wait for
+    /// request-based operations: MPI_Wait / Test does.
+    pub fn rma_request_op(
+        &mut self,
+        win: MPI_Win,
+        t: TargetSpec,
+        op: OpKind,
+        result: Option<(RecvTarget<RecvBuf>, Arc<Datatype>, usize)>,
+    ) -> MpiResult<Req> {
+        let comm = self.rma.get(win)?.comm;
+        let group = self.comms.get(comm)?.group.clone();
+        let done = |group| Req {
+            kind: Kind::Send,
+            comm,
+            group,
+            state: ReqState::Done(empty_status()),
+            keep: None,
+            staging: None,
+            capacity: 0,
+        };
+        let Some((target, mut issue)) = self.prepare(win, t, op)? else {
+            return Ok(done(group));
+        };
+        self.make_ready(win, target);
+        let Some((rt, ty, count)) = result else {
+            self.submit(win, target, issue)?;
+            return Ok(done(group));
+        };
+        let w = self.rma.get_mut(win)?;
+        let tag = w.take_tag();
+        let a = RecvArgs {
+            comm,
+            group,
+            ctx: w.ctx,
+            src: Source::Rank(w.ranks[target]),
+            tag: Some(tag),
+            bytes: ty.packed_size(count),
+            ty,
+            count,
+        };
+        let req = self.start_recv(&a, rt);
+        issue.get = None;
+        issue.packet.arg = tag;
+        self.submit(win, target, issue)?;
+        Ok(req)
+    }
+
+    /// Wait for the grant of the epoch towards `target` if it has not come.
+    fn make_ready(&mut self, win: MPI_Win, target: usize) {
+        let w = self.rma.wins.get_mut(&win).expect("checked");
+        match w.access {
+            Access::Passive => {
+                if !w.passive.contains_key(&target) {
+                    let nocheck = w.lock_all == Some(true);
+                    self.lock_target(win, target, sys::MPI_LOCK_SHARED, nocheck);
+                }
+                self.ensure_granted(win, target);
+            }
+            Access::Pscw => self.wait_posts(win),
+            _ => {}
+        }
+    }
+
     /// Send an operation's packet now (posting the GET response's receive).
     pub(crate) fn issue(&mut self, win: MPI_Win, target: usize, mut i: Issue, flags: u8) {
         let w = self.rma.wins.get_mut(&win).expect("checked");
@@ -188,12 +284,7 @@ impl World {
             w.sent[target] += 1;
         }
         if let Some(g) = i.get {
-            let tag = w.next_tag;
-            w.next_tag = if w.next_tag == i32::MAX {
-                packet::FIRST_GET_TAG
-            } else {
-                w.next_tag + 1
-            };
+            let tag = w.take_tag();
             i.packet.arg = tag;
             let req = self.ep.irecv_vec(g.len, Some(dest), Some(tag), ctx);
             let w = self.rma.wins.get_mut(&win).expect("checked");

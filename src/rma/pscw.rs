@@ -108,18 +108,7 @@ impl World {
         if w.access != Access::Pscw {
             return sync_error("MPI_Win_complete without MPI_Win_start");
         }
-        let st = w.start.as_mut().expect("start epoch");
-        let posts = std::mem::take(&mut st.posts);
-        let queued = std::mem::take(&mut st.queued);
-        if !posts.is_empty() {
-            self.ep.wait_all(&posts);
-            for r in posts {
-                self.ep.free(r);
-            }
-        }
-        for (t, i) in queued {
-            self.issue(win, t, i, packet::PSCW);
-        }
+        self.wait_posts(win);
         let w = self.rma.get_mut(win)?;
         let st = w.start.take().expect("start epoch");
         let (ctx, ranks) = (w.ctx, w.ranks.clone());
@@ -136,6 +125,24 @@ impl World {
         self.finish_gets(win, None);
         self.rma.get_mut(win)?.access = Access::None;
         Ok(())
+    }
+
+    /// Wait for the POSTs of the start epoch's targets, then issue what
+    /// waited for them.
+    pub(crate) fn wait_posts(&mut self, win: MPI_Win) {
+        let w = self.rma.wins.get_mut(&win).expect("checked");
+        let st = w.start.as_mut().expect("start epoch");
+        let posts = std::mem::take(&mut st.posts);
+        let queued = std::mem::take(&mut st.queued);
+        if !posts.is_empty() {
+            self.ep.wait_all(&posts);
+            for r in posts {
+                self.ep.free(r);
+            }
+        }
+        for (t, i) in queued {
+            self.issue(win, t, i, packet::PSCW);
+        }
     }
 
     /// MPI_Win_wait (`block`) or MPI_Win_test: whether the exposure epoch

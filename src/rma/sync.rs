@@ -149,7 +149,7 @@ impl World {
 
     /// Wait for LOCK_GRANTED from `target` if it has not come yet, then
     /// issue the queued operations.
-    fn ensure_granted(&mut self, win: MPI_Win, target: usize) {
+    pub(crate) fn ensure_granted(&mut self, win: MPI_Win, target: usize) {
         let w = self.rma.wins.get_mut(&win).expect("checked");
         let pt = w.passive.get_mut(&target).expect("locked");
         if let Some(r) = pt.granted.take() {

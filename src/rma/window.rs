@@ -129,6 +129,19 @@ impl Default for Rma {
     }
 }
 
+impl Window {
+    /// A fresh tag for a GET response.
+    pub fn take_tag(&mut self) -> i32 {
+        let tag = self.next_tag;
+        self.next_tag = if tag == i32::MAX {
+            super::packet::FIRST_GET_TAG
+        } else {
+            tag + 1
+        };
+        tag
+    }
+}
+
 impl Rma {
     pub fn get(&self, win: MPI_Win) -> MpiResult<&Window> {
         match self.wins.get(&win) {

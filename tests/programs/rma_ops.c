@@ -15,11 +15,12 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
-    int *mem = calloc(n + 8, sizeof(int));
+    int *mem = calloc(n + 9, sizeof(int));
     /* slots: 0..n-1 puts, n acc sum, n+1 lock counter, n+2 max, n+3 pscw,
-     * n+4 fetch-and-op counter, n+5 compare-and-swap, n+6 get_accumulate */
+     * n+4 fetch-and-op counter, n+5 compare-and-swap, n+6 get_accumulate,
+     * n+7 request-based */
     MPI_Win win;
-    MPI_Win_create(mem, (n + 8) * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Win_create(mem, (n + 9) * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     int right = (rank + 1) % n, left = (rank + n - 1) % n;
 
     /* fence: every rank puts its rank + 100 into slot `rank` of its right neighbour */
@@ -155,6 +156,33 @@ int main(int argc, char **argv) {
         }
         free(tickets);
         free(olds);
+    }
+
+    /* request-based operations: Rput + Rget under a lock, Raccumulate and
+     * Rget_accumulate in a fence epoch */
+    {
+        MPI_Request rq[2];
+        int v = 500 + rank, back = -1;
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win);
+        MPI_Rput(&v, 1, MPI_INT, right, n + 7, 1, MPI_INT, win, &rq[0]);
+        MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+        MPI_Win_flush(right, win);
+        MPI_Rget(&back, 1, MPI_INT, right, n + 7, 1, MPI_INT, win, &rq[1]);
+        MPI_Wait(&rq[1], MPI_STATUS_IGNORE);
+        MPI_Win_unlock(right, win);
+        CHECK(back == 500 + rank, "rget after rput: %d", back);
+        MPI_Barrier(MPI_COMM_WORLD);
+        CHECK(mem[n + 7] == 500 + left, "rput: %d", mem[n + 7]);
+        MPI_Win_fence(0, win);
+        int two = 2, prev = -1;
+        MPI_Raccumulate(&two, 1, MPI_INT, right, n + 7, 1, MPI_INT, MPI_SUM, win, &rq[0]);
+        MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+        MPI_Win_fence(0, win);
+        MPI_Rget_accumulate(&two, 1, MPI_INT, &prev, 1, MPI_INT, right, n + 7, 1, MPI_INT, MPI_PROD, win, &rq[1]);
+        MPI_Wait(&rq[1], MPI_STATUS_IGNORE);
+        MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+        CHECK(prev == 502 + rank, "rget_accumulate prev %d", prev);
+        CHECK(mem[n + 7] == 2 * (502 + left), "rget_accumulate target %d", mem[n + 7]);
     }
 
     /* Win_allocate + a derived target type (every other int) */

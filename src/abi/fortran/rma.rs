@@ -15,6 +15,10 @@ fortran! {
     mpi_get_accumulate_ = PMPI_Get_accumulate(origin_addr: Buf, origin_count: Int, origin_datatype: Int, result_addr: Buf, result_count: Int, result_datatype: Int, target_rank: Int, target_disp: Aint, target_count: Int, target_datatype: Int, op: Int, win: Int);
     mpi_fetch_and_op_ = PMPI_Fetch_and_op(origin_addr: Buf, result_addr: Buf, datatype: Int, target_rank: Int, target_disp: Aint, op: Int, win: Int);
     mpi_compare_and_swap_ = PMPI_Compare_and_swap(origin_addr: Buf, compare_addr: Buf, result_addr: Buf, datatype: Int, target_rank: Int, target_disp: Aint, win: Int);
+    mpi_rput_ = PMPI_Rput(origin_addr: Buf, origin_count: Int, origin_datatype: Int, target_rank: Int, target_disp: Aint, target_count: Int, target_datatype: Int, win: Int, request: IntOut);
+    mpi_rget_ = PMPI_Rget(origin_addr: Buf, origin_count: Int, origin_datatype: Int, target_rank: Int, target_disp: Aint, target_count: Int, target_datatype: Int, win: Int, request: IntOut);
+    mpi_raccumulate_ = PMPI_Raccumulate(origin_addr: Buf, origin_count: Int, origin_datatype: Int, target_rank: Int, target_disp: Aint, target_count: Int, target_datatype: Int, op: Int, win: Int, request: IntOut);
+    mpi_rget_accumulate_ = PMPI_Rget_accumulate(origin_addr: Buf, origin_count: Int, origin_datatype: Int, result_addr: Buf, result_count: Int, result_datatype: Int, target_rank: Int, target_disp: Aint, target_count: Int, target_datatype: Int, op: Int, win: Int, request: IntOut);
     mpi_win_lock_ = PMPI_Win_lock(lock_type: Int, rank: Int, assert: Int, win: Int);
     mpi_win_unlock_ = PMPI_Win_unlock(rank: Int, win: Int);
     mpi_win_lock_all_ = PMPI_Win_lock_all(assert: Int, win: Int);
