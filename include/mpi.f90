@@ -3115,6 +3115,22 @@ module mpi
       integer :: win
       integer :: ierror
     end subroutine PMPI_WIN_FREE
+    subroutine MPI_WIN_GET_ATTR(win, win_keyval, attribute_val, flag, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: win
+      integer, intent(in) :: win_keyval
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_WIN_GET_ATTR
+    subroutine PMPI_WIN_GET_ATTR(win, win_keyval, attribute_val, flag, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: win
+      integer, intent(in) :: win_keyval
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+      logical :: flag
+      integer :: ierror
+    end subroutine PMPI_WIN_GET_ATTR
     subroutine MPI_WIN_GET_ERRHANDLER(win, errhandler, ierror)
       integer, intent(in) :: win
       integer :: errhandler
@@ -3135,6 +3151,28 @@ module mpi
       integer :: group
       integer :: ierror
     end subroutine PMPI_WIN_GET_GROUP
+    subroutine MPI_WIN_GET_INFO(win, info_used, ierror)
+      integer, intent(in) :: win
+      integer :: info_used
+      integer :: ierror
+    end subroutine MPI_WIN_GET_INFO
+    subroutine PMPI_WIN_GET_INFO(win, info_used, ierror)
+      integer, intent(in) :: win
+      integer :: info_used
+      integer :: ierror
+    end subroutine PMPI_WIN_GET_INFO
+    subroutine MPI_WIN_GET_NAME(win, win_name, resultlen, ierror)
+      integer, intent(in) :: win
+      character(len=*) :: win_name
+      integer :: resultlen
+      integer :: ierror
+    end subroutine MPI_WIN_GET_NAME
+    subroutine PMPI_WIN_GET_NAME(win, win_name, resultlen, ierror)
+      integer, intent(in) :: win
+      character(len=*) :: win_name
+      integer :: resultlen
+      integer :: ierror
+    end subroutine PMPI_WIN_GET_NAME
     subroutine MPI_WIN_LOCK(lock_type, rank, assert, win, ierror)
       integer, intent(in) :: lock_type
       integer, intent(in) :: rank
@@ -3181,6 +3219,26 @@ module mpi
       integer, intent(in) :: errhandler
       integer :: ierror
     end subroutine PMPI_WIN_SET_ERRHANDLER
+    subroutine MPI_WIN_SET_INFO(win, info, ierror)
+      integer, intent(in) :: win
+      integer, intent(in) :: info
+      integer :: ierror
+    end subroutine MPI_WIN_SET_INFO
+    subroutine PMPI_WIN_SET_INFO(win, info, ierror)
+      integer, intent(in) :: win
+      integer, intent(in) :: info
+      integer :: ierror
+    end subroutine PMPI_WIN_SET_INFO
+    subroutine MPI_WIN_SET_NAME(win, win_name, ierror)
+      integer, intent(in) :: win
+      character(len=*), intent(in) :: win_name
+      integer :: ierror
+    end subroutine MPI_WIN_SET_NAME
+    subroutine PMPI_WIN_SET_NAME(win, win_name, ierror)
+      integer, intent(in) :: win
+      character(len=*), intent(in) :: win_name
+      integer :: ierror
+    end subroutine PMPI_WIN_SET_NAME
     subroutine MPI_WIN_START(group, assert, win, ierror)
       integer, intent(in) :: group
       integer, intent(in) :: assert

@@ -43,11 +43,12 @@ fn win_call(name: &str, win: MPI_Win, f: impl FnOnce(&mut World) -> MpiResult<()
     returned.unwrap_or(rc)
 }
 
-fn check_info(info: MPI_Info) -> MpiResult<()> {
+/// The hints of an info argument (a copy; MPI_INFO_NULL: none).
+fn check_info(info: MPI_Info) -> MpiResult<crate::mpi::info::Info> {
     if info == sys::MPI_INFO_NULL {
-        return Ok(());
+        return Ok(Default::default());
     }
-    with_infos(|t| t.get(info).map(|_| ()))
+    with_infos(|t| t.get(info).cloned())
 }
 
 fn check_size(size: MPI_Aint) -> MpiResult<u64> {
@@ -66,7 +67,7 @@ mpi_fn! {
     fn MPI_Win_create / PMPI_Win_create(base: *mut c_void, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, win: *mut MPI_Win) -> c_int {
         call("MPI_Win_create", comm, |w| {
             let n = check_size(size)?;
-            check_info(info)?;
+            let hints = check_info(info)?;
             if win.is_null() {
                 return fail(sys::MPI_ERR_ARG, "null pointer passed as win");
             }
@@ -84,6 +85,7 @@ mpi_fn! {
                 flavor: sys::MPI_WIN_FLAVOR_CREATE,
                 mem,
                 allocated: None,
+                info: hints,
             })?;
             // SAFETY: checked non-null; MPI's contract: writable.
             unsafe { win.write(h) };
@@ -96,7 +98,7 @@ mpi_fn! {
     fn MPI_Win_allocate / PMPI_Win_allocate(size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, baseptr: *mut c_void, win: *mut MPI_Win) -> c_int {
         call("MPI_Win_allocate", comm, |w| {
             let n = check_size(size)? as usize;
-            check_info(info)?;
+            let hints = check_info(info)?;
             if win.is_null() || baseptr.is_null() {
                 return fail(sys::MPI_ERR_ARG, "null pointer passed as baseptr or win");
             }
@@ -117,6 +119,7 @@ mpi_fn! {
                 flavor: sys::MPI_WIN_FLAVOR_ALLOCATE,
                 mem,
                 allocated: Some((p as usize, n.max(1))),
+                info: hints,
             });
             let h = match made {
                 Ok(h) => h,
@@ -636,6 +639,104 @@ mpi_fn! {
             let req = w.rma_request_op(win, t, op, Some(target))?;
             // SAFETY: MPI's contract for request.
             unsafe { put_request(w, request, req) }
+        })
+    }
+}
+
+mpi_fn! {
+    /// Names longer than MPI_MAX_OBJECT_NAME - 1 bytes are truncated.
+    fn MPI_Win_set_name / PMPI_Win_set_name(win: MPI_Win, win_name: *const std::os::raw::c_char) -> c_int {
+        win_call("MPI_Win_set_name", win, |w| {
+            let x = w.rma.get_mut(win)?;
+            if win_name.is_null() {
+                return fail(sys::MPI_ERR_ARG, "null pointer passed as win_name");
+            }
+            // SAFETY: non-null; MPI requires a NUL-terminated string.
+            let s = unsafe { std::ffi::CStr::from_ptr(win_name) }.to_string_lossy();
+            let mut end = s.len().min(sys::MPI_MAX_OBJECT_NAME as usize - 1);
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            x.name = s[..end].to_string();
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Win_get_name / PMPI_Win_get_name(win: MPI_Win, win_name: *mut std::os::raw::c_char, resultlen: *mut c_int) -> c_int {
+        win_call("MPI_Win_get_name", win, |w| {
+            let x = w.rma.get(win)?;
+            if win_name.is_null() || resultlen.is_null() {
+                return fail(sys::MPI_ERR_ARG, "null pointer passed as win_name or resultlen");
+            }
+            // SAFETY: MPI requires win_name to hold MPI_MAX_OBJECT_NAME chars;
+            // resultlen checked non-null.
+            unsafe {
+                let n = crate::abi::buffers::put_cstr(win_name, sys::MPI_MAX_OBJECT_NAME as usize, &x.name);
+                resultlen.write(n);
+            }
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    /// The hints replace those the window had (vaced acts on none of them).
+    fn MPI_Win_set_info / PMPI_Win_set_info(win: MPI_Win, info: MPI_Info) -> c_int {
+        win_call("MPI_Win_set_info", win, |w| {
+            let hints = check_info(info)?;
+            w.rma.get_mut(win)?.info = hints;
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    /// A new info object with the window's hints.
+    fn MPI_Win_get_info / PMPI_Win_get_info(win: MPI_Win, info_used: *mut MPI_Info) -> c_int {
+        win_call("MPI_Win_get_info", win, |w| {
+            let hints = w.rma.get(win)?.info.clone();
+            if info_used.is_null() {
+                return fail(sys::MPI_ERR_ARG, "null pointer passed as info_used");
+            }
+            let h = with_infos(|t| t.insert(hints));
+            // SAFETY: checked non-null; MPI's contract: writable.
+            unsafe { info_used.write(h) };
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    /// The predefined window attributes: MPI_WIN_BASE (the base address
+    /// itself), MPI_WIN_SIZE (MPI_Aint), MPI_WIN_DISP_UNIT,
+    /// MPI_WIN_CREATE_FLAVOR, MPI_WIN_MODEL (ints): `attribute_val`
+    /// receives a pointer to the value (C's convention).
+    fn MPI_Win_get_attr / PMPI_Win_get_attr(win: MPI_Win, win_keyval: c_int, attribute_val: *mut c_void, flag: *mut c_int) -> c_int {
+        win_call("MPI_Win_get_attr", win, |w| {
+            let x = w.rma.get(win)?;
+            if attribute_val.is_null() || flag.is_null() {
+                return fail(sys::MPI_ERR_ARG, "null pointer passed as attribute_val or flag");
+            }
+            let p: *const c_void = match win_keyval {
+                sys::MPI_WIN_BASE => x.base as *const c_void,
+                sys::MPI_WIN_SIZE => &x.attrs.size as *const MPI_Aint as *const c_void,
+                sys::MPI_WIN_DISP_UNIT => &x.attrs.disp_unit as *const c_int as *const c_void,
+                sys::MPI_WIN_CREATE_FLAVOR => &x.attrs.flavor as *const c_int as *const c_void,
+                sys::MPI_WIN_MODEL => &x.attrs.model as *const c_int as *const c_void,
+                _ => {
+                    return fail(sys::MPI_ERR_KEYVAL, format!("invalid window keyval {win_keyval}"));
+                }
+            };
+            // SAFETY: checked non-null; MPI's contract: `attribute_val`
+            // points to a `void *`, `flag` to an int. The values pointed to
+            // live as long as the window (boxed: they do not move).
+            unsafe {
+                (attribute_val as *mut *const c_void).write(p);
+                flag.write(1);
+            }
+            Ok(())
         })
     }
 }

@@ -99,6 +99,10 @@ pub struct Window {
     pub start: Option<StartEpoch>,
     /// MPI_Win_post's exposure epoch: the request Win_wait waits for.
     pub exposed: Option<ReqId>,
+    /// MPI_Win_set_name / get_name.
+    pub name: String,
+    /// The hints given at creation or by MPI_Win_set_info.
+    pub info: crate::mpi::info::Info,
     /// Attribute values (MPI_Win_get_attr returns their addresses: boxed,
     /// so they stay put while the window lives).
     pub attrs: Box<Attrs>,
@@ -173,6 +177,7 @@ pub struct NewWin {
     /// The memory (`size` bytes at `base`).
     pub mem: RecvBuf,
     pub allocated: Option<(usize, usize)>,
+    pub info: crate::mpi::info::Info,
 }
 
 impl World {
@@ -226,6 +231,8 @@ impl World {
             start: None,
             exposed: None,
             next_tag: super::packet::FIRST_GET_TAG,
+            name: String::new(),
+            info: a.info,
             attrs: Box::new(Attrs {
                 size: a.size as sys::MPI_Aint,
                 disp_unit: a.disp_unit,

@@ -209,6 +209,39 @@ int main(int argc, char **argv) {
     MPI_Group_free(&g);
     MPI_Group_free(&wg);
 
+    /* attributes, names, info */
+    {
+        void *b; MPI_Aint *sz; int *du, *fl, *model, flag, len;
+        MPI_Win_get_attr(w2, MPI_WIN_BASE, &b, &flag);
+        CHECK(flag && b == base, "base attr");
+        MPI_Win_get_attr(w2, MPI_WIN_SIZE, &sz, &flag);
+        CHECK(flag && *sz == (MPI_Aint)(2 * n * sizeof(int)), "size attr %ld", (long)*sz);
+        MPI_Win_get_attr(w2, MPI_WIN_DISP_UNIT, &du, &flag);
+        CHECK(flag && *du == (int)sizeof(int), "disp attr %d", *du);
+        MPI_Win_get_attr(w2, MPI_WIN_CREATE_FLAVOR, &fl, &flag);
+        CHECK(flag && *fl == MPI_WIN_FLAVOR_ALLOCATE, "flavor %d", *fl);
+        MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &fl, &flag);
+        CHECK(flag && *fl == MPI_WIN_FLAVOR_CREATE, "flavor %d", *fl);
+        MPI_Win_get_attr(w2, MPI_WIN_MODEL, &model, &flag);
+        CHECK(flag && *model == MPI_WIN_UNIFIED, "model %d", *model);
+        char name[MPI_MAX_OBJECT_NAME];
+        MPI_Win_get_name(w2, name, &len);
+        CHECK(len == 0, "default name length %d", len);
+        MPI_Win_set_name(w2, "halo");
+        MPI_Win_get_name(w2, name, &len);
+        CHECK(len == 4 && name[0] == 'h', "name %s", name);
+        MPI_Info in, out;
+        char val[16];
+        MPI_Info_create(&in);
+        MPI_Info_set(in, "no_locks", "true");
+        MPI_Win_set_info(w2, in);
+        MPI_Win_get_info(w2, &out);
+        MPI_Info_get(out, "no_locks", 15, val, &flag);
+        CHECK(flag && val[0] == 't', "info");
+        MPI_Info_free(&in);
+        MPI_Info_free(&out);
+    }
+
     /* errors */
     MPI_Win_set_errhandler(w2, MPI_ERRORS_RETURN);
     MPI_Errhandler eh;
