@@ -491,6 +491,22 @@ module mpi
       integer, intent(in) :: comm
       integer :: ierror
     end subroutine PMPI_ALLGATHERV
+    subroutine MPI_ALLOC_MEM(size, info, baseptr, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer, intent(in) :: info
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+      type(*), dimension(*) :: baseptr
+      integer :: ierror
+    end subroutine MPI_ALLOC_MEM
+    subroutine PMPI_ALLOC_MEM(size, info, baseptr, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer, intent(in) :: info
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+      type(*), dimension(*) :: baseptr
+      integer :: ierror
+    end subroutine PMPI_ALLOC_MEM
     subroutine MPI_ALLREDUCE(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
       type(*), dimension(*) :: sendbuf
@@ -1177,6 +1193,16 @@ module mpi
       logical :: flag
       integer :: ierror
     end subroutine PMPI_FINALIZED
+    subroutine MPI_FREE_MEM(base, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      type(*), dimension(*) :: base
+      integer :: ierror
+    end subroutine MPI_FREE_MEM
+    subroutine PMPI_FREE_MEM(base, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      type(*), dimension(*) :: base
+      integer :: ierror
+    end subroutine PMPI_FREE_MEM
     subroutine MPI_GATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
         ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf

@@ -770,6 +770,11 @@ int PMPI_Info_free(MPI_Info *info);
 #define MPI_WIN_FLAVOR_SHARED 4
 #define MPI_WIN_SEPARATE 1
 #define MPI_WIN_UNIFIED 2
+/* MPI_Alloc_mem / MPI_Free_mem (memory for windows) */
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+int MPI_Free_mem(void *base);
+int PMPI_Free_mem(void *base);
 int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win);
 int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win);
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);

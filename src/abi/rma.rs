@@ -3,8 +3,7 @@
 //! handles; the semantics are in `crate::rma`. Errors go to the window's
 //! error handler (MPI_ERRORS_ARE_FATAL unless set otherwise).
 use crate::abi::state::call;
-use crate::abi::userbuf::RawBuf;
-use crate::mpi::coll_args::{self as args, whole, UserBuf};
+use crate::mpi::coll_args::{self as args, whole, Block, UserBuf};
 use crate::mpi::error::{fail, fatal_message, MpiResult};
 use crate::mpi::info::with_infos;
 use crate::mpi::op::{basic_of, kernel, Predef};
@@ -58,6 +57,58 @@ fn check_size(size: MPI_Aint) -> MpiResult<u64> {
             format!("invalid window size {size} (negative)"),
         )
     })
+}
+
+/// An origin or result buffer: `count` elements of a datatype start at
+/// `base + true_lb` (a null base is MPI_BOTTOM, the type holding absolute
+/// addresses).
+struct OriginBuf {
+    base: *mut u8,
+}
+
+impl OriginBuf {
+    /// # Safety
+    /// For as long as it is used, every block packed from it is readable
+    /// and every block unpacked into it writable and not otherwise accessed
+    /// (MPI's contract for the buffers of one-sided operations).
+    unsafe fn new(p: *const c_void) -> OriginBuf {
+        OriginBuf { base: p as *mut u8 }
+    }
+    fn at(&self, b: &Block) -> *mut u8 {
+        self.base.wrapping_offset(b.off + b.ty.origin())
+    }
+}
+
+impl UserBuf for OriginBuf {
+    fn pack(&self, blocks: &[Block]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for b in blocks {
+            let span = b.ty.span(b.count);
+            if span == 0 {
+                continue;
+            }
+            // SAFETY: the block's elements span `span` readable bytes from
+            // its first byte (the constructor's contract).
+            let mem = unsafe { std::slice::from_raw_parts(self.at(b), span) };
+            out.extend_from_slice(&b.ty.pack(mem, b.count));
+        }
+        out
+    }
+
+    fn unpack(&mut self, blocks: &[Block], data: &[u8]) {
+        let mut at = 0;
+        for b in blocks {
+            let n = b.bytes().min(data.len() - at);
+            let span = b.ty.span(b.count);
+            if span > 0 {
+                // SAFETY: the block's elements span `span` writable bytes
+                // that nothing else accesses now (the constructor's contract).
+                let mem = unsafe { std::slice::from_raw_parts_mut(self.at(b), span) };
+                b.ty.unpack(&data[at..at + n], mem, b.count);
+            }
+            at += n;
+        }
+    }
 }
 
 /// Alignment of the memory MPI_Win_allocate hands out.
@@ -230,9 +281,9 @@ unsafe fn origin_data(
     count: usize,
     ty: &std::sync::Arc<crate::mpi::datatype::Datatype>,
 ) -> MpiResult<Vec<u8>> {
-    args::buffer(addr.is_null(), count, ty, "origin_addr")?;
+    // A null address is MPI_BOTTOM: the datatype holds absolute addresses.
     // SAFETY: the caller's contract; only read here.
-    let buf = unsafe { RawBuf::new(addr) };
+    let buf = unsafe { OriginBuf::new(addr) };
     Ok(buf.pack(&whole(count, ty)))
 }
 
@@ -263,7 +314,7 @@ mpi_fn! {
             // SAFETY: MPI's contract: origin_addr holds `oc` elements of the
             // origin datatype and is not accessed until the operation
             // completes (at the synchronization that ends it).
-            let buf = unsafe { RawBuf::new(origin_addr) };
+            let buf = unsafe { OriginBuf::new(origin_addr) };
             let dest = GetDest {
                 len: ot.packed_size(oc),
                 buf: Box::new(buf),
@@ -306,6 +357,9 @@ fn acc_basic(
     };
     let basic = if basic_of(dt).is_some() {
         Some(dt)
+    } else if ty.size() == 0 {
+        // No data: any predefined type does.
+        Some(sys::MPI_INT)
     } else {
         ty.basic()
     };
@@ -433,7 +487,7 @@ unsafe fn result_dest(
 ) -> MpiResult<GetDest> {
     args::buffer(addr.is_null(), count, ty, what)?;
     // SAFETY: the caller's contract.
-    let buf = unsafe { RawBuf::new(addr) };
+    let buf = unsafe { OriginBuf::new(addr) };
     Ok(GetDest {
         len: ty.packed_size(count),
         buf: Box::new(buf),
@@ -736,6 +790,39 @@ mpi_fn! {
                 (attribute_val as *mut *const c_void).write(p);
                 flag.write(1);
             }
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    /// Memory for windows (and anything else): `malloc` with MPI's errors;
+    /// vaced needs no special memory, so any memory works in a window.
+    fn MPI_Alloc_mem / PMPI_Alloc_mem(size: MPI_Aint, info: MPI_Info, baseptr: *mut c_void) -> c_int {
+        call("MPI_Alloc_mem", sys::MPI_COMM_WORLD, |_| {
+            let n = check_size(size)? as usize;
+            check_info(info)?;
+            if baseptr.is_null() {
+                return fail(sys::MPI_ERR_ARG, "null pointer passed as baseptr");
+            }
+            // SAFETY: plain malloc of a non-zero size.
+            let p = unsafe { libc::malloc(n.max(1)) };
+            if p.is_null() {
+                return fail(sys::MPI_ERR_NO_MEM, format!("cannot allocate {n} bytes"));
+            }
+            // SAFETY: checked non-null; C's `void *baseptr` holds the
+            // address of a `void *`.
+            unsafe { (baseptr as *mut *mut c_void).write(p) };
+            Ok(())
+        })
+    }
+}
+
+mpi_fn! {
+    fn MPI_Free_mem / PMPI_Free_mem(base: *mut c_void) -> c_int {
+        call("MPI_Free_mem", sys::MPI_COMM_WORLD, |_| {
+            // SAFETY: MPI's contract: memory from MPI_Alloc_mem (or null).
+            unsafe { libc::free(base) };
             Ok(())
         })
     }

@@ -295,8 +295,26 @@ impl World {
             });
         }
         let bytes = i.packet.encode();
-        self.ep
-            .send_active(dest, ctx | ACTIVE_CTX_BIT, i.kind, i.vsize, &bytes);
+        self.send_packet(win, target, i.kind, i.vsize, &bytes);
+    }
+
+    /// Send packet `kind` of `bytes` (timed as `vsize` bytes) to window rank
+    /// `target`, in order after the previous one sent there.
+    pub(crate) fn send_packet(
+        &mut self,
+        win: MPI_Win,
+        target: usize,
+        kind: i32,
+        vsize: u64,
+        bytes: &[u8],
+    ) {
+        let w = self.rma.wins.get_mut(&win).expect("checked");
+        let (dest, ctx, after) = (w.ranks[target], w.ctx, w.last_ta[target]);
+        let ta = self
+            .ep
+            .send_active(dest, ctx | ACTIVE_CTX_BIT, kind, vsize, bytes, after);
+        let w = self.rma.wins.get_mut(&win).expect("checked");
+        w.last_ta[target] = ta;
     }
 
     /// Start a passive-target epoch towards `target`: send LOCK (unless
@@ -312,8 +330,7 @@ impl World {
                 .irecv_vec(0, Some(dest), Some(packet::LOCK_GRANTED), ctx);
             let hb = self.ep.model().header_bytes;
             let p = Packet::control(0, ty).encode();
-            self.ep
-                .send_active(dest, ctx | ACTIVE_CTX_BIT, packet::LOCK, hb, &p);
+            self.send_packet(win, target, packet::LOCK, hb, &p);
             Some(r)
         };
         let w = self.rma.wins.get_mut(&win).expect("checked");

@@ -16,7 +16,6 @@ use super::packet::{self, Packet};
 use super::window::{Access, StartEpoch};
 use crate::mpi::error::{fail, MpiResult};
 use crate::mpi::World;
-use crate::p2p::ACTIVE_CTX_BIT;
 use crate::sys::{self, MPI_Group, MPI_Win};
 
 fn sync_error<T>(msg: impl Into<String>) -> MpiResult<T> {
@@ -48,7 +47,7 @@ impl World {
         if w.exposed.is_some() {
             return sync_error("MPI_Win_post inside an exposure epoch");
         }
-        if w.access == Access::Fence {
+        if !w.no_access() && w.access == Access::Fence {
             return sync_error("MPI_Win_post inside a fence epoch");
         }
         let (ctx, ranks) = (w.ctx, w.ranks.clone());
@@ -76,7 +75,7 @@ impl World {
     pub fn win_start(&mut self, win: MPI_Win, group: MPI_Group, assert: i32) -> MpiResult<()> {
         let targets = self.win_ranks(win, group)?;
         let w = self.rma.get(win)?;
-        if w.access != Access::None {
+        if !w.no_access() {
             return sync_error("MPI_Win_start inside another access epoch");
         }
         let (ctx, ranks) = (w.ctx, w.ranks.clone());
@@ -111,12 +110,10 @@ impl World {
         self.wait_posts(win);
         let w = self.rma.get_mut(win)?;
         let st = w.start.take().expect("start epoch");
-        let (ctx, ranks) = (w.ctx, w.ranks.clone());
         let hb = self.ep.model().header_bytes;
         for (k, &t) in st.targets.iter().enumerate() {
             let p = Packet::control(0, st.sent[k] as i32).encode();
-            self.ep
-                .send_active(ranks[t], ctx | ACTIVE_CTX_BIT, packet::DONE, hb, &p);
+            self.send_packet(win, t, packet::DONE, hb, &p);
         }
         let gets: Vec<_> = self.rma.get(win)?.gets.iter().map(|g| g.req).collect();
         if !gets.is_empty() {

@@ -7,7 +7,7 @@ use super::window::Access;
 use crate::coll;
 use crate::mpi::error::{fail, MpiResult};
 use crate::mpi::World;
-use crate::p2p::{ReqId, ACTIVE_CTX_BIT};
+use crate::p2p::ReqId;
 use crate::sys::{self, MPI_Win};
 
 fn sync_error<T>(msg: impl Into<String>) -> MpiResult<T> {
@@ -125,6 +125,7 @@ impl World {
         }
         let target = target_rank(w, rank)?;
         match w.access {
+            _ if w.no_access() => {}
             Access::Fence | Access::Pscw => {
                 return sync_error("MPI_Win_lock inside a fence or start/complete epoch")
             }
@@ -195,8 +196,7 @@ impl World {
                 reqs.push(r);
             }
             let p = Packet::control(flags, 0).encode();
-            self.ep
-                .send_active(dest, ctx | ACTIVE_CTX_BIT, kind, hb, &p);
+            self.send_packet(win, target, kind, hb, &p);
         }
         if !reqs.is_empty() {
             self.ep.wait_all(&reqs);
@@ -229,7 +229,7 @@ impl World {
     /// MPI_Win_lock_all.
     pub fn win_lock_all(&mut self, win: MPI_Win, assert: i32) -> MpiResult<()> {
         let w = self.rma.get_mut(win)?;
-        if w.access != Access::None {
+        if !w.no_access() {
             return sync_error("MPI_Win_lock_all inside another epoch");
         }
         w.access = Access::Passive;

@@ -90,6 +90,9 @@ pub struct Window {
     pub access: Access,
     /// Fence epoch: packets sent to each rank.
     pub sent: Vec<u32>,
+    /// Arrival time of the last packet sent to each rank: packets between
+    /// two ranks arrive in the order they were sent (a FIFO channel).
+    pub last_ta: Vec<crate::model::VTime>,
     pub passive: BTreeMap<usize, PassiveTarget>,
     /// Inside lock_all (and whether with MPI_MODE_NOCHECK).
     pub lock_all: Option<bool>,
@@ -134,6 +137,16 @@ impl Default for Rma {
 }
 
 impl Window {
+    /// No access epoch is open, or only a fence epoch nobody used yet: MPICH
+    /// then allows what needs no epoch (a lock, a start, MPI_Win_free).
+    pub fn no_access(&self) -> bool {
+        match self.access {
+            Access::None => true,
+            Access::Fence => self.sent.iter().all(|&c| c == 0) && self.gets.is_empty(),
+            _ => false,
+        }
+    }
+
     /// A fresh tag for a GET response.
     pub fn take_tag(&mut self) -> i32 {
         let tag = self.next_tag;
@@ -225,6 +238,7 @@ impl World {
             errhandler: sys::MPI_ERRORS_ARE_FATAL,
             access: Access::None,
             sent: vec![0; n],
+            last_ta: vec![crate::model::VTime::ZERO; n],
             passive: BTreeMap::new(),
             lock_all: None,
             gets: Vec::new(),

@@ -53,6 +53,8 @@ pub unsafe extern "C" fn mpi_win_get_attr_(
 pmpi_twin!(mpi_win_get_attr_(win: *const MPI_Fint, win_keyval: *const MPI_Fint, attribute_val: *mut MPI_Aint, flag: *mut MPI_Fint, ierror: *mut MPI_Fint));
 
 fortran! {
+    mpi_alloc_mem_ = PMPI_Alloc_mem(size: Aint, info: Int, baseptr: Buf);
+    mpi_free_mem_ = PMPI_Free_mem(base: Buf);
     mpi_win_create_ = PMPI_Win_create(base: Buf, size: Aint, disp_unit: Int, info: Int, comm: Int, win: IntOut);
     mpi_win_allocate_ = PMPI_Win_allocate(size: Aint, disp_unit: Int, info: Int, comm: Int, baseptr: Buf, win: IntOut);
     mpi_win_free_ = PMPI_Win_free(win: IntOut);

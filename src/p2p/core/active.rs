@@ -74,16 +74,28 @@ impl<L: Link> Core<L> {
     /// Send an active message (or any eager message) of `data` with a
     /// virtual size of `vsize` bytes: the starting phase of an eager send
     /// (tr = tV + vsize/Bmem, ta = tr + L(vsize, h)); tV becomes tr. The
-    /// message is complete locally at once.
-    pub fn send_active(&mut self, dest: u32, ctx: u32, tag: i32, vsize: u64, data: &[u8]) {
+    /// message is complete locally at once. It arrives no earlier than
+    /// `not_before` (the caller's previous message on a FIFO channel);
+    /// returns its arrival time.
+    pub fn send_active(
+        &mut self,
+        dest: u32,
+        ctx: u32,
+        tag: i32,
+        vsize: u64,
+        data: &[u8],
+        not_before: VTime,
+    ) -> VTime {
         let ts = self.clock.now() + self.model.o_send;
         self.clock.advance_comm(ts);
         let (tr, ta) = self.model.send_times(ts, vsize, self.me, dest);
+        let ta = ta.max(not_before);
         self.counters.msgs_sent += 1;
         self.counters.bytes_sent += vsize;
         let m = self.header(Kind::Eager, ctx, tag, vsize, ta);
         self.emit(dest, &m, Body::Inline(data));
         self.clock.advance_comm(tr);
+        ta
     }
 
     /// A request that nothing completes but an active-message handler
