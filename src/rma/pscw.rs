@@ -117,7 +117,7 @@ impl World {
         }
         let gets: Vec<_> = self.rma.get(win)?.gets.iter().map(|g| g.req).collect();
         if !gets.is_empty() {
-            self.ep.wait_all(&gets);
+            self.wait_many(&gets);
         }
         self.finish_gets(win, None);
         self.rma.get_mut(win)?.access = Access::None;

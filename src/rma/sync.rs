@@ -61,7 +61,7 @@ impl World {
             let r = self.expect_packets(ctx, need);
             let mut reqs = vec![r];
             reqs.extend(self.rma.get(win)?.gets.iter().map(|g| g.req));
-            self.ep.wait_all(&reqs);
+            self.wait_many(&reqs);
             self.ep.free(r);
             self.finish_gets(win, None);
             let mut t = self.rma.targets.borrow_mut();
@@ -83,6 +83,16 @@ impl World {
             w.access = Access::None;
         }
         Ok(())
+    }
+
+    /// Wait for many requests (an epoch's GETs): in slices, each a waiting
+    /// activity of its own (the engine checks a wait's every request at
+    /// each message; a slice's messages that arrive during an earlier slice
+    /// are dealt with at the same time as in one wait).
+    pub(crate) fn wait_many(&mut self, reqs: &[ReqId]) {
+        for part in reqs.chunks(1024) {
+            self.ep.wait_all(part);
+        }
     }
 
     /// A request complete once `need` counted packets have been dealt with
@@ -199,7 +209,7 @@ impl World {
             self.send_packet(win, target, kind, hb, &p);
         }
         if !reqs.is_empty() {
-            self.ep.wait_all(&reqs);
+            self.wait_many(&reqs);
         }
         if let Some(r) = ack {
             self.ep.free(r);
