@@ -17,5 +17,6 @@ pub mod mpi;
 pub mod mpit;
 pub mod p2p;
 pub mod report;
+pub mod rma;
 pub mod sys;
 pub mod transport;

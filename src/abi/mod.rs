@@ -40,6 +40,7 @@ pub mod p2p;
 pub mod pack;
 pub mod persistent;
 pub mod reduce;
+pub mod rma;
 mod state;
 pub mod topo;
 mod typed_mem;

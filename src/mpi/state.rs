@@ -134,6 +134,8 @@ pub struct World<E: Backend = Endpoint> {
     pub greqs: crate::mpi::grequest::Greqs,
     /// Messages matched by MPI_Mprobe / MPI_Improbe (see `mpi::message`).
     pub messages: crate::mpi::message::Messages,
+    /// One-sided communication: windows (see `crate::rma`).
+    pub rma: crate::rma::Rma,
 }
 
 fn check_count(count: c_int) -> MpiResult<usize> {
@@ -164,6 +166,7 @@ impl<E: Backend> World<E> {
             persist: Default::default(),
             greqs: Default::default(),
             messages: Default::default(),
+            rma: Default::default(),
         }
     }
 

@@ -18,6 +18,8 @@ use std::time::Instant;
 #[path = "compound.rs"]
 mod compound;
 pub use compound::{Poll, Progress};
+mod active;
+pub use active::{Active, Reply, ACTIVE_CTX_BIT};
 
 /// A message taken from the host inbox and not yet finished with.
 struct Held {
@@ -88,6 +90,8 @@ pub struct Core<L: Link> {
     compounds: Vec<compound::Compound<L>>,
     /// A compound request started a round since this was last cleared.
     compound_moved: bool,
+    /// The handler of active messages (one-sided communication), if any.
+    active: Option<Box<dyn Active>>,
 }
 
 fn matches(m: &Msg, src: Option<u32>, tag: Option<i32>, ctx: u32) -> bool {
@@ -123,6 +127,7 @@ impl<L: Link> Core<L> {
             floor: None,
             compounds: Vec::new(),
             compound_moved: false,
+            active: None,
         }
     }
 
@@ -736,6 +741,9 @@ impl<L: Link> Core<L> {
     fn related(&self, i: usize, goal: Goal) -> bool {
         let h = self.held[i].as_ref().unwrap();
         let waited = |r: ReqId| self.reqs.is_active(r) && self.reqs.get(r).waited;
+        if active::is_active(&h.msg) {
+            return self.active_related(&h.msg);
+        }
         match h.msg.kind {
             Kind::Eager | Kind::Req => match h.bound {
                 Some(r) => waited(r),
@@ -762,7 +770,7 @@ impl<L: Link> Core<L> {
 
     /// Take a message from the host: match it if it is DATA / REQ.
     fn access(&mut self, m: Msg) -> usize {
-        let data_or_req = matches!(m.kind, Kind::Eager | Kind::Req);
+        let data_or_req = matches!(m.kind, Kind::Eager | Kind::Req) && !active::is_active(&m);
         let i = self.hold(Held {
             msg: m,
             bound: None,
@@ -791,6 +799,11 @@ impl<L: Link> Core<L> {
         let h = self.held[i].as_ref().unwrap();
         let now = self.clock.now();
         let t = self.hist.handling_time(h.msg.ta, now);
+        if active::is_active(&h.msg) {
+            let held = self.take_held(i);
+            self.deal_active(held.msg, t);
+            return;
+        }
         match (h.msg.kind, h.bound) {
             (Kind::Eager | Kind::Req, None) => {
                 // No receive yet: into the unexpected queue (it stays in

@@ -26,6 +26,7 @@ pub(crate) mod testing;
 mod tests;
 
 pub use self::core::{Core, Poll, Progress};
+pub use self::core::{Active, Core, Reply, ACTIVE_CTX_BIT};
 pub use endpoint::{Endpoint, PortLink};
 pub use link::Link;
 /// A request, valid until `free`d.

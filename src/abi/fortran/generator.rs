@@ -59,6 +59,7 @@ pub enum HandIface {
 
 /// Bindings written by hand in src/abi/fortran/special.rs, attr.rs, info.rs
 /// and graph.rs:
+/// Bindings written by hand in src/abi/fortran/special.rs, attr.rs, info.rs and rma.rs:
 /// (Fortran symbol, C function it calls, interface). `Proc` arguments are
 /// procedures (EXTERNAL).
 pub const HAND_WRITTEN: &[(&str, &str, HandIface)] = &[
@@ -145,6 +146,11 @@ pub const HAND_WRITTEN: &[(&str, &str, HandIface)] = &[
         "mpi_attr_put_",
         "PMPI_Attr_put",
         HandIface::Sub("comm: Int, keyval: Int, attribute_val: Int"),
+    ),
+    (
+        "mpi_win_get_attr_",
+        "PMPI_Win_get_attr",
+        HandIface::Sub("win: Int, win_keyval: Int, attribute_val: AintOut, flag: Flag"),
     ),
     (
         "mpi_comm_get_attr_",

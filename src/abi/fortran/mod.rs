@@ -38,6 +38,7 @@ pub mod icoll;
 pub mod kinds;
 pub mod p2p;
 pub mod p2p_more;
+pub mod rma;
 pub mod special;
 pub mod topo;
 
