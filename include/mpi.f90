@@ -273,6 +273,26 @@ module mpi
   integer, parameter :: MPI_LB = 1275068432
   integer, parameter :: MPI_UB = 1275068433
 
+  ! ---- one-sided communication
+  integer, parameter :: MPI_MODE_NOCHECK = 1024
+  integer, parameter :: MPI_MODE_NOSTORE = 2048
+  integer, parameter :: MPI_MODE_NOPUT = 4096
+  integer, parameter :: MPI_MODE_NOPRECEDE = 8192
+  integer, parameter :: MPI_MODE_NOSUCCEED = 16384
+  integer, parameter :: MPI_LOCK_EXCLUSIVE = 234
+  integer, parameter :: MPI_LOCK_SHARED = 235
+  integer, parameter :: MPI_WIN_BASE = 1711276033
+  integer, parameter :: MPI_WIN_SIZE = 1711276035
+  integer, parameter :: MPI_WIN_DISP_UNIT = 1711276037
+  integer, parameter :: MPI_WIN_CREATE_FLAVOR = 1711276039
+  integer, parameter :: MPI_WIN_MODEL = 1711276041
+  integer, parameter :: MPI_WIN_FLAVOR_CREATE = 1
+  integer, parameter :: MPI_WIN_FLAVOR_ALLOCATE = 2
+  integer, parameter :: MPI_WIN_FLAVOR_DYNAMIC = 3
+  integer, parameter :: MPI_WIN_FLAVOR_SHARED = 4
+  integer, parameter :: MPI_WIN_SEPARATE = 1
+  integer, parameter :: MPI_WIN_UNIFIED = 2
+
   ! ---- Fortran only
   integer, parameter :: MPI_SOURCE = 3
   integer, parameter :: MPI_TAG = 4
@@ -401,6 +421,36 @@ module mpi
       integer, intent(in) :: errorcode
       integer :: ierror
     end subroutine PMPI_ABORT
+    subroutine MPI_ACCUMULATE(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, op, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_ACCUMULATE
+    subroutine PMPI_ACCUMULATE(origin_addr, origin_count, origin_datatype, target_rank, &
+        target_disp, target_count, target_datatype, op, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_ACCUMULATE
     subroutine MPI_ADDRESS(location, address, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
       type(*), dimension(*) :: location
@@ -495,6 +545,22 @@ module mpi
       integer, intent(in) :: comm
       integer :: ierror
     end subroutine PMPI_ALLGATHERV
+    subroutine MPI_ALLOC_MEM(size, info, baseptr, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer, intent(in) :: info
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+      type(*), dimension(*) :: baseptr
+      integer :: ierror
+    end subroutine MPI_ALLOC_MEM
+    subroutine PMPI_ALLOC_MEM(size, info, baseptr, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer, intent(in) :: info
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+      type(*), dimension(*) :: baseptr
+      integer :: ierror
+    end subroutine PMPI_ALLOC_MEM
     subroutine MPI_ALLREDUCE(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
       type(*), dimension(*) :: sendbuf
@@ -1139,6 +1205,36 @@ module mpi
       logical :: flag
       integer :: ierror
     end subroutine PMPI_COMM_TEST_INTER
+    subroutine MPI_COMPARE_AND_SWAP(origin_addr, compare_addr, result_addr, datatype, target_rank, &
+        target_disp, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: compare_addr
+      type(*), dimension(*) :: compare_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      type(*), dimension(*) :: result_addr
+      integer, intent(in) :: datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_COMPARE_AND_SWAP
+    subroutine PMPI_COMPARE_AND_SWAP(origin_addr, compare_addr, result_addr, datatype, target_rank, &
+        target_disp, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: compare_addr
+      type(*), dimension(*) :: compare_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      type(*), dimension(*) :: result_addr
+      integer, intent(in) :: datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_COMPARE_AND_SWAP
     subroutine MPI_DIMS_CREATE(nnodes, ndims, dims, ierror)
       integer, intent(in) :: nnodes
       integer, intent(in) :: ndims
@@ -1333,6 +1429,34 @@ module mpi
       integer, intent(in) :: comm
       integer :: ierror
     end subroutine PMPI_EXSCAN
+    subroutine MPI_FETCH_AND_OP(origin_addr, result_addr, datatype, target_rank, target_disp, op, &
+        win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      type(*), dimension(*) :: result_addr
+      integer, intent(in) :: datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: op
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_FETCH_AND_OP
+    subroutine PMPI_FETCH_AND_OP(origin_addr, result_addr, datatype, target_rank, target_disp, op, &
+        win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      type(*), dimension(*) :: result_addr
+      integer, intent(in) :: datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: op
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_FETCH_AND_OP
     subroutine MPI_FINALIZE(ierror)
       integer :: ierror
     end subroutine MPI_FINALIZE
@@ -1347,6 +1471,16 @@ module mpi
       logical :: flag
       integer :: ierror
     end subroutine PMPI_FINALIZED
+    subroutine MPI_FREE_MEM(base, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      type(*), dimension(*) :: base
+      integer :: ierror
+    end subroutine MPI_FREE_MEM
+    subroutine PMPI_FREE_MEM(base, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      type(*), dimension(*) :: base
+      integer :: ierror
+    end subroutine PMPI_FREE_MEM
     subroutine MPI_GATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
         ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -1405,6 +1539,74 @@ module mpi
       integer, intent(in) :: comm
       integer :: ierror
     end subroutine PMPI_GATHERV
+    subroutine MPI_GET(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_GET
+    subroutine PMPI_GET(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_GET
+    subroutine MPI_GET_ACCUMULATE(origin_addr, origin_count, origin_datatype, result_addr, &
+        result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+        win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      type(*), dimension(*) :: result_addr
+      integer, intent(in) :: result_count
+      integer, intent(in) :: result_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_GET_ACCUMULATE
+    subroutine PMPI_GET_ACCUMULATE(origin_addr, origin_count, origin_datatype, result_addr, &
+        result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+        win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      type(*), dimension(*) :: result_addr
+      integer, intent(in) :: result_count
+      integer, intent(in) :: result_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_GET_ACCUMULATE
     subroutine MPI_GET_ADDRESS(location, address, ierror)
       import :: MPI_ADDRESS_KIND
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
@@ -1781,6 +1983,210 @@ module mpi
       integer :: newgroup
       integer :: ierror
     end subroutine PMPI_GROUP_UNION
+    subroutine MPI_IALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+        request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_IALLGATHER
+    subroutine PMPI_IALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+        request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_IALLGATHER
+    subroutine MPI_IALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+        comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_IALLGATHERV
+    subroutine PMPI_IALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+        recvtype, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_IALLGATHERV
+    subroutine MPI_IALLREDUCE(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_IALLREDUCE
+    subroutine PMPI_IALLREDUCE(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_IALLREDUCE
+    subroutine MPI_IALLTOALL(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+        request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_IALLTOALL
+    subroutine PMPI_IALLTOALL(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+        request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_IALLTOALL
+    subroutine MPI_IALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+        recvtype, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_IALLTOALLV
+    subroutine PMPI_IALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+        rdispls, recvtype, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_IALLTOALLV
+    subroutine MPI_IALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+        rdispls, recvtypes, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      integer, dimension(*) :: sendtypes
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      integer, dimension(*) :: recvtypes
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_IALLTOALLW
+    subroutine PMPI_IALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+        rdispls, recvtypes, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      integer, dimension(*) :: sendtypes
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      integer, dimension(*) :: recvtypes
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_IALLTOALLW
+    subroutine MPI_IBARRIER(comm, request, ierror)
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_IBARRIER
+    subroutine PMPI_IBARRIER(comm, request, ierror)
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_IBARRIER
+    subroutine MPI_IBCAST(buffer, count, datatype, root, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      type(*), dimension(*) :: buffer
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_IBCAST
+    subroutine PMPI_IBCAST(buffer, count, datatype, root, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      type(*), dimension(*) :: buffer
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_IBCAST
     subroutine MPI_IBSEND(buf, count, datatype, dest, tag, comm, request, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       type(*), dimension(*) :: buf
@@ -1803,6 +2209,92 @@ module mpi
       integer :: request
       integer :: ierror
     end subroutine PMPI_IBSEND
+    subroutine MPI_IEXSCAN(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_IEXSCAN
+    subroutine PMPI_IEXSCAN(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_IEXSCAN
+    subroutine MPI_IGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+        request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_IGATHER
+    subroutine PMPI_IGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+        request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_IGATHER
+    subroutine MPI_IGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+        root, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_IGATHERV
+    subroutine PMPI_IGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+        root, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_IGATHERV
     subroutine MPI_IMPROBE(source, tag, comm, flag, message, status, ierror)
       import :: MPI_STATUS_SIZE
       integer, intent(in) :: source
@@ -2029,6 +2521,84 @@ module mpi
       integer :: request
       integer :: ierror
     end subroutine PMPI_IRECV
+    subroutine MPI_IREDUCE(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_IREDUCE
+    subroutine PMPI_IREDUCE(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_IREDUCE
+    subroutine MPI_IREDUCE_SCATTER(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
+        ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_IREDUCE_SCATTER
+    subroutine PMPI_IREDUCE_SCATTER(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
+        ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_IREDUCE_SCATTER
+    subroutine MPI_IREDUCE_SCATTER_BLOCK(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
+        ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_IREDUCE_SCATTER_BLOCK
+    subroutine PMPI_IREDUCE_SCATTER_BLOCK(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
+        ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_IREDUCE_SCATTER_BLOCK
     subroutine MPI_IRSEND(buf, count, datatype, dest, tag, comm, request, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       type(*), dimension(*) :: buf
@@ -2051,6 +2621,92 @@ module mpi
       integer :: request
       integer :: ierror
     end subroutine PMPI_IRSEND
+    subroutine MPI_ISCAN(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_ISCAN
+    subroutine PMPI_ISCAN(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_ISCAN
+    subroutine MPI_ISCATTER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+        request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_ISCATTER
+    subroutine PMPI_ISCATTER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+        comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_ISCATTER
+    subroutine MPI_ISCATTERV(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+        root, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_ISCATTERV
+    subroutine PMPI_ISCATTERV(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+        root, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: root
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_ISCATTERV
     subroutine MPI_ISEND(buf, count, datatype, dest, tag, comm, request, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       type(*), dimension(*) :: buf
@@ -2497,6 +3153,34 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE) :: status
       integer :: ierror
     end subroutine PMPI_PROBE
+    subroutine MPI_PUT(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_PUT
+    subroutine PMPI_PUT(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_PUT
     subroutine MPI_QUERY_THREAD(provided, ierror)
       integer :: provided
       integer :: ierror
@@ -2505,6 +3189,38 @@ module mpi
       integer :: provided
       integer :: ierror
     end subroutine PMPI_QUERY_THREAD
+    subroutine MPI_RACCUMULATE(origin_addr, origin_count, origin_datatype, target_rank, &
+        target_disp, target_count, target_datatype, op, win, request, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: win
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_RACCUMULATE
+    subroutine PMPI_RACCUMULATE(origin_addr, origin_count, origin_datatype, target_rank, &
+        target_disp, target_count, target_datatype, op, win, request, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: win
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_RACCUMULATE
     subroutine MPI_RECV(buf, count, datatype, source, tag, comm, status, ierror)
       import :: MPI_STATUS_SIZE
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -2661,6 +3377,108 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE) :: status
       integer :: ierror
     end subroutine PMPI_REQUEST_GET_STATUS
+    subroutine MPI_RGET(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, request, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: win
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_RGET
+    subroutine PMPI_RGET(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, request, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: win
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_RGET
+    subroutine MPI_RGET_ACCUMULATE(origin_addr, origin_count, origin_datatype, result_addr, &
+        result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+        win, request, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      type(*), dimension(*) :: result_addr
+      integer, intent(in) :: result_count
+      integer, intent(in) :: result_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: win
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_RGET_ACCUMULATE
+    subroutine PMPI_RGET_ACCUMULATE(origin_addr, origin_count, origin_datatype, result_addr, &
+        result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+        win, request, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      type(*), dimension(*) :: result_addr
+      integer, intent(in) :: result_count
+      integer, intent(in) :: result_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: win
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_RGET_ACCUMULATE
+    subroutine MPI_RPUT(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, request, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: win
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_RPUT
+    subroutine PMPI_RPUT(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, request, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer, intent(in) :: origin_count
+      integer, intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      integer, intent(in) :: target_datatype
+      integer, intent(in) :: win
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_RPUT
     subroutine MPI_RSEND(buf, count, datatype, dest, tag, comm, ierror)
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       type(*), dimension(*) :: buf
@@ -3741,5 +4559,291 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE, *) :: array_of_statuses
       integer :: ierror
     end subroutine PMPI_WAITSOME
+    subroutine MPI_WIN_ALLOCATE(size, disp_unit, info, comm, baseptr, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer, intent(in) :: disp_unit
+      integer, intent(in) :: info
+      integer, intent(in) :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+      type(*), dimension(*) :: baseptr
+      integer :: win
+      integer :: ierror
+    end subroutine MPI_WIN_ALLOCATE
+    subroutine PMPI_WIN_ALLOCATE(size, disp_unit, info, comm, baseptr, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer, intent(in) :: disp_unit
+      integer, intent(in) :: info
+      integer, intent(in) :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+      type(*), dimension(*) :: baseptr
+      integer :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_ALLOCATE
+    subroutine MPI_WIN_COMPLETE(win, ierror)
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_COMPLETE
+    subroutine PMPI_WIN_COMPLETE(win, ierror)
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_COMPLETE
+    subroutine MPI_WIN_CREATE(base, size, disp_unit, info, comm, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      type(*), dimension(*) :: base
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer, intent(in) :: disp_unit
+      integer, intent(in) :: info
+      integer, intent(in) :: comm
+      integer :: win
+      integer :: ierror
+    end subroutine MPI_WIN_CREATE
+    subroutine PMPI_WIN_CREATE(base, size, disp_unit, info, comm, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      type(*), dimension(*) :: base
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer, intent(in) :: disp_unit
+      integer, intent(in) :: info
+      integer, intent(in) :: comm
+      integer :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_CREATE
+    subroutine MPI_WIN_FENCE(assert, win, ierror)
+      integer, intent(in) :: assert
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_FENCE
+    subroutine PMPI_WIN_FENCE(assert, win, ierror)
+      integer, intent(in) :: assert
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_FENCE
+    subroutine MPI_WIN_FLUSH(rank, win, ierror)
+      integer, intent(in) :: rank
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_FLUSH
+    subroutine PMPI_WIN_FLUSH(rank, win, ierror)
+      integer, intent(in) :: rank
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_FLUSH
+    subroutine MPI_WIN_FLUSH_ALL(win, ierror)
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_FLUSH_ALL
+    subroutine PMPI_WIN_FLUSH_ALL(win, ierror)
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_FLUSH_ALL
+    subroutine MPI_WIN_FLUSH_LOCAL(rank, win, ierror)
+      integer, intent(in) :: rank
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_FLUSH_LOCAL
+    subroutine PMPI_WIN_FLUSH_LOCAL(rank, win, ierror)
+      integer, intent(in) :: rank
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_FLUSH_LOCAL
+    subroutine MPI_WIN_FLUSH_LOCAL_ALL(win, ierror)
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_FLUSH_LOCAL_ALL
+    subroutine PMPI_WIN_FLUSH_LOCAL_ALL(win, ierror)
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_FLUSH_LOCAL_ALL
+    subroutine MPI_WIN_FREE(win, ierror)
+      integer :: win
+      integer :: ierror
+    end subroutine MPI_WIN_FREE
+    subroutine PMPI_WIN_FREE(win, ierror)
+      integer :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_FREE
+    subroutine MPI_WIN_GET_ATTR(win, win_keyval, attribute_val, flag, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: win
+      integer, intent(in) :: win_keyval
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_WIN_GET_ATTR
+    subroutine PMPI_WIN_GET_ATTR(win, win_keyval, attribute_val, flag, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: win
+      integer, intent(in) :: win_keyval
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+      logical :: flag
+      integer :: ierror
+    end subroutine PMPI_WIN_GET_ATTR
+    subroutine MPI_WIN_GET_ERRHANDLER(win, errhandler, ierror)
+      integer, intent(in) :: win
+      integer :: errhandler
+      integer :: ierror
+    end subroutine MPI_WIN_GET_ERRHANDLER
+    subroutine PMPI_WIN_GET_ERRHANDLER(win, errhandler, ierror)
+      integer, intent(in) :: win
+      integer :: errhandler
+      integer :: ierror
+    end subroutine PMPI_WIN_GET_ERRHANDLER
+    subroutine MPI_WIN_GET_GROUP(win, group, ierror)
+      integer, intent(in) :: win
+      integer :: group
+      integer :: ierror
+    end subroutine MPI_WIN_GET_GROUP
+    subroutine PMPI_WIN_GET_GROUP(win, group, ierror)
+      integer, intent(in) :: win
+      integer :: group
+      integer :: ierror
+    end subroutine PMPI_WIN_GET_GROUP
+    subroutine MPI_WIN_GET_INFO(win, info_used, ierror)
+      integer, intent(in) :: win
+      integer :: info_used
+      integer :: ierror
+    end subroutine MPI_WIN_GET_INFO
+    subroutine PMPI_WIN_GET_INFO(win, info_used, ierror)
+      integer, intent(in) :: win
+      integer :: info_used
+      integer :: ierror
+    end subroutine PMPI_WIN_GET_INFO
+    subroutine MPI_WIN_GET_NAME(win, win_name, resultlen, ierror)
+      integer, intent(in) :: win
+      character(len=*) :: win_name
+      integer :: resultlen
+      integer :: ierror
+    end subroutine MPI_WIN_GET_NAME
+    subroutine PMPI_WIN_GET_NAME(win, win_name, resultlen, ierror)
+      integer, intent(in) :: win
+      character(len=*) :: win_name
+      integer :: resultlen
+      integer :: ierror
+    end subroutine PMPI_WIN_GET_NAME
+    subroutine MPI_WIN_LOCK(lock_type, rank, assert, win, ierror)
+      integer, intent(in) :: lock_type
+      integer, intent(in) :: rank
+      integer, intent(in) :: assert
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_LOCK
+    subroutine PMPI_WIN_LOCK(lock_type, rank, assert, win, ierror)
+      integer, intent(in) :: lock_type
+      integer, intent(in) :: rank
+      integer, intent(in) :: assert
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_LOCK
+    subroutine MPI_WIN_LOCK_ALL(assert, win, ierror)
+      integer, intent(in) :: assert
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_LOCK_ALL
+    subroutine PMPI_WIN_LOCK_ALL(assert, win, ierror)
+      integer, intent(in) :: assert
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_LOCK_ALL
+    subroutine MPI_WIN_POST(group, assert, win, ierror)
+      integer, intent(in) :: group
+      integer, intent(in) :: assert
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_POST
+    subroutine PMPI_WIN_POST(group, assert, win, ierror)
+      integer, intent(in) :: group
+      integer, intent(in) :: assert
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_POST
+    subroutine MPI_WIN_SET_ERRHANDLER(win, errhandler, ierror)
+      integer, intent(in) :: win
+      integer, intent(in) :: errhandler
+      integer :: ierror
+    end subroutine MPI_WIN_SET_ERRHANDLER
+    subroutine PMPI_WIN_SET_ERRHANDLER(win, errhandler, ierror)
+      integer, intent(in) :: win
+      integer, intent(in) :: errhandler
+      integer :: ierror
+    end subroutine PMPI_WIN_SET_ERRHANDLER
+    subroutine MPI_WIN_SET_INFO(win, info, ierror)
+      integer, intent(in) :: win
+      integer, intent(in) :: info
+      integer :: ierror
+    end subroutine MPI_WIN_SET_INFO
+    subroutine PMPI_WIN_SET_INFO(win, info, ierror)
+      integer, intent(in) :: win
+      integer, intent(in) :: info
+      integer :: ierror
+    end subroutine PMPI_WIN_SET_INFO
+    subroutine MPI_WIN_SET_NAME(win, win_name, ierror)
+      integer, intent(in) :: win
+      character(len=*), intent(in) :: win_name
+      integer :: ierror
+    end subroutine MPI_WIN_SET_NAME
+    subroutine PMPI_WIN_SET_NAME(win, win_name, ierror)
+      integer, intent(in) :: win
+      character(len=*), intent(in) :: win_name
+      integer :: ierror
+    end subroutine PMPI_WIN_SET_NAME
+    subroutine MPI_WIN_START(group, assert, win, ierror)
+      integer, intent(in) :: group
+      integer, intent(in) :: assert
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_START
+    subroutine PMPI_WIN_START(group, assert, win, ierror)
+      integer, intent(in) :: group
+      integer, intent(in) :: assert
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_START
+    subroutine MPI_WIN_SYNC(win, ierror)
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_SYNC
+    subroutine PMPI_WIN_SYNC(win, ierror)
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_SYNC
+    subroutine MPI_WIN_TEST(win, flag, ierror)
+      integer, intent(in) :: win
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_WIN_TEST
+    subroutine PMPI_WIN_TEST(win, flag, ierror)
+      integer, intent(in) :: win
+      logical :: flag
+      integer :: ierror
+    end subroutine PMPI_WIN_TEST
+    subroutine MPI_WIN_UNLOCK(rank, win, ierror)
+      integer, intent(in) :: rank
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_UNLOCK
+    subroutine PMPI_WIN_UNLOCK(rank, win, ierror)
+      integer, intent(in) :: rank
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_UNLOCK
+    subroutine MPI_WIN_UNLOCK_ALL(win, ierror)
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_UNLOCK_ALL
+    subroutine PMPI_WIN_UNLOCK_ALL(win, ierror)
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_UNLOCK_ALL
+    subroutine MPI_WIN_WAIT(win, ierror)
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine MPI_WIN_WAIT
+    subroutine PMPI_WIN_WAIT(win, ierror)
+      integer, intent(in) :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_WAIT
   end interface
 end module mpi

@@ -29,13 +29,13 @@ pub mod f90types;
 #[cfg(test)]
 mod fake;
 pub mod graph;
-pub mod group;
-pub mod info;
-pub mod neighbor_calls;
 pub mod grequest;
+pub mod group;
+pub mod icoll_calls;
+pub mod info;
 pub mod isendrecv;
 pub mod message;
-pub mod icoll_calls;
+pub mod neighbor_calls;
 pub mod op;
 pub mod pack;
 pub mod persistent;

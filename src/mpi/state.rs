@@ -326,8 +326,6 @@ impl<E: Backend> World<E> {
     /// The completion of `req`, complete in p2p as `id`; nothing is freed.
     pub(crate) fn p2p_completion(&self, req: &Req, id: ReqId) -> Completion {
         let s = self.ep.status(id);
-        if req.kind == Kind::Send || s.cancelled {
-        drop(req.keep);
         if req.kind != Kind::Recv || s.cancelled {
             let st = empty_status();
             return Completion::ok(make_status(

@@ -25,8 +25,7 @@ pub(crate) mod testing;
 #[cfg(test)]
 mod tests;
 
-pub use self::core::{Core, Poll, Progress};
-pub use self::core::{Active, Core, Reply, ACTIVE_CTX_BIT};
+pub use self::core::{Active, Core, Poll, Progress, Reply, ACTIVE_CTX_BIT};
 pub use endpoint::{Endpoint, PortLink};
 pub use link::Link;
 /// A request, valid until `free`d.

@@ -57,9 +57,8 @@ pub enum HandIface {
     Open,
 }
 
-/// Bindings written by hand in src/abi/fortran/special.rs, attr.rs, info.rs
-/// and graph.rs:
-/// Bindings written by hand in src/abi/fortran/special.rs, attr.rs, info.rs and rma.rs:
+/// Bindings written by hand in src/abi/fortran/special.rs, attr.rs, info.rs,
+/// graph.rs, p2p_more.rs and rma.rs:
 /// (Fortran symbol, C function it calls, interface). `Proc` arguments are
 /// procedures (EXTERNAL).
 pub const HAND_WRITTEN: &[(&str, &str, HandIface)] = &[

@@ -7,9 +7,8 @@
 //!   arrays, choice buffers, CHARACTER with hidden lengths);
 //! * `commons`: the COMMON blocks of MPI_BOTTOM, MPI_IN_PLACE,
 //!   MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE, recognised by address;
-//! * `env`, `p2p`, `comm`, `group`, `topo`, `dtype`, `coll`, `info`, `graph`: the tables;
-//! * `env`, `p2p`, `comm`, `group`, `topo`, `dtype`, `coll`, `errhan_dtype`:
-//!   the tables;
+//! * `env`, `p2p`, `comm`, `group`, `topo`, `dtype`, `coll`, `info`, `graph`,
+//!   `errhan_dtype`, `p2p_more`, `icoll`, `rma`: the tables;
 //!   `special`: the bindings written by hand; `attr`: attribute caching
 //!   with Fortran callbacks (hand-written);
 //! * `handles`: MPI_*_f2c / MPI_*_c2f;
@@ -29,12 +28,12 @@ pub mod comm;
 pub mod commons;
 pub mod dtype;
 pub mod env;
-pub mod graph;
 pub mod errhan_dtype;
+pub mod graph;
 pub mod group;
 pub mod handles;
-pub mod info;
 pub mod icoll;
+pub mod info;
 pub mod kinds;
 pub mod p2p;
 pub mod p2p_more;
