@@ -30,8 +30,10 @@ use crate::sys::{self, MPI_Comm, MPI_Group};
 use std::os::raw::c_int;
 
 /// Marks the context of group-collective traffic (MPI_Comm_create_group):
-/// context ids stay far below it.
-pub const GROUP_CTX_BIT: u32 = 0x4000_0000;
+/// context ids stay far below it. The high bits of a context id: 0x8000_0000
+/// collectives (`coll::COLL_CTX_BIT`), 0x4000_0000 active messages
+/// (`p2p::ACTIVE_CTX_BIT`, one-sided communication), 0x2000_0000 this.
+pub const GROUP_CTX_BIT: u32 = 0x2000_0000;
 
 /// Agreement among the members of a group of a communicator, tagged.
 pub trait AgreeGroup {
