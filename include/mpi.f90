@@ -293,6 +293,10 @@ module mpi
   integer, parameter :: MPI_WIN_SEPARATE = 1
   integer, parameter :: MPI_WIN_UNIFIED = 2
 
+  ! ---- intercommunicators, Comm_idup, nonblocking neighbourhood
+  integer, parameter :: MPI_UNIVERSE_SIZE = 1681915913
+  integer, parameter :: MPI_APPNUM = 1681915917
+
   ! ---- Fortran only
   integer, parameter :: MPI_SOURCE = 3
   integer, parameter :: MPI_TAG = 4
@@ -1171,6 +1175,26 @@ module mpi
       integer :: rank
       integer :: ierror
     end subroutine PMPI_COMM_RANK
+    subroutine MPI_COMM_REMOTE_GROUP(comm, group, ierror)
+      integer, intent(in) :: comm
+      integer :: group
+      integer :: ierror
+    end subroutine MPI_COMM_REMOTE_GROUP
+    subroutine PMPI_COMM_REMOTE_GROUP(comm, group, ierror)
+      integer, intent(in) :: comm
+      integer :: group
+      integer :: ierror
+    end subroutine PMPI_COMM_REMOTE_GROUP
+    subroutine MPI_COMM_REMOTE_SIZE(comm, size, ierror)
+      integer, intent(in) :: comm
+      integer :: size
+      integer :: ierror
+    end subroutine MPI_COMM_REMOTE_SIZE
+    subroutine PMPI_COMM_REMOTE_SIZE(comm, size, ierror)
+      integer, intent(in) :: comm
+      integer :: size
+      integer :: ierror
+    end subroutine PMPI_COMM_REMOTE_SIZE
     subroutine MPI_COMM_SET_ATTR(comm, comm_keyval, attribute_val, ierror)
       import :: MPI_ADDRESS_KIND
       integer, intent(in) :: comm
@@ -2541,6 +2565,38 @@ module mpi
       integer :: provided
       integer :: ierror
     end subroutine PMPI_INIT_THREAD
+    subroutine MPI_INTERCOMM_CREATE(local_comm, local_leader, peer_comm, remote_leader, tag, &
+        newintercomm, ierror)
+      integer, intent(in) :: local_comm
+      integer, intent(in) :: local_leader
+      integer, intent(in) :: peer_comm
+      integer, intent(in) :: remote_leader
+      integer, intent(in) :: tag
+      integer :: newintercomm
+      integer :: ierror
+    end subroutine MPI_INTERCOMM_CREATE
+    subroutine PMPI_INTERCOMM_CREATE(local_comm, local_leader, peer_comm, remote_leader, tag, &
+        newintercomm, ierror)
+      integer, intent(in) :: local_comm
+      integer, intent(in) :: local_leader
+      integer, intent(in) :: peer_comm
+      integer, intent(in) :: remote_leader
+      integer, intent(in) :: tag
+      integer :: newintercomm
+      integer :: ierror
+    end subroutine PMPI_INTERCOMM_CREATE
+    subroutine MPI_INTERCOMM_MERGE(intercomm, high, newintracomm, ierror)
+      integer, intent(in) :: intercomm
+      logical, intent(in) :: high
+      integer :: newintracomm
+      integer :: ierror
+    end subroutine MPI_INTERCOMM_MERGE
+    subroutine PMPI_INTERCOMM_MERGE(intercomm, high, newintracomm, ierror)
+      integer, intent(in) :: intercomm
+      logical, intent(in) :: high
+      integer :: newintracomm
+      integer :: ierror
+    end subroutine PMPI_INTERCOMM_MERGE
     subroutine MPI_IPROBE(source, tag, comm, flag, status, ierror)
       import :: MPI_STATUS_SIZE
       integer, intent(in) :: source

@@ -1122,6 +1122,20 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val);
 int MPI_Win_delete_attr(MPI_Win win, int win_keyval);
 int PMPI_Win_delete_attr(MPI_Win win, int win_keyval);
 
+/* ---- intercommunicators, Comm_idup, nonblocking neighbourhood ----
+ * collectives, MPI_UNIVERSE_SIZE (src/abi/intercomm.rs,
+ * src/mpi/intercomm.rs, src/coll/inter/) */
+#define MPI_UNIVERSE_SIZE 0x64400009
+#define MPI_APPNUM 0x6440000d
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm);
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm);
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
+int MPI_Comm_remote_size(MPI_Comm comm, int *size);
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size);
+int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
+
 /* ---- MPI-IO ----
  * (src/abi/io.rs, src/io/) */
 

@@ -550,6 +550,12 @@
       INTEGER MPI_WIN_UNIFIED
       PARAMETER (MPI_WIN_UNIFIED=2)
 !
+! ---- intercommunicators, Comm_idup, nonblocking neighbourhood
+      INTEGER MPI_UNIVERSE_SIZE
+      PARAMETER (MPI_UNIVERSE_SIZE=1681915913)
+      INTEGER MPI_APPNUM
+      PARAMETER (MPI_APPNUM=1681915917)
+!
 ! ---- Fortran only
       INTEGER MPI_SOURCE
       PARAMETER (MPI_SOURCE=3)

@@ -156,12 +156,11 @@ mpi_fn! {
 }
 
 mpi_fn! {
-    /// Every communicator of vaced is an intracommunicator.
     fn MPI_Comm_test_inter / PMPI_Comm_test_inter(comm: MPI_Comm, flag: *mut c_int) -> c_int {
         call("MPI_Comm_test_inter", comm, |w| {
-            w.comms.get(comm)?;
+            let inter = w.comms.get(comm)?.is_inter();
             // SAFETY: null or a valid int pointer (caller).
-            *unsafe { out(flag, "flag") }? = 0;
+            *unsafe { out(flag, "flag") }? = c_int::from(inter);
             Ok(())
         })
     }

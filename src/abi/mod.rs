@@ -32,6 +32,8 @@ pub mod grequest;
 pub mod group;
 pub mod icoll;
 pub mod info;
+mod inter_coll;
+pub mod intercomm;
 pub mod mpit;
 pub mod mprobe;
 pub mod neighbor;

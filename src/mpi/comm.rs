@@ -70,6 +70,9 @@ pub struct Comm {
     pub graph: Option<Arc<GraphTopo>>,
     /// Nonblocking collectives started on it (their tags).
     pub nbc_seq: u32,
+    /// The remote group and send context of an intercommunicator
+    /// (`crate::mpi::intercomm`); None for an intracommunicator.
+    pub inter: Option<Arc<crate::mpi::intercomm::Inter>>,
 }
 
 impl Comm {
@@ -86,11 +89,29 @@ impl Comm {
             hints: Hints::default(),
             graph: None,
             nbc_seq: 0,
+            inter: None,
         }
     }
 
     pub fn size(&self) -> u32 {
         self.group.size()
+    }
+
+    /// Whether it is an intercommunicator.
+    pub fn is_inter(&self) -> bool {
+        self.inter.is_some()
+    }
+
+    /// The group point-to-point ranks name: the remote group of an
+    /// intercommunicator, else the group.
+    pub fn peer_group(&self) -> &Arc<Group> {
+        self.inter.as_ref().map_or(&self.group, |i| &i.remote)
+    }
+
+    /// The context id messages are sent with (the remote group's receive
+    /// context for an intercommunicator); `ctx` is the one received on.
+    pub fn send_ctx(&self) -> u32 {
+        self.inter.as_ref().map_or(self.ctx, |i| i.send_ctx)
     }
 }
 
@@ -208,14 +229,16 @@ impl CommTable {
         if rank == sys::MPI_PROC_NULL {
             return Ok(None);
         }
-        match u32::try_from(rank).ok().and_then(|r| c.group.world_rank(r)) {
+        let g = c.peer_group();
+        match u32::try_from(rank).ok().and_then(|r| g.world_rank(r)) {
             Some(w) => Ok(Some(w)),
             None => fail(
                 sys::MPI_ERR_RANK,
                 format!(
-                    "invalid destination rank {} (communicator size {})",
+                    "invalid destination rank {} ({} size {})",
                     rank,
-                    c.size()
+                    size_name(c),
+                    g.size()
                 ),
             ),
         }
@@ -227,18 +250,31 @@ impl CommTable {
         match rank {
             sys::MPI_PROC_NULL => Ok(Source::ProcNull),
             sys::MPI_ANY_SOURCE => Ok(Source::Any),
-            _ => match u32::try_from(rank).ok().and_then(|r| c.group.world_rank(r)) {
+            _ => match u32::try_from(rank)
+                .ok()
+                .and_then(|r| c.peer_group().world_rank(r))
+            {
                 Some(w) => Ok(Source::Rank(w)),
                 None => fail(
                     sys::MPI_ERR_RANK,
                     format!(
-                        "invalid source rank {} (communicator size {})",
+                        "invalid source rank {} ({} size {})",
                         rank,
-                        c.size()
+                        size_name(c),
+                        c.peer_group().size()
                     ),
                 ),
             },
         }
+    }
+}
+
+/// What the size in a rank error is the size of.
+fn size_name(c: &Comm) -> &'static str {
+    if c.is_inter() {
+        "remote group"
+    } else {
+        "communicator"
     }
 }
 

@@ -19,13 +19,14 @@ use crate::mpi::comm::{Comm, Group};
 use crate::mpi::context::lowest_free;
 use crate::mpi::error::{fail, MpiResult};
 use crate::mpi::group;
+use crate::mpi::intercomm::{self, intra_only, InterOps};
 use crate::mpi::state::World;
 use crate::mpi::topo::{check_grid, Cart};
 use crate::sys::{self, MPI_Comm, MPI_Group};
 use std::os::raw::c_int;
 use std::sync::Arc;
 
-impl<E: Backend + Agree> World<E> {
+impl<E: Backend + Agree + InterOps> World<E> {
     /// Agree on a new context id over `parent` (collective); a member of
     /// the new communicator takes it, a non-member does not constrain it.
     pub(crate) fn new_context(&mut self, parent: &Comm, member: bool) -> MpiResult<u32> {
@@ -47,6 +48,9 @@ impl<E: Backend + Agree> World<E> {
     /// communicator's attributes. The topology is duplicated too.
     pub fn comm_dup(&mut self, comm: MPI_Comm, attrs: Vec<Attr>) -> MpiResult<MPI_Comm> {
         let p = self.parent(comm)?;
+        if p.is_inter() {
+            return self.inter_dup(&p, attrs);
+        }
         let ctx = self.new_context(&p, true)?;
         let mut c = Comm::new(ctx, p.group.clone(), p.my_rank, p.errhandler);
         c.topo = p.topo.clone();
@@ -103,6 +107,9 @@ impl<E: Backend + Agree> World<E> {
     /// MPI_Comm_split: MPI_COMM_NULL for MPI_UNDEFINED.
     pub fn comm_split(&mut self, comm: MPI_Comm, color: c_int, key: c_int) -> MpiResult<MPI_Comm> {
         let p = self.parent(comm)?;
+        if p.is_inter() {
+            return self.inter_split(&p, color, key);
+        }
         let c = self.split(&p, color, key)?;
         Ok(self.register(c))
     }
@@ -116,6 +123,13 @@ impl<E: Backend + Agree> World<E> {
         key: c_int,
     ) -> MpiResult<MPI_Comm> {
         let p = self.parent(comm)?;
+        if p.is_inter() {
+            let color = match split_type {
+                sys::MPI_COMM_TYPE_SHARED => self.ep.node_of(self.rank()) as c_int,
+                _ => sys::MPI_UNDEFINED,
+            };
+            return self.inter_split(&p, color, key);
+        }
         let color = match split_type {
             sys::MPI_UNDEFINED => sys::MPI_UNDEFINED,
             sys::MPI_COMM_TYPE_SHARED => self.ep.node_of(self.rank()) as c_int,
@@ -135,6 +149,9 @@ impl<E: Backend + Agree> World<E> {
     /// MPI_Comm_create: `group` must be a subgroup of the parent's.
     pub fn comm_create(&mut self, comm: MPI_Comm, group: MPI_Group) -> MpiResult<MPI_Comm> {
         let p = self.parent(comm)?;
+        if p.is_inter() {
+            return self.inter_create(&p, group);
+        }
         let g = self.comms.groups.get(group)?;
         if let Some(w) = g.ranks().iter().find(|&&w| p.group.rank_of(w).is_none()) {
             return fail(
@@ -161,6 +178,7 @@ impl<E: Backend + Agree> World<E> {
         reorder: bool,
     ) -> MpiResult<MPI_Comm> {
         let p = self.parent(comm)?;
+        intra_only(&p)?;
         let n = check_grid(dims.len() as c_int, dims, p.size())?;
         let c = if dims.is_empty() {
             // A zero-dimensional grid: rank 0 gets a communicator of itself.
@@ -239,6 +257,9 @@ impl crate::mpi::comm::CommTable {
         let (x, y) = (self.get(a)?, self.get(b)?);
         if a == b {
             return Ok(sys::MPI_IDENT);
+        }
+        if let Some(r) = intercomm::compare(x, y) {
+            return Ok(r);
         }
         Ok(match group::compare(&x.group, &y.group) {
             sys::MPI_IDENT => sys::MPI_CONGRUENT,

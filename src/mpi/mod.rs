@@ -33,6 +33,8 @@ pub mod grequest;
 pub mod group;
 pub mod icoll_calls;
 pub mod info;
+pub mod inter_coll_calls;
+pub mod intercomm;
 pub mod isendrecv;
 pub mod message;
 pub mod neighbor_calls;

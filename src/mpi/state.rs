@@ -209,8 +209,8 @@ impl<E: Backend> World<E> {
         check_buffer(buf_is_null, count, &ty)?;
         Ok(SendArgs {
             comm,
-            group: c.group.clone(),
-            ctx: c.ctx,
+            group: c.peer_group().clone(),
+            ctx: c.send_ctx(),
             dest,
             tag,
             bytes: ty.packed_size(count),
@@ -237,7 +237,7 @@ impl<E: Backend> World<E> {
         check_buffer(buf_is_null, count, &ty)?;
         Ok(RecvArgs {
             comm,
-            group: c.group.clone(),
+            group: c.peer_group().clone(),
             ctx: c.ctx,
             src,
             tag,
@@ -763,7 +763,7 @@ impl<E: Backend> World<E> {
         let c = self.comms.get(comm)?;
         let src = self.comms.source(comm, source)?;
         let tag = check_recv_tag(tag)?;
-        Ok((c.group.clone(), c.ctx, src, tag))
+        Ok((c.peer_group().clone(), c.ctx, src, tag))
     }
 
     /// MPI_Probe.
