@@ -1165,6 +1165,32 @@ module mpi
       integer :: group
       integer :: ierror
     end subroutine PMPI_COMM_GROUP
+    subroutine MPI_COMM_IDUP(comm, newcomm, request, ierror)
+      integer, intent(in) :: comm
+      integer :: newcomm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_COMM_IDUP
+    subroutine PMPI_COMM_IDUP(comm, newcomm, request, ierror)
+      integer, intent(in) :: comm
+      integer :: newcomm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_COMM_IDUP
+    subroutine MPI_COMM_IDUP_WITH_INFO(comm, info, newcomm, request, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: info
+      integer :: newcomm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_COMM_IDUP_WITH_INFO
+    subroutine PMPI_COMM_IDUP_WITH_INFO(comm, info, newcomm, request, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: info
+      integer :: newcomm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_COMM_IDUP_WITH_INFO
     subroutine MPI_COMM_RANK(comm, rank, ierror)
       integer, intent(in) :: comm
       integer :: rank

@@ -323,3 +323,43 @@ fn intercomm_create_and_bcast_cost_their_messages() {
         }
     }
 }
+
+/// MPI_Comm_idup on 4 ranks: of the world, two outstanding at once
+/// (completed in the reverse order), overlapping pair communicators (each
+/// rank duplicates the pair it shares with its right neighbour, then the
+/// one with its left: MPICH's comm_idup_overlap, which a blocking dup
+/// would deadlock), an intercommunicator, and MPI_Comm_idup_with_info.
+/// Every duplicate is congruent to its parent (MPI_CONGRUENT = 1) and
+/// works: an allreduce of W + 1 over it, pings over the pairs.
+#[test]
+fn comm_idup_results() {
+    let job = Run::exact(4, &program("inter_idup")).run();
+    job.assert_success();
+    let mut want = BTreeSet::new();
+    for w in 0..4i64 {
+        for t in ["world", "two_a", "two_b", "with_info"] {
+            want.insert(format!(
+                "idup rank={w} test={t} size=4 rank={w} cmp=1 inter=0 sum=10"
+            ));
+        }
+        // groups {0, 1} and {2, 3}: the remote group's sum of W + 1
+        let (lr, sum) = if w < 2 { (w, 3 + 4) } else { (w - 2, 1 + 2) };
+        want.insert(format!(
+            "idup rank={w} test=inter size=2 rank={lr} cmp=1 inter=1 sum={sum}"
+        ));
+        want.insert(format!(
+            "pair rank={w} right={} left={} cmp=1,1",
+            (w + 1) % 4,
+            (w + 3) % 4
+        ));
+        want.insert(format!("info rank={w} flag=1 v=true"));
+        want.insert(format!("done rank={w}"));
+    }
+    let got: BTreeSet<String> = job
+        .stdout
+        .lines()
+        .filter(|l| !l.starts_with("FAIL"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(got, want, "{}", job.dump());
+}

@@ -17,6 +17,7 @@ mod buffers;
 mod callbacks;
 pub mod coll;
 pub mod comm;
+pub mod comm_idup;
 pub mod comm_info;
 pub mod comm_mgmt;
 pub mod completion;

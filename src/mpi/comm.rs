@@ -5,7 +5,7 @@
 //! use ([`ContextMask`]), group handles and attribute keyvals.
 use crate::mpi::attr::{Attr, KeyvalTable};
 use crate::mpi::comm_info::Hints;
-use crate::mpi::context::ContextMask;
+use crate::mpi::context::SharedMask;
 use crate::mpi::error::{fail, MpiResult};
 use crate::mpi::graph::GraphTopo;
 use crate::mpi::group::GroupTable;
@@ -132,7 +132,9 @@ pub struct CommTable {
     map: HashMap<sys::MPI_Comm, Comm>,
     next_handle: sys::MPI_Comm,
     /// Context ids this process has free.
-    pub ctx_mask: ContextMask,
+    pub ctx_mask: SharedMask,
+    /// MPI_Comm_idup agreements in flight (`mpi::comm_idup`).
+    pub idups: crate::mpi::comm_idup::Idups,
     pub groups: GroupTable,
     pub keyvals: KeyvalTable,
 }
@@ -157,7 +159,8 @@ impl CommTable {
         CommTable {
             map,
             next_handle: FIRST_DERIVED_HANDLE,
-            ctx_mask: ContextMask::new(),
+            ctx_mask: SharedMask::new(),
+            idups: Default::default(),
             groups: GroupTable::default(),
             keyvals: KeyvalTable::default(),
         }

@@ -148,6 +148,7 @@ impl<E: Backend + Agree + AgreeGroup + crate::mpi::intercomm::InterOps> World<E>
         let Some(me) = g.rank_of(self.rank()) else {
             return Ok(sys::MPI_COMM_NULL);
         };
+        self.quiesce_idups();
         let mut mask = self.comms.ctx_mask.contribution(true);
         self.ep.allreduce_band_group(
             g.ranks(),

@@ -240,6 +240,7 @@ impl<E: Backend + Agree + InterOps> World<E> {
     /// Agree on a context id over the local group of intercommunicator `ic`
     /// (its local communicator); a non-member does not take it.
     fn local_context(&mut self, ic: &InterComm, member: bool) -> MpiResult<u32> {
+        self.quiesce_idups();
         let mut mask = self.comms.ctx_mask.contribution(member);
         self.ep
             .allreduce_band(&ic.local, ic.me, ic.local_ctx(), &mut mask);
@@ -406,6 +407,7 @@ impl<E: Backend + Agree + InterOps> World<E> {
             r.extend(&ic.remote);
             (r, ic.me, ic.send_ctx)
         };
+        self.quiesce_idups();
         let mut mask = self.comms.ctx_mask.contribution(true);
         self.ep
             .allreduce_band(&ranks, my_rank, temp | MERGE_CTX_BIT, &mut mask);

@@ -13,6 +13,7 @@ pub mod coll_calls;
 pub mod comm;
 pub mod comm_create;
 pub mod comm_group;
+pub mod comm_idup;
 pub mod comm_info;
 #[cfg(test)]
 mod completion_tests;

@@ -301,6 +301,7 @@ impl<E: Backend> World<E> {
     /// Finish a request that is complete (in p2p, or Done): release it in
     /// p2p, unpack staged data, build its status.
     fn finish(&mut self, mut req: Req) -> Completion {
+        self.comms.settle_idups();
         let id = match req.state {
             ReqState::Done(st) => return Completion::ok(st),
             ReqState::Inactive => return Completion::ok(empty_status()),

@@ -6,4 +6,6 @@ fortran! {
     mpi_intercomm_merge_ = PMPI_Intercomm_merge(intercomm: Int, high: Logical, newintracomm: IntOut);
     mpi_comm_remote_size_ = PMPI_Comm_remote_size(comm: Int, size: IntOut);
     mpi_comm_remote_group_ = PMPI_Comm_remote_group(comm: Int, group: IntOut);
+    mpi_comm_idup_ = PMPI_Comm_idup(comm: Int, newcomm: IntOut, request: IntOut);
+    mpi_comm_idup_with_info_ = PMPI_Comm_idup_with_info(comm: Int, info: Int, newcomm: IntOut, request: IntOut);
 }

@@ -125,6 +125,8 @@ pub struct Schedule {
     recvs: Vec<(ReqId, At, usize)>,
     sends: Vec<ReqId>,
     started: bool,
+    /// When the first round starts (None: at the starting call's tV).
+    start_time: Option<VTime>,
     cursor: VTime,
     op: Option<OwnedOp>,
     finish: Option<Finish>,
@@ -161,6 +163,7 @@ impl Schedule {
             recvs: Vec::new(),
             sends: Vec::new(),
             started: false,
+            start_time: None,
             cursor: VTime::ZERO,
             op: None,
             finish: None,
@@ -234,6 +237,12 @@ impl Schedule {
 
     pub fn rounds(&self) -> &[Round] {
         &self.rounds
+    }
+
+    /// Make the first round start at `t` instead of when the schedule is
+    /// first polled (a schedule run as a later step of another one).
+    pub fn start_at(&mut self, t: VTime) {
+        self.start_time = Some(t);
     }
 
     /// Start the schedule: a compound request of `core`.
@@ -369,7 +378,7 @@ impl<L: Link> Progress<L> for Schedule {
                 self.cursor = self.end_round(core);
             } else {
                 self.started = true;
-                self.cursor = core.vtime();
+                self.cursor = self.start_time.unwrap_or_else(|| core.vtime());
             }
             if self.next == self.rounds.len() {
                 if let Some(f) = self.finish.take() {
