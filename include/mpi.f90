@@ -2443,6 +2443,158 @@ module mpi
       integer :: request
       integer :: ierror
     end subroutine PMPI_IMRECV
+    subroutine MPI_INEIGHBOR_ALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_INEIGHBOR_ALLGATHER
+    subroutine PMPI_INEIGHBOR_ALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_INEIGHBOR_ALLGATHER
+    subroutine MPI_INEIGHBOR_ALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+        recvtype, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_INEIGHBOR_ALLGATHERV
+    subroutine PMPI_INEIGHBOR_ALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+        recvtype, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_INEIGHBOR_ALLGATHERV
+    subroutine MPI_INEIGHBOR_ALLTOALL(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_INEIGHBOR_ALLTOALL
+    subroutine PMPI_INEIGHBOR_ALLTOALL(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_INEIGHBOR_ALLTOALL
+    subroutine MPI_INEIGHBOR_ALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+        rdispls, recvtype, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_INEIGHBOR_ALLTOALLV
+    subroutine PMPI_INEIGHBOR_ALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+        recvcounts, rdispls, recvtype, comm, request, ierror)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      integer, intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_INEIGHBOR_ALLTOALLV
+    subroutine MPI_INEIGHBOR_ALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+        recvcounts, rdispls, recvtypes, comm, request, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+      integer, dimension(*) :: sendtypes
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+      integer, dimension(*) :: recvtypes
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_INEIGHBOR_ALLTOALLW
+    subroutine PMPI_INEIGHBOR_ALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+        recvcounts, rdispls, recvtypes, comm, request, ierror)
+      import :: MPI_ADDRESS_KIND
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+      integer, dimension(*) :: sendtypes
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*) :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+      integer, dimension(*) :: recvtypes
+      integer, intent(in) :: comm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_INEIGHBOR_ALLTOALLW
     subroutine MPI_INFO_CREATE(info, ierror)
       integer :: info
       integer :: ierror

@@ -363,3 +363,43 @@ fn comm_idup_results() {
         .collect();
     assert_eq!(got, want, "{}", job.dump());
 }
+
+/// The nonblocking neighbourhood collectives on a periodic ring of 4: the
+/// data of each (equal to the blocking form's, which the program checks),
+/// and the exact time of an MPI_Ineighbor_alltoall of b bytes per
+/// neighbour followed by MPI_Wait, from a common start on one node: each
+/// rank starts its send to the left neighbour at T (copy to T + M), then
+/// to the right one (to T + 2M) and waits from T + 2M; the right
+/// neighbour's first message (to me) arrives at T + 2M, the left one's
+/// second at T + 3M; copied out by T + 3M and T + 4M: 4 M(b).
+#[test]
+fn ineighbor_results_and_timing() {
+    let b = 1000u64;
+    let prog = program("ineighbor");
+    for cores in CORE_VARIANTS {
+        let job = Run::exact(4, &prog).cores(cores).args(&[b]).run();
+        job.assert_success();
+        assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+        let t = common::times_by_rank_op(&job.stdout, "t");
+        for r in 0..4i64 {
+            let got = t[&(r, "ialltoall".to_string())] - t[&(r, "start".to_string())];
+            assert_eq!(got, 4 * m(b), "cores {cores:?} rank {r}\n{}", job.dump());
+            let (l, rt) = ((r + 3) % 4, (r + 1) % 4);
+            let want = [
+                ("allgather", vec![10 * l, 10 * rt]),
+                ("allgatherv", vec![10 * rt + 1, 0, 10 * l + 1]),
+                ("alltoall", vec![10 * l + 1, 10 * rt]),
+                ("alltoallv", vec![100 * rt, 100 * l + 1, 100 * l + 2]),
+                ("alltoallw", vec![100 * rt, 100 * l + 1, 100 * l + 2]),
+            ];
+            for (op, v) in want {
+                let line = format!("nb rank={r} op={op} v={}", join(&v));
+                assert!(
+                    job.stdout.lines().any(|x| x == line),
+                    "no `{line}`\n{}",
+                    job.dump()
+                );
+            }
+        }
+    }
+}

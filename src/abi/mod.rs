@@ -32,6 +32,7 @@ pub mod graph;
 pub mod grequest;
 pub mod group;
 pub mod icoll;
+pub mod ineighbor;
 pub mod info;
 mod inter_coll;
 pub mod intercomm;

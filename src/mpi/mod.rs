@@ -33,6 +33,7 @@ pub mod graph;
 pub mod grequest;
 pub mod group;
 pub mod icoll_calls;
+pub mod ineighbor_calls;
 pub mod info;
 pub mod inter_coll_calls;
 pub mod intercomm;

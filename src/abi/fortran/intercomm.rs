@@ -8,4 +8,9 @@ fortran! {
     mpi_comm_remote_group_ = PMPI_Comm_remote_group(comm: Int, group: IntOut);
     mpi_comm_idup_ = PMPI_Comm_idup(comm: Int, newcomm: IntOut, request: IntOut);
     mpi_comm_idup_with_info_ = PMPI_Comm_idup_with_info(comm: Int, info: Int, newcomm: IntOut, request: IntOut);
+    mpi_ineighbor_allgather_ = PMPI_Ineighbor_allgather(sendbuf: Buf, sendcount: Int, sendtype: Int, recvbuf: Buf, recvcount: Int, recvtype: Int, comm: Int, request: IntOut);
+    mpi_ineighbor_allgatherv_ = PMPI_Ineighbor_allgatherv(sendbuf: Buf, sendcount: Int, sendtype: Int, recvbuf: Buf, recvcounts: Ints, displs: Ints, recvtype: Int, comm: Int, request: IntOut);
+    mpi_ineighbor_alltoall_ = PMPI_Ineighbor_alltoall(sendbuf: Buf, sendcount: Int, sendtype: Int, recvbuf: Buf, recvcount: Int, recvtype: Int, comm: Int, request: IntOut);
+    mpi_ineighbor_alltoallv_ = PMPI_Ineighbor_alltoallv(sendbuf: Buf, sendcounts: Ints, sdispls: Ints, sendtype: Int, recvbuf: Buf, recvcounts: Ints, rdispls: Ints, recvtype: Int, comm: Int, request: IntOut);
+    mpi_ineighbor_alltoallw_ = PMPI_Ineighbor_alltoallw(sendbuf: Buf, sendcounts: Ints, sdispls: Aints, sendtypes: Ints, recvbuf: Buf, recvcounts: Ints, rdispls: Aints, recvtypes: Ints, comm: Int, request: IntOut);
 }
