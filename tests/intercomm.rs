@@ -403,3 +403,47 @@ fn ineighbor_results_and_timing() {
         }
     }
 }
+
+/// Every nonblocking collective on the intercommunicator of 2 + 3 ranks
+/// (both root sides, the short and long algorithms of Igather / Iscatter)
+/// gives the blocking form's result, which `intercommunicator_results`
+/// checks against the standard's.
+#[test]
+fn nonblocking_intercommunicator_collectives() {
+    let job = Run::exact(5, &program("inter_icoll")).run();
+    job.assert_success();
+    assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+    let mut ops: Vec<String> = vec![
+        "ibarrier",
+        "iallreduce",
+        "iallgather",
+        "iallgatherv",
+        "ialltoall",
+        "ialltoallv",
+        "ialltoallw",
+        "ireduce_scatter_block",
+        "ireduce_scatter",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    for k in 0..2 {
+        for op in ["ibcast", "ireduce", "igatherv", "iscatterv"] {
+            ops.push(format!("{op}{k}"));
+        }
+        for big in 0..2 {
+            ops.push(format!("igather{k}_{big}"));
+            ops.push(format!("iscatter{k}_{big}"));
+        }
+    }
+    for w in 0..5 {
+        for op in &ops {
+            let line = format!("ok rank={w} op={op}");
+            assert!(
+                job.stdout.lines().any(|l| l == line),
+                "no `{line}`\n{}",
+                job.dump()
+            );
+        }
+    }
+}

@@ -20,7 +20,7 @@ use crate::sys::{MPI_Comm, MPI_Datatype, MPI_Op};
 use std::os::raw::{c_int, c_void};
 use std::sync::Arc;
 
-const NO_IN_PLACE: &str = "not allowed on an intercommunicator";
+pub(super) const NO_IN_PLACE: &str = "not allowed on an intercommunicator";
 
 /// The intercommunicator behind `comm` (None for an intracommunicator).
 pub(crate) fn of(w: &World, comm: MPI_Comm) -> MpiResult<Option<InterComm>> {
@@ -29,7 +29,7 @@ pub(crate) fn of(w: &World, comm: MPI_Comm) -> MpiResult<Option<InterComm>> {
 
 /// A buffer of `n` elements of a checked type: MPI_ERR_BUFFER for
 /// MPI_IN_PLACE or a null buffer holding data.
-fn buf_arg(
+pub(super) fn buf_arg(
     w: &World,
     buf: *const c_void,
     count: c_int,
@@ -49,7 +49,7 @@ fn buf_arg(
 ///
 /// # Safety
 /// Both pointers are null or point to `n` readable ints.
-unsafe fn v_blocks(
+pub(super) unsafe fn v_blocks(
     counts: *const c_int,
     displs: *const c_int,
     n: usize,
@@ -572,7 +572,7 @@ pub(crate) unsafe fn alltoallw(
 }
 
 /// The count, datatype and operator of a reduction, in MPICH's order.
-fn red(
+pub(super) fn red(
     w: &World,
     count: c_int,
     datatype: MPI_Datatype,
@@ -585,7 +585,7 @@ fn red(
 }
 
 /// A reduction's buffer of `n` elements (MPI_IN_PLACE not allowed).
-fn red_buf(buf: *const c_void, n: usize, ty: &Datatype, what: &str) -> MpiResult<()> {
+pub(super) fn red_buf(buf: *const c_void, n: usize, ty: &Datatype, what: &str) -> MpiResult<()> {
     if in_place(buf) {
         return args::no_in_place(what, NO_IN_PLACE);
     }

@@ -35,6 +35,7 @@ pub mod icoll;
 pub mod ineighbor;
 pub mod info;
 mod inter_coll;
+mod inter_icoll;
 pub mod intercomm;
 pub mod mpit;
 pub mod mprobe;

@@ -36,6 +36,7 @@ pub mod icoll_calls;
 pub mod ineighbor_calls;
 pub mod info;
 pub mod inter_coll_calls;
+pub mod inter_icoll_calls;
 pub mod intercomm;
 pub mod isendrecv;
 pub mod message;
