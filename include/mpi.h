@@ -662,6 +662,10 @@ MPI_Fint MPI_Info_c2f(MPI_Info info);
 MPI_Fint PMPI_Info_c2f(MPI_Info info);
 MPI_Info MPI_Info_f2c(MPI_Fint info);
 MPI_Info PMPI_Info_f2c(MPI_Fint info);
+MPI_Fint MPI_Win_c2f(MPI_Win win);
+MPI_Fint PMPI_Win_c2f(MPI_Win win);
+MPI_Win MPI_Win_f2c(MPI_Fint win);
+MPI_Win PMPI_Win_f2c(MPI_Fint win);
 
 /* ---- collectives and reduction operators ---- */
 /* User-defined reduction: inoutvec[i] = invec[i] (op) inoutvec[i] for the

@@ -25,7 +25,7 @@
 use crate::coll::nonblocking::{iallreduce, ibcast, NbcComm, OwnedOp, Schedule};
 use crate::coll::COLL_CTX_BIT;
 use crate::model::VTime;
-use crate::mpi::attr::Attr;
+use crate::mpi::attr::NewValue;
 use crate::mpi::backend::Backend;
 use crate::mpi::comm::{Comm, CommTable};
 use crate::mpi::comm_info::Hints;
@@ -326,7 +326,7 @@ impl World<Endpoint> {
     pub fn comm_idup(
         &mut self,
         comm: MPI_Comm,
-        attrs: Vec<Attr>,
+        attrs: Vec<NewValue>,
         hints: Option<Option<&Info>>,
     ) -> MpiResult<(MPI_Comm, MPI_Request)> {
         let p = self.comms.get(comm)?.clone();
@@ -339,8 +339,7 @@ impl World<Endpoint> {
             None => p.hints,
         };
         c.inter = p.inter.clone();
-        self.comms.hold_keyvals(&attrs);
-        c.attrs = attrs;
+        c.attrs = self.comms.adopt_attrs(attrs);
         let handle = self.comms.insert(c);
         let (ranks, me, ctx, inter) = match InterComm::of(&p) {
             None => (p.group.ranks().to_vec(), p.my_rank as usize, p.ctx, None),

@@ -31,7 +31,7 @@
 use crate::coll::inter::{symmetric, Inter as InterView, LOCAL_CTX_BIT, MERGE_CTX_BIT};
 use crate::coll::{self, Op, COLL_CTX_BIT};
 use crate::mpi::agree::Agree;
-use crate::mpi::attr::Attr;
+use crate::mpi::attr::NewValue;
 use crate::mpi::backend::Backend;
 use crate::mpi::comm::{check_send_tag, Comm, CommTable, Group};
 use crate::mpi::context::lowest_free;
@@ -424,7 +424,7 @@ impl<E: Backend + Agree + InterOps> World<E> {
 
     /// MPI_Comm_dup of an intercommunicator (`p`), once the copy callbacks
     /// have given the attributes.
-    pub(crate) fn inter_dup(&mut self, p: &Comm, attrs: Vec<Attr>) -> MpiResult<MPI_Comm> {
+    pub(crate) fn inter_dup(&mut self, p: &Comm, attrs: Vec<NewValue>) -> MpiResult<MPI_Comm> {
         let ic = InterComm::of(p).expect("an intercommunicator");
         let recv_ctx = self.local_context(&ic, true)?;
         let send_ctx = self.swap_ctx(&ic, recv_ctx, DUP_TAG);
@@ -436,8 +436,7 @@ impl<E: Backend + Agree + InterOps> World<E> {
             is_low: i.is_low,
         }));
         c.hints = p.hints;
-        self.comms.hold_keyvals(&attrs);
-        c.attrs = attrs;
+        c.attrs = self.comms.adopt_attrs(attrs);
         Ok(self.comms.insert(c))
     }
 
