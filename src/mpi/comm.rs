@@ -1,4 +1,5 @@
-//! Communicators: context id, group (comm rank -> world rank), the calling
+//! Communicators (intra- and inter-, see `mpi::intercomm`): context id,
+//! group (comm rank -> world rank), the calling
 //! rank's place in it, its error handler, name, attributes and Cartesian
 //! topology (Cartesian, graph or distributed graph); and the handle table holding MPI_COMM_WORLD, MPI_COMM_SELF and
 //! the derived communicators, with what hangs off them: the context ids in
@@ -50,7 +51,8 @@ impl Group {
     }
 }
 
-/// A communicator (intracommunicator).
+/// A communicator: an intracommunicator, or an intercommunicator when
+/// `inter` is set (then `group` and `my_rank` are the local group's).
 #[derive(Debug, Clone)]
 pub struct Comm {
     pub ctx: u32,
