@@ -330,14 +330,23 @@ fn intercomm_create_and_bcast_cost_their_messages() {
 /// one with its left: MPICH's comm_idup_overlap, which a blocking dup
 /// would deadlock), an intercommunicator, and MPI_Comm_idup_with_info.
 /// Every duplicate is congruent to its parent (MPI_CONGRUENT = 1) and
-/// works: an allreduce of W + 1 over it, pings over the pairs.
+/// works: an allreduce of W + 1 over it, pings over the pairs. Last, a
+/// blocking MPI_Comm_create_group while an idup is in flight on the odd
+/// ranks (before it on the even ones; MPICH's comm_create_group_idup).
 #[test]
 fn comm_idup_results() {
     let job = Run::exact(4, &program("inter_idup")).run();
     job.assert_success();
     let mut want = BTreeSet::new();
     for w in 0..4i64 {
-        for t in ["world", "two_a", "two_b", "with_info"] {
+        for t in [
+            "world",
+            "two_a",
+            "two_b",
+            "with_info",
+            "mixed_idup",
+            "mixed_group",
+        ] {
             want.insert(format!(
                 "idup rank={w} test={t} size=4 rank={w} cmp=1 inter=0 sum=10"
             ));

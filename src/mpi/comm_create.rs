@@ -31,7 +31,7 @@ impl<E: Backend + Agree + InterOps> World<E> {
     /// the new communicator takes it, a non-member does not constrain it.
     pub(crate) fn new_context(&mut self, parent: &Comm, member: bool) -> MpiResult<u32> {
         self.quiesce_idups();
-        let mut mask = self.comms.ctx_mask.contribution(member);
+        let mut mask = self.comms.free_mask(member);
         let (ranks, me) = (parent.group.ranks(), parent.my_rank as usize);
         self.ep.allreduce_band(ranks, me, parent.ctx, &mut mask);
         let id = lowest_free(&mask)?;

@@ -149,7 +149,7 @@ impl<E: Backend + Agree + AgreeGroup + crate::mpi::intercomm::InterOps> World<E>
             return Ok(sys::MPI_COMM_NULL);
         };
         self.quiesce_idups();
-        let mut mask = self.comms.ctx_mask.contribution(true);
+        let mut mask = self.comms.free_mask(true);
         self.ep.allreduce_band_group(
             g.ranks(),
             me as usize,

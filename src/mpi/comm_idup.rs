@@ -14,11 +14,13 @@
 //! same id on a process: as MPICH does with its `mask_in_use` flag, only
 //! one attempt at a time contributes this process's mask; another attempt
 //! contributes zeros, which makes the reduction empty on every member, and
-//! they all try again once it has completed. A retry contributes the mask
-//! only if its agreement comes first, in an order every process agrees on
-//! (the parent's context id, then the collective's tag), among those in
-//! flight here, so the first of them succeeds everywhere. A blocking
-//! constructor first waits until no attempt holds the mask.
+//! they all try again once it has completed. A first attempt contributes
+//! only the lowest 64 free ids (MPICH's eager segment), which blocking
+//! constructors leave out meanwhile; a retry contributes every free id,
+//! and only if its agreement comes first, in an order every process agrees
+//! on (the parent's context id, then the collective's tag), among those in
+//! flight here, so the first of them succeeds everywhere; a blocking
+//! constructor waits until a retry has completed.
 //!
 //! Timing: the messages of the schedules (`coll::nonblocking`), each
 //! attempt starting when the previous one completes.
@@ -58,6 +60,9 @@ pub struct Idups(Rc<RefCell<Registry>>);
 struct Registry {
     /// The agreement whose attempt in flight contributed the mask.
     owner: Option<Key>,
+    /// The ids that attempt contributed (mask bytes), and whether it is a
+    /// first (eager) attempt, which contributes only the lowest free ids.
+    pledge: Option<(Vec<u8>, bool)>,
     /// Agreements in flight and their compound requests.
     pending: BTreeMap<Key, ReqId>,
     /// Finished: (new communicator, receive context, send context).
@@ -66,10 +71,35 @@ struct Registry {
     lives: BTreeMap<Key, Vec<ReqId>>,
 }
 
+/// Ids a first attempt contributes (MPICH's eager segment: its
+/// MPIR_CVAR_CTXID_EAGER_SIZE is 2 ints).
+const EAGER_IDS: u32 = 64;
+
+/// The lowest `EAGER_IDS` ids set in `mask`.
+fn eager(mut mask: Vec<u8>) -> Vec<u8> {
+    let mut left = EAGER_IDS;
+    for b in mask.chunks_exact_mut(4) {
+        let mut w = u32::from_ne_bytes((&*b).try_into().expect("4 bytes"));
+        let mut keep = 0u32;
+        while w != 0 && left > 0 {
+            let bit = w & w.wrapping_neg();
+            keep |= bit;
+            w &= !bit;
+            left -= 1;
+        }
+        b.copy_from_slice(&keep.to_ne_bytes());
+    }
+    mask
+}
+
 impl Idups {
-    /// The compound request of the agreement holding the mask, if any.
+    /// The compound request of the agreement holding the whole mask (a
+    /// retry), if any: a blocking constructor waits for it.
     fn holder(&self) -> Option<ReqId> {
         let r = self.0.borrow();
+        if !matches!(r.pledge, Some((_, false))) {
+            return None;
+        }
         r.owner
             .and_then(|k| r.pending.get(&k).copied())
             .filter(|&id| id != u32::MAX)
@@ -142,7 +172,10 @@ impl Agreement {
             own
         };
         let data = if own {
-            self.mask.contribution(true)
+            let all = self.mask.contribution(true);
+            let p = if self.first { eager(all) } else { all };
+            self.reg.0.borrow_mut().pledge = Some((p.clone(), self.first));
+            p
         } else {
             vec![0; MASK_BYTES]
         };
@@ -211,7 +244,9 @@ impl Agreement {
                     let own = *own;
                     let reduced = std::mem::take(&mut s.bufs[0]);
                     if own {
-                        self.reg.0.borrow_mut().owner = None;
+                        let mut r = self.reg.0.borrow_mut();
+                        r.owner = None;
+                        r.pledge = None;
                     }
                     let id = match lowest_free(&reduced) {
                         Ok(id) if own || reduced.iter().any(|&b| b != 0) => id,
@@ -288,6 +323,21 @@ impl Agreement {
 }
 
 impl CommTable {
+    /// This process's contribution to a blocking context-id agreement
+    /// (`ContextMask::contribution`) without the ids an MPI_Comm_idup
+    /// attempt in flight contributed: the two cannot pick the same id.
+    pub fn free_mask(&self, member: bool) -> Vec<u8> {
+        let mut m = self.ctx_mask.contribution(member);
+        if member {
+            if let Some((p, _)) = &self.idups.0.borrow().pledge {
+                for (a, b) in m.iter_mut().zip(p) {
+                    *a &= !b;
+                }
+            }
+        }
+        m
+    }
+
     /// Give the communicators of finished MPI_Comm_idup agreements their
     /// context ids.
     pub fn settle_idups(&mut self) {
@@ -308,7 +358,9 @@ impl CommTable {
 
 impl<E: Backend> World<E> {
     /// Before a blocking constructor takes a context id: wait until no
-    /// MPI_Comm_idup attempt holds this process's mask.
+    /// MPI_Comm_idup retry holds this process's whole mask (a first
+    /// attempt holds only its lowest free ids, which `free_mask` leaves
+    /// out: MPICH's eager segment).
     pub(crate) fn quiesce_idups(&mut self) {
         while let Some(r) = self.comms.idups.holder() {
             self.ep.wait_all(&[r]);

@@ -241,7 +241,7 @@ impl<E: Backend + Agree + InterOps> World<E> {
     /// (its local communicator); a non-member does not take it.
     fn local_context(&mut self, ic: &InterComm, member: bool) -> MpiResult<u32> {
         self.quiesce_idups();
-        let mut mask = self.comms.ctx_mask.contribution(member);
+        let mut mask = self.comms.free_mask(member);
         self.ep
             .allreduce_band(&ic.local, ic.me, ic.local_ctx(), &mut mask);
         let id = lowest_free(&mask)?;
@@ -408,7 +408,7 @@ impl<E: Backend + Agree + InterOps> World<E> {
             (r, ic.me, ic.send_ctx)
         };
         self.quiesce_idups();
-        let mut mask = self.comms.ctx_mask.contribution(true);
+        let mut mask = self.comms.free_mask(true);
         self.ep
             .allreduce_band(&ranks, my_rank, temp | MERGE_CTX_BIT, &mut mask);
         let id = lowest_free(&mask)?;

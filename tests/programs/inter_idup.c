@@ -9,7 +9,8 @@
  * reverse order); overlapping pairs as MPICH's comm_idup_overlap (each rank
  * idups a pair communicator it shares with its right neighbour and one with
  * its left, in that order); an intercommunicator (groups {0, 1}, {2, 3});
- * MPI_Comm_idup_with_info. */
+ * MPI_Comm_idup_with_info; a blocking MPI_Comm_create_group while an idup is
+ * in flight on some ranks and before it on the others. */
 #include <mpi.h>
 #include "vtest.h"
 
@@ -108,6 +109,26 @@ int main(int argc, char **argv)
     MPI_Info_free(&got);
     report("with_info", a, MPI_COMM_WORLD);
     MPI_Comm_free(&a);
+    {
+        /* MPICH's comm_create_group_idup: a blocking constructor while an
+         * idup is in flight, in opposite orders on even and odd ranks */
+        MPI_Group wg;
+        MPI_Comm gc;
+        MPI_Comm_group(MPI_COMM_WORLD, &wg);
+        if (W % 2 == 0) {
+            MPI_Comm_create_group(MPI_COMM_WORLD, wg, 0, &gc);
+            MPI_Comm_idup(MPI_COMM_WORLD, &a, &r[0]);
+        } else {
+            MPI_Comm_idup(MPI_COMM_WORLD, &a, &r[0]);
+            MPI_Comm_create_group(MPI_COMM_WORLD, wg, 0, &gc);
+        }
+        MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+        report("mixed_idup", a, MPI_COMM_WORLD);
+        report("mixed_group", gc, MPI_COMM_WORLD);
+        MPI_Comm_free(&a);
+        MPI_Comm_free(&gc);
+        MPI_Group_free(&wg);
+    }
     printf("done rank=%d\n", W);
     MPI_Finalize();
     return 0;
