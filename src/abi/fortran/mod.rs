@@ -23,12 +23,14 @@
 mod macros;
 
 pub mod attr;
+pub mod cfi;
 pub mod coll;
 pub mod comm;
 pub mod commons;
 pub mod dtype;
 pub mod env;
 pub mod errhan_dtype;
+pub mod f08;
 pub mod graph;
 pub mod group;
 pub mod handles;
