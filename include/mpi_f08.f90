@@ -10,9 +10,9 @@
 ! contiguous (MPI_SUBARRAYS_SUPPORTED = .FALSE.: a section with a stride
 ! fails with MPI_ERR_BUFFER); IERROR is OPTIONAL.
 module mpi_f08
-  use, intrinsic :: iso_c_binding, only: c_ptr, c_bool
+  use, intrinsic :: iso_c_binding, only: c_ptr
   implicit none
-  private :: c_ptr, c_bool
+  private :: c_ptr
 
   ! ---- handle types
   type, bind(C) :: MPI_Comm
@@ -500,85 +500,85 @@ abstract interface
 
   ! ---- == and /= of handles
   interface operator(==)
-    logical(c_bool) function vaced_f08_comm_eq(a, b) bind(C, name="vaced_f08_comm_eq")
+    logical function vaced_f08_comm_eq(a, b) bind(C, name="vaced_f08_comm_eq")
       import
       type(MPI_Comm), intent(in) :: a, b
     end function vaced_f08_comm_eq
-    logical(c_bool) function vaced_f08_datatype_eq(a, b) bind(C, name="vaced_f08_datatype_eq")
+    logical function vaced_f08_datatype_eq(a, b) bind(C, name="vaced_f08_datatype_eq")
       import
       type(MPI_Datatype), intent(in) :: a, b
     end function vaced_f08_datatype_eq
-    logical(c_bool) function vaced_f08_group_eq(a, b) bind(C, name="vaced_f08_group_eq")
+    logical function vaced_f08_group_eq(a, b) bind(C, name="vaced_f08_group_eq")
       import
       type(MPI_Group), intent(in) :: a, b
     end function vaced_f08_group_eq
-    logical(c_bool) function vaced_f08_request_eq(a, b) bind(C, name="vaced_f08_request_eq")
+    logical function vaced_f08_request_eq(a, b) bind(C, name="vaced_f08_request_eq")
       import
       type(MPI_Request), intent(in) :: a, b
     end function vaced_f08_request_eq
-    logical(c_bool) function vaced_f08_op_eq(a, b) bind(C, name="vaced_f08_op_eq")
+    logical function vaced_f08_op_eq(a, b) bind(C, name="vaced_f08_op_eq")
       import
       type(MPI_Op), intent(in) :: a, b
     end function vaced_f08_op_eq
-    logical(c_bool) function vaced_f08_errhandler_eq(a, b) bind(C, name="vaced_f08_errhandler_eq")
+    logical function vaced_f08_errhandler_eq(a, b) bind(C, name="vaced_f08_errhandler_eq")
       import
       type(MPI_Errhandler), intent(in) :: a, b
     end function vaced_f08_errhandler_eq
-    logical(c_bool) function vaced_f08_info_eq(a, b) bind(C, name="vaced_f08_info_eq")
+    logical function vaced_f08_info_eq(a, b) bind(C, name="vaced_f08_info_eq")
       import
       type(MPI_Info), intent(in) :: a, b
     end function vaced_f08_info_eq
-    logical(c_bool) function vaced_f08_win_eq(a, b) bind(C, name="vaced_f08_win_eq")
+    logical function vaced_f08_win_eq(a, b) bind(C, name="vaced_f08_win_eq")
       import
       type(MPI_Win), intent(in) :: a, b
     end function vaced_f08_win_eq
-    logical(c_bool) function vaced_f08_file_eq(a, b) bind(C, name="vaced_f08_file_eq")
+    logical function vaced_f08_file_eq(a, b) bind(C, name="vaced_f08_file_eq")
       import
       type(MPI_File), intent(in) :: a, b
     end function vaced_f08_file_eq
-    logical(c_bool) function vaced_f08_message_eq(a, b) bind(C, name="vaced_f08_message_eq")
+    logical function vaced_f08_message_eq(a, b) bind(C, name="vaced_f08_message_eq")
       import
       type(MPI_Message), intent(in) :: a, b
     end function vaced_f08_message_eq
   end interface operator(==)
   interface operator(/=)
-    logical(c_bool) function vaced_f08_comm_ne(a, b) bind(C, name="vaced_f08_comm_ne")
+    logical function vaced_f08_comm_ne(a, b) bind(C, name="vaced_f08_comm_ne")
       import
       type(MPI_Comm), intent(in) :: a, b
     end function vaced_f08_comm_ne
-    logical(c_bool) function vaced_f08_datatype_ne(a, b) bind(C, name="vaced_f08_datatype_ne")
+    logical function vaced_f08_datatype_ne(a, b) bind(C, name="vaced_f08_datatype_ne")
       import
       type(MPI_Datatype), intent(in) :: a, b
     end function vaced_f08_datatype_ne
-    logical(c_bool) function vaced_f08_group_ne(a, b) bind(C, name="vaced_f08_group_ne")
+    logical function vaced_f08_group_ne(a, b) bind(C, name="vaced_f08_group_ne")
       import
       type(MPI_Group), intent(in) :: a, b
     end function vaced_f08_group_ne
-    logical(c_bool) function vaced_f08_request_ne(a, b) bind(C, name="vaced_f08_request_ne")
+    logical function vaced_f08_request_ne(a, b) bind(C, name="vaced_f08_request_ne")
       import
       type(MPI_Request), intent(in) :: a, b
     end function vaced_f08_request_ne
-    logical(c_bool) function vaced_f08_op_ne(a, b) bind(C, name="vaced_f08_op_ne")
+    logical function vaced_f08_op_ne(a, b) bind(C, name="vaced_f08_op_ne")
       import
       type(MPI_Op), intent(in) :: a, b
     end function vaced_f08_op_ne
-    logical(c_bool) function vaced_f08_errhandler_ne(a, b) bind(C, name="vaced_f08_errhandler_ne")
+    logical function vaced_f08_errhandler_ne(a, b) bind(C, name="vaced_f08_errhandler_ne")
       import
       type(MPI_Errhandler), intent(in) :: a, b
     end function vaced_f08_errhandler_ne
-    logical(c_bool) function vaced_f08_info_ne(a, b) bind(C, name="vaced_f08_info_ne")
+    logical function vaced_f08_info_ne(a, b) bind(C, name="vaced_f08_info_ne")
       import
       type(MPI_Info), intent(in) :: a, b
     end function vaced_f08_info_ne
-    logical(c_bool) function vaced_f08_win_ne(a, b) bind(C, name="vaced_f08_win_ne")
+    logical function vaced_f08_win_ne(a, b) bind(C, name="vaced_f08_win_ne")
       import
       type(MPI_Win), intent(in) :: a, b
     end function vaced_f08_win_ne
-    logical(c_bool) function vaced_f08_file_ne(a, b) bind(C, name="vaced_f08_file_ne")
+    logical function vaced_f08_file_ne(a, b) bind(C, name="vaced_f08_file_ne")
       import
       type(MPI_File), intent(in) :: a, b
     end function vaced_f08_file_ne
-    logical(c_bool) function vaced_f08_message_ne(a, b) bind(C, name="vaced_f08_message_ne")
+    logical function vaced_f08_message_ne(a, b) bind(C, name="vaced_f08_message_ne")
       import
       type(MPI_Message), intent(in) :: a, b
     end function vaced_f08_message_ne

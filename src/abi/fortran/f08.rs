@@ -27,24 +27,26 @@ pub(crate) fn noncontiguous(name: &str, comm: Option<MPI_Comm>) -> c_int {
     })
 }
 
-/// `==` and `/=` of the mpi_f08 handle types, `LOGICAL(C_BOOL)` functions
-/// of two handles passed by reference (`vaced_f08_<type>_eq` / `_ne`).
+/// `==` and `/=` of the mpi_f08 handle types: default `LOGICAL` functions
+/// (gfortran returns a LOGICAL as a C int, .true. = 1) of two handles
+/// passed by reference (`vaced_f08_<type>_eq` / `_ne`). Scalars only: a
+/// BIND(C) interface cannot be ELEMENTAL.
 macro_rules! handle_operators {
     ($($eq:ident $ne:ident),* $(,)?) => {
         $(
             #[doc = concat!("`==` of mpi_f08 handles (`", stringify!($eq), "`).")]
             #[no_mangle]
-            pub unsafe extern "C" fn $eq(a: *const MPI_Fint, b: *const MPI_Fint) -> bool {
+            pub unsafe extern "C" fn $eq(a: *const MPI_Fint, b: *const MPI_Fint) -> MPI_Fint {
                 // SAFETY: gfortran passes both handles (one INTEGER each)
                 // by reference.
-                unsafe { *a == *b }
+                unsafe { (*a == *b) as MPI_Fint }
             }
 
             #[doc = concat!("`/=` of mpi_f08 handles (`", stringify!($ne), "`).")]
             #[no_mangle]
-            pub unsafe extern "C" fn $ne(a: *const MPI_Fint, b: *const MPI_Fint) -> bool {
+            pub unsafe extern "C" fn $ne(a: *const MPI_Fint, b: *const MPI_Fint) -> MPI_Fint {
                 // SAFETY: as for `==`.
-                unsafe { *a != *b }
+                unsafe { (*a != *b) as MPI_Fint }
             }
         )*
     };

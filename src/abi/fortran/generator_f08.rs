@@ -16,7 +16,8 @@
 //!   of C's MPI_Status in C's order (MPI_SOURCE, MPI_TAG, MPI_ERROR public,
 //!   the count private). Passed by reference, both have the memory of the
 //!   `mpi` module's INTEGER handle and INTEGER status, so the library reads
-//!   them as it reads those. `==` / `/=` compare handles (`f08.rs`).
+//!   them as it reads those. `==` / `/=` compare handles (`f08.rs`; scalars: a BIND(C) function
+//!   cannot be ELEMENTAL).
 //! * Handle arguments are recognised by name ([`HANDLE_ARGS`]: the names
 //!   the MPI standard gives them, and no other argument has); a handle
 //!   constant by the type of its cast in mpi.h.
@@ -586,9 +587,9 @@ pub fn mpi_f08(
     let handles = handle_constants(mpi_h);
     let mut o = String::from(HEAD);
     o.push_str("module mpi_f08\n");
-    o.push_str("  use, intrinsic :: iso_c_binding, only: c_ptr, c_bool\n");
+    o.push_str("  use, intrinsic :: iso_c_binding, only: c_ptr\n");
     o.push_str("  implicit none\n");
-    o.push_str("  private :: c_ptr, c_bool\n");
+    o.push_str("  private :: c_ptr\n");
 
     o.push_str("\n  ! ---- handle types\n");
     for t in HANDLE_TYPES {
@@ -693,10 +694,7 @@ pub fn mpi_f08(
                 "vaced_f08_{}_{suffix}",
                 t.trim_start_matches("MPI_").to_ascii_lowercase()
             );
-            let _ = writeln!(
-                o,
-                "    logical(c_bool) function {f}(a, b) bind(C, name=\"{f}\")"
-            );
+            let _ = writeln!(o, "    logical function {f}(a, b) bind(C, name=\"{f}\")");
             o.push_str("      import\n");
             let _ = writeln!(o, "      type({t}), intent(in) :: a, b");
             let _ = writeln!(o, "    end function {f}");
