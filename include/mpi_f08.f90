@@ -465,6 +465,12 @@ abstract interface
   procedure(MPI_Comm_copy_attr_function) :: MPI_COMM_NULL_COPY_FN
   procedure(MPI_Comm_delete_attr_function) :: MPI_COMM_NULL_DELETE_FN
   procedure(MPI_Comm_copy_attr_function) :: MPI_COMM_DUP_FN
+  procedure(MPI_Type_copy_attr_function) :: MPI_TYPE_NULL_COPY_FN
+  procedure(MPI_Type_delete_attr_function) :: MPI_TYPE_NULL_DELETE_FN
+  procedure(MPI_Type_copy_attr_function) :: MPI_TYPE_DUP_FN
+  procedure(MPI_Win_copy_attr_function) :: MPI_WIN_NULL_COPY_FN
+  procedure(MPI_Win_delete_attr_function) :: MPI_WIN_NULL_DELETE_FN
+  procedure(MPI_Win_copy_attr_function) :: MPI_WIN_DUP_FN
   interface
     subroutine MPI_NULL_COPY_FN(oldcomm, keyval, extra_state, attribute_val_in, &
         attribute_val_out, flag, ierror)
@@ -5301,6 +5307,28 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Type_create_indexed_block_f08
   end interface PMPI_Type_create_indexed_block
+  interface MPI_Type_create_keyval
+    subroutine MPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, &
+        type_keyval, extra_state, ierror)
+      import
+      procedure(MPI_Type_copy_attr_function) :: type_copy_attr_fn
+      procedure(MPI_Type_delete_attr_function) :: type_delete_attr_fn
+      integer :: type_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_create_keyval
+  end interface MPI_Type_create_keyval
+  interface PMPI_Type_create_keyval
+    subroutine PMPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, &
+        type_keyval, extra_state, ierror)
+      import
+      procedure(MPI_Type_copy_attr_function) :: type_copy_attr_fn
+      procedure(MPI_Type_delete_attr_function) :: type_delete_attr_fn
+      integer :: type_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Type_create_keyval
+  end interface PMPI_Type_create_keyval
   interface MPI_Type_create_resized
     subroutine MPI_Type_create_resized_f08(oldtype, lb, extent, newtype, ierror) &
          bind(C, name="mpi_type_create_resized_f08")
@@ -5375,6 +5403,24 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Type_create_subarray_f08
   end interface PMPI_Type_create_subarray
+  interface MPI_Type_delete_attr
+    subroutine MPI_Type_delete_attr_f08(datatype, type_keyval, ierror) &
+         bind(C, name="mpi_type_delete_attr_f08")
+      import
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: type_keyval
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_delete_attr_f08
+  end interface MPI_Type_delete_attr
+  interface PMPI_Type_delete_attr
+    subroutine PMPI_Type_delete_attr_f08(datatype, type_keyval, ierror) &
+         bind(C, name="pmpi_type_delete_attr_f08")
+      import
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: type_keyval
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Type_delete_attr_f08
+  end interface PMPI_Type_delete_attr
   interface MPI_Type_dup
     subroutine MPI_Type_dup_f08(oldtype, newtype, ierror) bind(C, name="mpi_type_dup_f08")
       import
@@ -5405,6 +5451,42 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Type_free_f08
   end interface PMPI_Type_free
+  interface MPI_Type_free_keyval
+    subroutine MPI_Type_free_keyval_f08(type_keyval, ierror) bind(C, name="mpi_type_free_keyval_f08")
+      import
+      integer :: type_keyval
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_free_keyval_f08
+  end interface MPI_Type_free_keyval
+  interface PMPI_Type_free_keyval
+    subroutine PMPI_Type_free_keyval_f08(type_keyval, ierror) bind(C, name="pmpi_type_free_keyval_f08")
+      import
+      integer :: type_keyval
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Type_free_keyval_f08
+  end interface PMPI_Type_free_keyval
+  interface MPI_Type_get_attr
+    subroutine MPI_Type_get_attr_f08(datatype, type_keyval, attribute_val, flag, ierror) &
+         bind(C, name="mpi_type_get_attr_")
+      import
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: type_keyval
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+      logical :: flag
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_get_attr_f08
+  end interface MPI_Type_get_attr
+  interface PMPI_Type_get_attr
+    subroutine PMPI_Type_get_attr_f08(datatype, type_keyval, attribute_val, flag, ierror) &
+         bind(C, name="pmpi_type_get_attr_")
+      import
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: type_keyval
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+      logical :: flag
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Type_get_attr_f08
+  end interface PMPI_Type_get_attr
   interface MPI_Type_get_contents
     subroutine MPI_Type_get_contents_f08(datatype, max_integers, max_addresses, &
         max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes, ierror) &
@@ -5641,6 +5723,26 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Type_match_size_f08
   end interface PMPI_Type_match_size
+  interface MPI_Type_set_attr
+    subroutine MPI_Type_set_attr_f08(datatype, type_keyval, attribute_val, ierror) &
+         bind(C, name="mpi_type_set_attr_")
+      import
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: type_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_set_attr_f08
+  end interface MPI_Type_set_attr
+  interface PMPI_Type_set_attr
+    subroutine PMPI_Type_set_attr_f08(datatype, type_keyval, attribute_val, ierror) &
+         bind(C, name="pmpi_type_set_attr_")
+      import
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: type_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Type_set_attr_f08
+  end interface PMPI_Type_set_attr
   interface MPI_Type_set_name
     subroutine MPI_Type_set_name_f08(datatype, type_name, ierror) bind(C, name="mpi_type_set_name_f08")
       import
@@ -5933,6 +6035,44 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Win_create_f08
   end interface PMPI_Win_create
+  interface MPI_Win_create_keyval
+    subroutine MPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, &
+        extra_state, ierror)
+      import
+      procedure(MPI_Win_copy_attr_function) :: win_copy_attr_fn
+      procedure(MPI_Win_delete_attr_function) :: win_delete_attr_fn
+      integer :: win_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Win_create_keyval
+  end interface MPI_Win_create_keyval
+  interface PMPI_Win_create_keyval
+    subroutine PMPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, &
+        extra_state, ierror)
+      import
+      procedure(MPI_Win_copy_attr_function) :: win_copy_attr_fn
+      procedure(MPI_Win_delete_attr_function) :: win_delete_attr_fn
+      integer :: win_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Win_create_keyval
+  end interface PMPI_Win_create_keyval
+  interface MPI_Win_delete_attr
+    subroutine MPI_Win_delete_attr_f08(win, win_keyval, ierror) bind(C, name="mpi_win_delete_attr_f08")
+      import
+      type(MPI_Win), intent(in) :: win
+      integer, intent(in) :: win_keyval
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Win_delete_attr_f08
+  end interface MPI_Win_delete_attr
+  interface PMPI_Win_delete_attr
+    subroutine PMPI_Win_delete_attr_f08(win, win_keyval, ierror) bind(C, name="pmpi_win_delete_attr_f08")
+      import
+      type(MPI_Win), intent(in) :: win
+      integer, intent(in) :: win_keyval
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Win_delete_attr_f08
+  end interface PMPI_Win_delete_attr
   interface MPI_Win_fence
     subroutine MPI_Win_fence_f08(assert, win, ierror) bind(C, name="mpi_win_fence_f08")
       import
@@ -6023,6 +6163,20 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Win_free_f08
   end interface PMPI_Win_free
+  interface MPI_Win_free_keyval
+    subroutine MPI_Win_free_keyval_f08(win_keyval, ierror) bind(C, name="mpi_win_free_keyval_f08")
+      import
+      integer :: win_keyval
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Win_free_keyval_f08
+  end interface MPI_Win_free_keyval
+  interface PMPI_Win_free_keyval
+    subroutine PMPI_Win_free_keyval_f08(win_keyval, ierror) bind(C, name="pmpi_win_free_keyval_f08")
+      import
+      integer :: win_keyval
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Win_free_keyval_f08
+  end interface PMPI_Win_free_keyval
   interface MPI_Win_get_attr
     subroutine MPI_Win_get_attr_f08(win, win_keyval, attribute_val, flag, ierror) &
          bind(C, name="mpi_win_get_attr_")
@@ -6166,6 +6320,25 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Win_post_f08
   end interface PMPI_Win_post
+  interface MPI_Win_set_attr
+    subroutine MPI_Win_set_attr_f08(win, win_keyval, attribute_val, ierror) bind(C, name="mpi_win_set_attr_")
+      import
+      type(MPI_Win), intent(in) :: win
+      integer, intent(in) :: win_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Win_set_attr_f08
+  end interface MPI_Win_set_attr
+  interface PMPI_Win_set_attr
+    subroutine PMPI_Win_set_attr_f08(win, win_keyval, attribute_val, ierror) &
+         bind(C, name="pmpi_win_set_attr_")
+      import
+      type(MPI_Win), intent(in) :: win
+      integer, intent(in) :: win_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Win_set_attr_f08
+  end interface PMPI_Win_set_attr
   interface MPI_Win_set_errhandler
     subroutine MPI_Win_set_errhandler_f08(win, errhandler, ierror) bind(C, name="mpi_win_set_errhandler_f08")
       import
@@ -6307,4 +6480,166 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Win_wait_f08
   end interface PMPI_Win_wait
+  interface MPI_Sizeof
+    subroutine MPI_SIZEOF_I1(x, size, ierror)
+      integer(kind=1) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_I1
+    subroutine MPI_SIZEOF_I1V(x, size, ierror)
+      integer(kind=1), dimension(*) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_I1V
+    subroutine MPI_SIZEOF_I2(x, size, ierror)
+      integer(kind=2) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_I2
+    subroutine MPI_SIZEOF_I2V(x, size, ierror)
+      integer(kind=2), dimension(*) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_I2V
+    subroutine MPI_SIZEOF_I4(x, size, ierror)
+      integer(kind=4) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_I4
+    subroutine MPI_SIZEOF_I4V(x, size, ierror)
+      integer(kind=4), dimension(*) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_I4V
+    subroutine MPI_SIZEOF_I8(x, size, ierror)
+      integer(kind=8) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_I8
+    subroutine MPI_SIZEOF_I8V(x, size, ierror)
+      integer(kind=8), dimension(*) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_I8V
+    subroutine MPI_SIZEOF_R4(x, size, ierror)
+      real(kind=4) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_R4
+    subroutine MPI_SIZEOF_R4V(x, size, ierror)
+      real(kind=4), dimension(*) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_R4V
+    subroutine MPI_SIZEOF_R8(x, size, ierror)
+      real(kind=8) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_R8
+    subroutine MPI_SIZEOF_R8V(x, size, ierror)
+      real(kind=8), dimension(*) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_R8V
+    subroutine MPI_SIZEOF_R10(x, size, ierror)
+      real(kind=10) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_R10
+    subroutine MPI_SIZEOF_R10V(x, size, ierror)
+      real(kind=10), dimension(*) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_R10V
+    subroutine MPI_SIZEOF_R16(x, size, ierror)
+      real(kind=16) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_R16
+    subroutine MPI_SIZEOF_R16V(x, size, ierror)
+      real(kind=16), dimension(*) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_R16V
+    subroutine MPI_SIZEOF_C4(x, size, ierror)
+      complex(kind=4) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_C4
+    subroutine MPI_SIZEOF_C4V(x, size, ierror)
+      complex(kind=4), dimension(*) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_C4V
+    subroutine MPI_SIZEOF_C8(x, size, ierror)
+      complex(kind=8) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_C8
+    subroutine MPI_SIZEOF_C8V(x, size, ierror)
+      complex(kind=8), dimension(*) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_C8V
+    subroutine MPI_SIZEOF_C16(x, size, ierror)
+      complex(kind=16) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_C16
+    subroutine MPI_SIZEOF_C16V(x, size, ierror)
+      complex(kind=16), dimension(*) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_C16V
+    subroutine MPI_SIZEOF_L1(x, size, ierror)
+      logical(kind=1) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_L1
+    subroutine MPI_SIZEOF_L1V(x, size, ierror)
+      logical(kind=1), dimension(*) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_L1V
+    subroutine MPI_SIZEOF_L2(x, size, ierror)
+      logical(kind=2) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_L2
+    subroutine MPI_SIZEOF_L2V(x, size, ierror)
+      logical(kind=2), dimension(*) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_L2V
+    subroutine MPI_SIZEOF_L4(x, size, ierror)
+      logical(kind=4) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_L4
+    subroutine MPI_SIZEOF_L4V(x, size, ierror)
+      logical(kind=4), dimension(*) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_L4V
+    subroutine MPI_SIZEOF_L8(x, size, ierror)
+      logical(kind=8) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_L8
+    subroutine MPI_SIZEOF_L8V(x, size, ierror)
+      logical(kind=8), dimension(*) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_L8V
+    subroutine MPI_SIZEOF_CH(x, size, ierror)
+      character :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_CH
+    subroutine MPI_SIZEOF_CHV(x, size, ierror)
+      character, dimension(*) :: x
+      integer :: size
+      integer, optional :: ierror
+    end subroutine MPI_SIZEOF_CHV
+  end interface MPI_Sizeof
 end module mpi_f08

@@ -105,6 +105,7 @@ fn point_to_point_with_status_types_and_asynchronous_buffers() {
         "type_free",
         "sendrecv",
         "processor_name",
+        "sizeof",
         "ierror",
         "finalize",
     ];

@@ -9,7 +9,7 @@
 ! * a contiguous array section (sent in place) and a strided one
 !   (MPI_ERR_BUFFER, as MPI_SUBARRAYS_SUPPORTED is .FALSE.);
 ! * MPI_BOTTOM with a struct of absolute addresses (MPI_Get_address);
-! * MPI_Sendrecv, MPI_Probe, strings (MPI_Error_string,
+! * MPI_Sendrecv, MPI_Probe, MPI_Sizeof, strings (MPI_Error_string,
 !   MPI_Get_processor_name);
 ! * IERROR omitted and present, with MPI_ERRORS_RETURN.
 program f08_p2p
@@ -132,6 +132,11 @@ program f08_p2p
     call check(cnt == 3 .and. st%MPI_TAG == 61, 'probe')
     call MPI_Recv(ry, cnt, MPI_INTEGER, st%MPI_SOURCE, st%MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE)
   end if
+
+  ! MPI_Sizeof, scalar and array
+  call MPI_Sizeof(rx, i)
+  call MPI_Sizeof(disps, j, ierr)
+  call check(i == 4 .and. j == 8 .and. ierr == MPI_SUCCESS, 'sizeof')
 
   ! strings
   call MPI_Get_processor_name(pname, mlen)

@@ -47,7 +47,8 @@
 //!   are not in the module ([`REMOVED`]).
 
 use super::{
-    parse_args, Arg, Binding, HandIface, Item, Sys, HAND_WRITTEN, PREDEFINED_PROCS, SPECIAL,
+    parse_args, Arg, Binding, HandIface, Item, Sys, HAND_WRITTEN, PREDEFINED_PROCS, SIZEOF_TYPES,
+    SPECIAL,
 };
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -719,6 +720,18 @@ pub fn mpi_f08(
     for r in routines(bindings)? {
         generic(&mut o, &r)?;
     }
+    // MPI_Sizeof: the `mpi` module's specifics (src/abi/fortran/sizeof.rs)
+    o.push_str("  interface MPI_Sizeof\n");
+    for (suffix, decl, _) in SIZEOF_TYPES {
+        for (v, dims) in [("", ""), ("V", ", dimension(*)")] {
+            let name = format!("MPI_SIZEOF_{suffix}{v}");
+            let _ = writeln!(o, "    subroutine {name}(x, size, ierror)");
+            let _ = writeln!(o, "      {decl}{dims} :: x");
+            o.push_str("      integer :: size\n      integer, optional :: ierror\n");
+            let _ = writeln!(o, "    end subroutine {name}");
+        }
+    }
+    o.push_str("  end interface MPI_Sizeof\n");
     o.push_str("end module mpi_f08\n");
     Ok(o)
 }
