@@ -10,9 +10,15 @@
 //!   explicit interfaces of the module and the check that every C function
 //!   of mpi.h has a Fortran binding.
 //!
+//! `f08` (generator_f08.rs) writes include/mpi_f08.f90, the `mpi_f08`
+//! module, from the same constants and tables.
+//!
 //! Plain std code: build.rs includes this file with `#[path]`, and the
 //! crate's tests use it to check the generated files.
 #![allow(dead_code)]
+
+#[path = "generator_f08.rs"]
+pub mod f08;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -544,6 +550,8 @@ pub fn constants(mpi_h: &str, sys: &Sys) -> Result<(Vec<Item>, Vec<String>), Str
 pub struct Generated {
     pub mpif_h: String,
     pub mpi_f90: String,
+    /// include/mpi_f08.f90, the `mpi_f08` module (`f08`).
+    pub mpi_f08_f90: String,
     /// Rust source: `SYS_INT_CONSTANTS`, every integer constant of mpi.h
     /// with its value as the Rust compiler sees it (for the tests).
     pub sys_table: String,
@@ -822,6 +830,7 @@ pub fn generate(mpi_h: &str, sys_rs: &str, sources: &[&str]) -> Result<Generated
     Ok(Generated {
         mpif_h: mpif_h(&items)?,
         mpi_f90: mpi_f90(&items, &bindings)?,
+        mpi_f08_f90: f08::mpi_f08(mpi_h, &sys, &items, &bindings)?,
         sys_table,
         unmapped,
         unbound,
