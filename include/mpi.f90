@@ -293,6 +293,22 @@ module mpi
   integer, parameter :: MPI_WIN_SEPARATE = 1
   integer, parameter :: MPI_WIN_UNIFIED = 2
 
+  ! ---- MPI-IO
+  integer, parameter :: MPI_MODE_CREATE = 1
+  integer, parameter :: MPI_MODE_RDONLY = 2
+  integer, parameter :: MPI_MODE_WRONLY = 4
+  integer, parameter :: MPI_MODE_RDWR = 8
+  integer, parameter :: MPI_MODE_DELETE_ON_CLOSE = 16
+  integer, parameter :: MPI_MODE_UNIQUE_OPEN = 32
+  integer, parameter :: MPI_MODE_EXCL = 64
+  integer, parameter :: MPI_MODE_APPEND = 128
+  integer, parameter :: MPI_MODE_SEQUENTIAL = 256
+  integer, parameter :: MPI_SEEK_SET = 600
+  integer, parameter :: MPI_SEEK_CUR = 602
+  integer, parameter :: MPI_SEEK_END = 604
+  integer, parameter :: MPI_DISPLACEMENT_CURRENT = -54278278
+  integer, parameter :: MPI_MAX_DATAREP_STRING = 128
+
   ! ---- Fortran only
   integer, parameter :: MPI_SOURCE = 3
   integer, parameter :: MPI_TAG = 4

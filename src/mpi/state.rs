@@ -136,6 +136,8 @@ pub struct World<E: Backend = Endpoint> {
     pub messages: crate::mpi::message::Messages,
     /// One-sided communication: windows (see `crate::rma`).
     pub rma: crate::rma::Rma,
+    /// MPI-IO: open files (see `crate::io`).
+    pub io: crate::io::Io,
 }
 
 fn check_count(count: c_int) -> MpiResult<usize> {
@@ -167,6 +169,7 @@ impl<E: Backend> World<E> {
             greqs: Default::default(),
             messages: Default::default(),
             rma: Default::default(),
+            io: Default::default(),
         }
     }
 
