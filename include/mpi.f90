@@ -308,6 +308,7 @@ module mpi
   integer, parameter :: MPI_SEEK_END = 604
   integer, parameter :: MPI_DISPLACEMENT_CURRENT = -54278278
   integer, parameter :: MPI_MAX_DATAREP_STRING = 128
+  integer, parameter :: MPI_CONVERSION_FN_NULL = 0
 
   ! ---- Fortran only
   integer, parameter :: MPI_SOURCE = 3
@@ -1473,6 +1474,946 @@ module mpi
       integer, intent(in) :: win
       integer :: ierror
     end subroutine PMPI_FETCH_AND_OP
+    subroutine MPI_FILE_CALL_ERRHANDLER(fh, errorcode, ierror)
+      integer, intent(in) :: fh
+      integer, intent(in) :: errorcode
+      integer :: ierror
+    end subroutine MPI_FILE_CALL_ERRHANDLER
+    subroutine PMPI_FILE_CALL_ERRHANDLER(fh, errorcode, ierror)
+      integer, intent(in) :: fh
+      integer, intent(in) :: errorcode
+      integer :: ierror
+    end subroutine PMPI_FILE_CALL_ERRHANDLER
+    subroutine MPI_FILE_CLOSE(fh, ierror)
+      integer :: fh
+      integer :: ierror
+    end subroutine MPI_FILE_CLOSE
+    subroutine PMPI_FILE_CLOSE(fh, ierror)
+      integer :: fh
+      integer :: ierror
+    end subroutine PMPI_FILE_CLOSE
+    subroutine MPI_FILE_CREATE_ERRHANDLER(file_errhandler_fn, errhandler, ierror)
+      external :: file_errhandler_fn
+      integer :: errhandler
+      integer :: ierror
+    end subroutine MPI_FILE_CREATE_ERRHANDLER
+    subroutine PMPI_FILE_CREATE_ERRHANDLER(file_errhandler_fn, errhandler, ierror)
+      external :: file_errhandler_fn
+      integer :: errhandler
+      integer :: ierror
+    end subroutine PMPI_FILE_CREATE_ERRHANDLER
+    subroutine MPI_FILE_DELETE(filename, info, ierror)
+      character(len=*), intent(in) :: filename
+      integer, intent(in) :: info
+      integer :: ierror
+    end subroutine MPI_FILE_DELETE
+    subroutine PMPI_FILE_DELETE(filename, info, ierror)
+      character(len=*), intent(in) :: filename
+      integer, intent(in) :: info
+      integer :: ierror
+    end subroutine PMPI_FILE_DELETE
+    subroutine MPI_FILE_GET_AMODE(fh, amode, ierror)
+      integer, intent(in) :: fh
+      integer :: amode
+      integer :: ierror
+    end subroutine MPI_FILE_GET_AMODE
+    subroutine PMPI_FILE_GET_AMODE(fh, amode, ierror)
+      integer, intent(in) :: fh
+      integer :: amode
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_AMODE
+    subroutine MPI_FILE_GET_ATOMICITY(fh, flag, ierror)
+      integer, intent(in) :: fh
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_FILE_GET_ATOMICITY
+    subroutine PMPI_FILE_GET_ATOMICITY(fh, flag, ierror)
+      integer, intent(in) :: fh
+      logical :: flag
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_ATOMICITY
+    subroutine MPI_FILE_GET_BYTE_OFFSET(fh, offset, disp, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer(kind=MPI_OFFSET_KIND) :: disp
+      integer :: ierror
+    end subroutine MPI_FILE_GET_BYTE_OFFSET
+    subroutine PMPI_FILE_GET_BYTE_OFFSET(fh, offset, disp, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer(kind=MPI_OFFSET_KIND) :: disp
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_BYTE_OFFSET
+    subroutine MPI_FILE_GET_ERRHANDLER(file, errhandler, ierror)
+      integer, intent(in) :: file
+      integer :: errhandler
+      integer :: ierror
+    end subroutine MPI_FILE_GET_ERRHANDLER
+    subroutine PMPI_FILE_GET_ERRHANDLER(file, errhandler, ierror)
+      integer, intent(in) :: file
+      integer :: errhandler
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_ERRHANDLER
+    subroutine MPI_FILE_GET_GROUP(fh, group, ierror)
+      integer, intent(in) :: fh
+      integer :: group
+      integer :: ierror
+    end subroutine MPI_FILE_GET_GROUP
+    subroutine PMPI_FILE_GET_GROUP(fh, group, ierror)
+      integer, intent(in) :: fh
+      integer :: group
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_GROUP
+    subroutine MPI_FILE_GET_INFO(fh, info_used, ierror)
+      integer, intent(in) :: fh
+      integer :: info_used
+      integer :: ierror
+    end subroutine MPI_FILE_GET_INFO
+    subroutine PMPI_FILE_GET_INFO(fh, info_used, ierror)
+      integer, intent(in) :: fh
+      integer :: info_used
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_INFO
+    subroutine MPI_FILE_GET_POSITION(fh, offset, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: offset
+      integer :: ierror
+    end subroutine MPI_FILE_GET_POSITION
+    subroutine PMPI_FILE_GET_POSITION(fh, offset, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: offset
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_POSITION
+    subroutine MPI_FILE_GET_POSITION_SHARED(fh, offset, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: offset
+      integer :: ierror
+    end subroutine MPI_FILE_GET_POSITION_SHARED
+    subroutine PMPI_FILE_GET_POSITION_SHARED(fh, offset, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: offset
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_POSITION_SHARED
+    subroutine MPI_FILE_GET_SIZE(fh, size, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: size
+      integer :: ierror
+    end subroutine MPI_FILE_GET_SIZE
+    subroutine PMPI_FILE_GET_SIZE(fh, size, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: size
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_SIZE
+    subroutine MPI_FILE_GET_TYPE_EXTENT(fh, datatype, extent, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: fh
+      integer, intent(in) :: datatype
+      integer(kind=MPI_ADDRESS_KIND) :: extent
+      integer :: ierror
+    end subroutine MPI_FILE_GET_TYPE_EXTENT
+    subroutine PMPI_FILE_GET_TYPE_EXTENT(fh, datatype, extent, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: fh
+      integer, intent(in) :: datatype
+      integer(kind=MPI_ADDRESS_KIND) :: extent
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_TYPE_EXTENT
+    subroutine MPI_FILE_GET_VIEW(fh, disp, etype, filetype, datarep, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: disp
+      integer :: etype
+      integer :: filetype
+      character(len=*) :: datarep
+      integer :: ierror
+    end subroutine MPI_FILE_GET_VIEW
+    subroutine PMPI_FILE_GET_VIEW(fh, disp, etype, filetype, datarep, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: disp
+      integer :: etype
+      integer :: filetype
+      character(len=*) :: datarep
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_VIEW
+    subroutine MPI_FILE_IREAD(fh, buf, count, datatype, request, ierror)
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_FILE_IREAD
+    subroutine PMPI_FILE_IREAD(fh, buf, count, datatype, request, ierror)
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_FILE_IREAD
+    subroutine MPI_FILE_IREAD_ALL(fh, buf, count, datatype, request, ierror)
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_FILE_IREAD_ALL
+    subroutine PMPI_FILE_IREAD_ALL(fh, buf, count, datatype, request, ierror)
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_FILE_IREAD_ALL
+    subroutine MPI_FILE_IREAD_AT(fh, offset, buf, count, datatype, request, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_FILE_IREAD_AT
+    subroutine PMPI_FILE_IREAD_AT(fh, offset, buf, count, datatype, request, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_FILE_IREAD_AT
+    subroutine MPI_FILE_IREAD_AT_ALL(fh, offset, buf, count, datatype, request, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_FILE_IREAD_AT_ALL
+    subroutine PMPI_FILE_IREAD_AT_ALL(fh, offset, buf, count, datatype, request, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_FILE_IREAD_AT_ALL
+    subroutine MPI_FILE_IREAD_SHARED(fh, buf, count, datatype, request, ierror)
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_FILE_IREAD_SHARED
+    subroutine PMPI_FILE_IREAD_SHARED(fh, buf, count, datatype, request, ierror)
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_FILE_IREAD_SHARED
+    subroutine MPI_FILE_IWRITE(fh, buf, count, datatype, request, ierror)
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_FILE_IWRITE
+    subroutine PMPI_FILE_IWRITE(fh, buf, count, datatype, request, ierror)
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_FILE_IWRITE
+    subroutine MPI_FILE_IWRITE_ALL(fh, buf, count, datatype, request, ierror)
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_FILE_IWRITE_ALL
+    subroutine PMPI_FILE_IWRITE_ALL(fh, buf, count, datatype, request, ierror)
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_FILE_IWRITE_ALL
+    subroutine MPI_FILE_IWRITE_AT(fh, offset, buf, count, datatype, request, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_FILE_IWRITE_AT
+    subroutine PMPI_FILE_IWRITE_AT(fh, offset, buf, count, datatype, request, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_FILE_IWRITE_AT
+    subroutine MPI_FILE_IWRITE_AT_ALL(fh, offset, buf, count, datatype, request, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_FILE_IWRITE_AT_ALL
+    subroutine PMPI_FILE_IWRITE_AT_ALL(fh, offset, buf, count, datatype, request, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_FILE_IWRITE_AT_ALL
+    subroutine MPI_FILE_IWRITE_SHARED(fh, buf, count, datatype, request, ierror)
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_FILE_IWRITE_SHARED
+    subroutine PMPI_FILE_IWRITE_SHARED(fh, buf, count, datatype, request, ierror)
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_FILE_IWRITE_SHARED
+    subroutine MPI_FILE_OPEN(comm, filename, amode, info, fh, ierror)
+      integer, intent(in) :: comm
+      character(len=*), intent(in) :: filename
+      integer, intent(in) :: amode
+      integer, intent(in) :: info
+      integer :: fh
+      integer :: ierror
+    end subroutine MPI_FILE_OPEN
+    subroutine PMPI_FILE_OPEN(comm, filename, amode, info, fh, ierror)
+      integer, intent(in) :: comm
+      character(len=*), intent(in) :: filename
+      integer, intent(in) :: amode
+      integer, intent(in) :: info
+      integer :: fh
+      integer :: ierror
+    end subroutine PMPI_FILE_OPEN
+    subroutine MPI_FILE_PREALLOCATE(fh, size, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: size
+      integer :: ierror
+    end subroutine MPI_FILE_PREALLOCATE
+    subroutine PMPI_FILE_PREALLOCATE(fh, size, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: size
+      integer :: ierror
+    end subroutine PMPI_FILE_PREALLOCATE
+    subroutine MPI_FILE_READ(fh, buf, count, datatype, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_FILE_READ
+    subroutine PMPI_FILE_READ(fh, buf, count, datatype, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_FILE_READ
+    subroutine MPI_FILE_READ_ALL(fh, buf, count, datatype, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_FILE_READ_ALL
+    subroutine PMPI_FILE_READ_ALL(fh, buf, count, datatype, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_FILE_READ_ALL
+    subroutine MPI_FILE_READ_ALL_BEGIN(fh, buf, count, datatype, ierror)
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: ierror
+    end subroutine MPI_FILE_READ_ALL_BEGIN
+    subroutine PMPI_FILE_READ_ALL_BEGIN(fh, buf, count, datatype, ierror)
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: ierror
+    end subroutine PMPI_FILE_READ_ALL_BEGIN
+    subroutine MPI_FILE_READ_ALL_END(fh, buf, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_FILE_READ_ALL_END
+    subroutine PMPI_FILE_READ_ALL_END(fh, buf, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_FILE_READ_ALL_END
+    subroutine MPI_FILE_READ_AT(fh, offset, buf, count, datatype, status, ierror)
+      import :: MPI_OFFSET_KIND, MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_FILE_READ_AT
+    subroutine PMPI_FILE_READ_AT(fh, offset, buf, count, datatype, status, ierror)
+      import :: MPI_OFFSET_KIND, MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_FILE_READ_AT
+    subroutine MPI_FILE_READ_AT_ALL(fh, offset, buf, count, datatype, status, ierror)
+      import :: MPI_OFFSET_KIND, MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_FILE_READ_AT_ALL
+    subroutine PMPI_FILE_READ_AT_ALL(fh, offset, buf, count, datatype, status, ierror)
+      import :: MPI_OFFSET_KIND, MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_FILE_READ_AT_ALL
+    subroutine MPI_FILE_READ_AT_ALL_BEGIN(fh, offset, buf, count, datatype, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: ierror
+    end subroutine MPI_FILE_READ_AT_ALL_BEGIN
+    subroutine PMPI_FILE_READ_AT_ALL_BEGIN(fh, offset, buf, count, datatype, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: ierror
+    end subroutine PMPI_FILE_READ_AT_ALL_BEGIN
+    subroutine MPI_FILE_READ_AT_ALL_END(fh, buf, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_FILE_READ_AT_ALL_END
+    subroutine PMPI_FILE_READ_AT_ALL_END(fh, buf, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_FILE_READ_AT_ALL_END
+    subroutine MPI_FILE_READ_ORDERED(fh, buf, count, datatype, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_FILE_READ_ORDERED
+    subroutine PMPI_FILE_READ_ORDERED(fh, buf, count, datatype, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_FILE_READ_ORDERED
+    subroutine MPI_FILE_READ_ORDERED_BEGIN(fh, buf, count, datatype, ierror)
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: ierror
+    end subroutine MPI_FILE_READ_ORDERED_BEGIN
+    subroutine PMPI_FILE_READ_ORDERED_BEGIN(fh, buf, count, datatype, ierror)
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: ierror
+    end subroutine PMPI_FILE_READ_ORDERED_BEGIN
+    subroutine MPI_FILE_READ_ORDERED_END(fh, buf, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_FILE_READ_ORDERED_END
+    subroutine PMPI_FILE_READ_ORDERED_END(fh, buf, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_FILE_READ_ORDERED_END
+    subroutine MPI_FILE_READ_SHARED(fh, buf, count, datatype, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_FILE_READ_SHARED
+    subroutine PMPI_FILE_READ_SHARED(fh, buf, count, datatype, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_FILE_READ_SHARED
+    subroutine MPI_FILE_SEEK(fh, offset, whence, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer, intent(in) :: whence
+      integer :: ierror
+    end subroutine MPI_FILE_SEEK
+    subroutine PMPI_FILE_SEEK(fh, offset, whence, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer, intent(in) :: whence
+      integer :: ierror
+    end subroutine PMPI_FILE_SEEK
+    subroutine MPI_FILE_SEEK_SHARED(fh, offset, whence, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer, intent(in) :: whence
+      integer :: ierror
+    end subroutine MPI_FILE_SEEK_SHARED
+    subroutine PMPI_FILE_SEEK_SHARED(fh, offset, whence, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer, intent(in) :: whence
+      integer :: ierror
+    end subroutine PMPI_FILE_SEEK_SHARED
+    subroutine MPI_FILE_SET_ATOMICITY(fh, flag, ierror)
+      integer, intent(in) :: fh
+      logical, intent(in) :: flag
+      integer :: ierror
+    end subroutine MPI_FILE_SET_ATOMICITY
+    subroutine PMPI_FILE_SET_ATOMICITY(fh, flag, ierror)
+      integer, intent(in) :: fh
+      logical, intent(in) :: flag
+      integer :: ierror
+    end subroutine PMPI_FILE_SET_ATOMICITY
+    subroutine MPI_FILE_SET_ERRHANDLER(file, errhandler, ierror)
+      integer, intent(in) :: file
+      integer, intent(in) :: errhandler
+      integer :: ierror
+    end subroutine MPI_FILE_SET_ERRHANDLER
+    subroutine PMPI_FILE_SET_ERRHANDLER(file, errhandler, ierror)
+      integer, intent(in) :: file
+      integer, intent(in) :: errhandler
+      integer :: ierror
+    end subroutine PMPI_FILE_SET_ERRHANDLER
+    subroutine MPI_FILE_SET_INFO(fh, info, ierror)
+      integer, intent(in) :: fh
+      integer, intent(in) :: info
+      integer :: ierror
+    end subroutine MPI_FILE_SET_INFO
+    subroutine PMPI_FILE_SET_INFO(fh, info, ierror)
+      integer, intent(in) :: fh
+      integer, intent(in) :: info
+      integer :: ierror
+    end subroutine PMPI_FILE_SET_INFO
+    subroutine MPI_FILE_SET_SIZE(fh, size, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: size
+      integer :: ierror
+    end subroutine MPI_FILE_SET_SIZE
+    subroutine PMPI_FILE_SET_SIZE(fh, size, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: size
+      integer :: ierror
+    end subroutine PMPI_FILE_SET_SIZE
+    subroutine MPI_FILE_SET_VIEW(fh, disp, etype, filetype, datarep, info, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: disp
+      integer, intent(in) :: etype
+      integer, intent(in) :: filetype
+      character(len=*), intent(in) :: datarep
+      integer, intent(in) :: info
+      integer :: ierror
+    end subroutine MPI_FILE_SET_VIEW
+    subroutine PMPI_FILE_SET_VIEW(fh, disp, etype, filetype, datarep, info, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: disp
+      integer, intent(in) :: etype
+      integer, intent(in) :: filetype
+      character(len=*), intent(in) :: datarep
+      integer, intent(in) :: info
+      integer :: ierror
+    end subroutine PMPI_FILE_SET_VIEW
+    subroutine MPI_FILE_SYNC(fh, ierror)
+      integer, intent(in) :: fh
+      integer :: ierror
+    end subroutine MPI_FILE_SYNC
+    subroutine PMPI_FILE_SYNC(fh, ierror)
+      integer, intent(in) :: fh
+      integer :: ierror
+    end subroutine PMPI_FILE_SYNC
+    subroutine MPI_FILE_WRITE(fh, buf, count, datatype, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_FILE_WRITE
+    subroutine PMPI_FILE_WRITE(fh, buf, count, datatype, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_FILE_WRITE
+    subroutine MPI_FILE_WRITE_ALL(fh, buf, count, datatype, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_FILE_WRITE_ALL
+    subroutine PMPI_FILE_WRITE_ALL(fh, buf, count, datatype, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_FILE_WRITE_ALL
+    subroutine MPI_FILE_WRITE_ALL_BEGIN(fh, buf, count, datatype, ierror)
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: ierror
+    end subroutine MPI_FILE_WRITE_ALL_BEGIN
+    subroutine PMPI_FILE_WRITE_ALL_BEGIN(fh, buf, count, datatype, ierror)
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: ierror
+    end subroutine PMPI_FILE_WRITE_ALL_BEGIN
+    subroutine MPI_FILE_WRITE_ALL_END(fh, buf, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_FILE_WRITE_ALL_END
+    subroutine PMPI_FILE_WRITE_ALL_END(fh, buf, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_FILE_WRITE_ALL_END
+    subroutine MPI_FILE_WRITE_AT(fh, offset, buf, count, datatype, status, ierror)
+      import :: MPI_OFFSET_KIND, MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_FILE_WRITE_AT
+    subroutine PMPI_FILE_WRITE_AT(fh, offset, buf, count, datatype, status, ierror)
+      import :: MPI_OFFSET_KIND, MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_FILE_WRITE_AT
+    subroutine MPI_FILE_WRITE_AT_ALL(fh, offset, buf, count, datatype, status, ierror)
+      import :: MPI_OFFSET_KIND, MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_FILE_WRITE_AT_ALL
+    subroutine PMPI_FILE_WRITE_AT_ALL(fh, offset, buf, count, datatype, status, ierror)
+      import :: MPI_OFFSET_KIND, MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_FILE_WRITE_AT_ALL
+    subroutine MPI_FILE_WRITE_AT_ALL_BEGIN(fh, offset, buf, count, datatype, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: ierror
+    end subroutine MPI_FILE_WRITE_AT_ALL_BEGIN
+    subroutine PMPI_FILE_WRITE_AT_ALL_BEGIN(fh, offset, buf, count, datatype, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: ierror
+    end subroutine PMPI_FILE_WRITE_AT_ALL_BEGIN
+    subroutine MPI_FILE_WRITE_AT_ALL_END(fh, buf, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_FILE_WRITE_AT_ALL_END
+    subroutine PMPI_FILE_WRITE_AT_ALL_END(fh, buf, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_FILE_WRITE_AT_ALL_END
+    subroutine MPI_FILE_WRITE_ORDERED(fh, buf, count, datatype, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_FILE_WRITE_ORDERED
+    subroutine PMPI_FILE_WRITE_ORDERED(fh, buf, count, datatype, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_FILE_WRITE_ORDERED
+    subroutine MPI_FILE_WRITE_ORDERED_BEGIN(fh, buf, count, datatype, ierror)
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: ierror
+    end subroutine MPI_FILE_WRITE_ORDERED_BEGIN
+    subroutine PMPI_FILE_WRITE_ORDERED_BEGIN(fh, buf, count, datatype, ierror)
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer :: ierror
+    end subroutine PMPI_FILE_WRITE_ORDERED_BEGIN
+    subroutine MPI_FILE_WRITE_ORDERED_END(fh, buf, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_FILE_WRITE_ORDERED_END
+    subroutine PMPI_FILE_WRITE_ORDERED_END(fh, buf, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_FILE_WRITE_ORDERED_END
+    subroutine MPI_FILE_WRITE_SHARED(fh, buf, count, datatype, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine MPI_FILE_WRITE_SHARED
+    subroutine PMPI_FILE_WRITE_SHARED(fh, buf, count, datatype, status, ierror)
+      import :: MPI_STATUS_SIZE
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, dimension(MPI_STATUS_SIZE) :: status
+      integer :: ierror
+    end subroutine PMPI_FILE_WRITE_SHARED
     subroutine MPI_FINALIZE(ierror)
       integer :: ierror
     end subroutine MPI_FINALIZE
@@ -3371,6 +4312,26 @@ module mpi
       integer, intent(in) :: comm
       integer :: ierror
     end subroutine PMPI_REDUCE_SCATTER_BLOCK
+    subroutine MPI_REGISTER_DATAREP(datarep, read_conversion_fn, write_conversion_fn, &
+        dtype_file_extent_fn, extra_state, ierror)
+      import :: MPI_ADDRESS_KIND
+      character(len=*), intent(in) :: datarep
+      external :: read_conversion_fn
+      external :: write_conversion_fn
+      external :: dtype_file_extent_fn
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer :: ierror
+    end subroutine MPI_REGISTER_DATAREP
+    subroutine PMPI_REGISTER_DATAREP(datarep, read_conversion_fn, write_conversion_fn, &
+        dtype_file_extent_fn, extra_state, ierror)
+      import :: MPI_ADDRESS_KIND
+      character(len=*), intent(in) :: datarep
+      external :: read_conversion_fn
+      external :: write_conversion_fn
+      external :: dtype_file_extent_fn
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer :: ierror
+    end subroutine PMPI_REGISTER_DATAREP
     subroutine MPI_REQUEST_FREE(request, ierror)
       integer :: request
       integer :: ierror

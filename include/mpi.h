@@ -1109,7 +1109,7 @@ typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype
                                             void *filebuf, MPI_Offset position, void *extra_state);
 typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint *file_extent,
                                         void *extra_state);
-#define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function *)0)
+#define MPI_CONVERSION_FN_NULL 0 /* a null pointer constant */
 
 int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh);
 int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh);

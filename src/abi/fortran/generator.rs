@@ -161,6 +161,12 @@ pub const HAND_WRITTEN: &[(&str, &str, HandIface)] = &[
         "PMPI_Attr_get",
         HandIface::Sub("comm: Int, keyval: Int, attribute_val: IntOut, flag: Flag"),
     ),
+    // io.rs
+    (
+        "mpi_register_datarep_",
+        "PMPI_Register_datarep",
+        HandIface::Sub("datarep: StrIn, read_conversion_fn: Proc, write_conversion_fn: Proc, dtype_file_extent_fn: Proc, extra_state: Aint"),
+    ),
     // info.rs
     (
         "mpi_info_get_",
@@ -230,7 +236,9 @@ fn declaration(kind: &str) -> Result<&'static str, String> {
         "Ints" => "integer, dimension(*)",
         "Ranges" => "integer, dimension(3, *)",
         "Proc" | "UserFunction" => "external",
-        "ErrhandlerFunction" => "external",
+        "ErrhandlerFunction" | "FileErrhandlerFunction" => "external",
+        "Offset" => "integer(kind=MPI_OFFSET_KIND), intent(in)",
+        "OffsetOut" => "integer(kind=MPI_OFFSET_KIND)",
         "Logical" => "logical, intent(in)",
         "Flag" => "logical",
         "Logicals" => "logical, dimension(*)",
@@ -627,7 +635,7 @@ fn interface(o: &mut String, name: &str, args: &[Arg]) -> Result<(), String> {
         if d == CHOICE {
             let _ = writeln!(decls, "      !GCC$ ATTRIBUTES NO_ARG_CHECK :: {}", a.name);
         }
-        for k in ["MPI_STATUS_SIZE", "MPI_ADDRESS_KIND", "MPI_COUNT_KIND"] {
+        for k in ["MPI_STATUS_SIZE", "MPI_ADDRESS_KIND", "MPI_COUNT_KIND", "MPI_OFFSET_KIND"] {
             if d.contains(k) {
                 imports.insert(k);
             }
