@@ -6,17 +6,23 @@
 //! is MPI_ERRORS_RETURN.
 use crate::abi::buffers::{out, put_cstr};
 use crate::abi::state::{call, raise_through};
-use crate::mpi::error::{code_class, fail, MpiError, MpiResult};
 use crate::mpi::errhandler::{FileFn, UserFn};
+use crate::mpi::error::{code_class, fail, MpiError, MpiResult};
 use crate::mpi::info::{with_infos, Info};
 use crate::mpi::World;
-use crate::sys::{self, MPI_Aint, MPI_Datatype, MPI_Errhandler, MPI_Fint, MPI_File, MPI_Info, MPI_Offset};
+use crate::sys::{
+    self, MPI_Aint, MPI_Datatype, MPI_Errhandler, MPI_File, MPI_Fint, MPI_Info, MPI_Offset,
+};
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_void};
 
 /// Run `f` as MPI call `name` on file `fh`: an error goes to the file's
 /// error handler.
-pub(crate) fn file_call(name: &str, fh: MPI_File, f: impl FnOnce(&mut World) -> MpiResult<()>) -> c_int {
+pub(crate) fn file_call(
+    name: &str,
+    fh: MPI_File,
+    f: impl FnOnce(&mut World) -> MpiResult<()>,
+) -> c_int {
     let mut rc = sys::MPI_SUCCESS;
     let r = call(name, sys::MPI_COMM_WORLD, |w| {
         if let Err(e) = f(w) {

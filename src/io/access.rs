@@ -52,7 +52,13 @@ struct Plan {
 
 /// A status for `bytes` of data.
 pub fn io_status(bytes: u64) -> MPI_Status {
-    make_status(sys::MPI_ANY_SOURCE, sys::MPI_ANY_TAG, sys::MPI_SUCCESS, bytes, false)
+    make_status(
+        sys::MPI_ANY_SOURCE,
+        sys::MPI_ANY_TAG,
+        sys::MPI_SUCCESS,
+        bytes,
+        false,
+    )
 }
 
 impl World {
@@ -88,7 +94,10 @@ impl World {
             );
         }
         if count < 0 {
-            return fail(sys::MPI_ERR_COUNT, format!("invalid count {count} (negative)"));
+            return fail(
+                sys::MPI_ERR_COUNT,
+                format!("invalid count {count} (negative)"),
+            );
         }
         let count = count as usize;
         let ty = self.types.get(datatype)?;
@@ -102,7 +111,7 @@ impl World {
         } else {
             (native, f.view.esize())
         };
-        if esize == 0 || file as u64 % esize != 0 {
+        if esize == 0 || !(file as u64).is_multiple_of(esize) {
             return fail(
                 sys::MPI_ERR_IO,
                 "only a whole number of etypes can be accessed (the datatype's size is \
@@ -150,7 +159,9 @@ impl World {
         }
         let start = self.shared_fetch_add(fh, etypes)?;
         if cc.me + 1 < cc.size() {
-            let s = self.ep.isend_vec(Vec::new(), cc.ranks[cc.me + 1], TAG, cc.ctx);
+            let s = self
+                .ep
+                .isend_vec(Vec::new(), cc.ranks[cc.me + 1], TAG, cc.ctx);
             self.ep.wait_all(&[s]);
             self.ep.free(s);
         }
@@ -166,7 +177,9 @@ impl World {
     ) -> MpiResult<u64> {
         let f = self.io.get(fh)?;
         if f.atomic {
-            f.host.lock().map_err(|e| io_error(&e, "cannot lock the file"))?;
+            f.host
+                .lock()
+                .map_err(|e| io_error(&e, "cannot lock the file"))?;
         }
         let mut at = 0usize;
         let mut r = Ok(());
@@ -206,7 +219,10 @@ impl World {
         'runs: for &(off, len) in runs {
             let end = at + len as usize;
             while at < end {
-                match f.host.read_at(&mut out[at..end], off + (at + len as usize - end) as u64) {
+                match f
+                    .host
+                    .read_at(&mut out[at..end], off + (at + len as usize - end) as u64)
+                {
                     Ok(0) => break 'runs,
                     Ok(n) => at += n,
                     Err(e) => {
@@ -235,7 +251,13 @@ impl World {
     }
 
     /// Unpack `got` file bytes into the user's buffer; native bytes.
-    fn io_deliver(&self, p: &Plan, buf: &mut dyn UserBuf, mut data: Vec<u8>, got: usize) -> MpiResult<usize> {
+    fn io_deliver(
+        &self,
+        p: &Plan,
+        buf: &mut dyn UserBuf,
+        mut data: Vec<u8>,
+        got: usize,
+    ) -> MpiResult<usize> {
         data.truncate(got);
         if p.datarep == Datarep::External32 {
             let one = external32::external_size(&p.ty, 1)? as usize;
@@ -304,7 +326,12 @@ impl World {
     }
 
     /// A request complete at `at` with `bytes` of data.
-    fn io_request(&mut self, fh: MPI_File, at: crate::model::VTime, bytes: u64) -> MpiResult<MPI_Request> {
+    fn io_request(
+        &mut self,
+        fh: MPI_File,
+        at: crate::model::VTime,
+        bytes: u64,
+    ) -> MpiResult<MPI_Request> {
         let comm = self.io.get(fh)?.comm;
         let group = self.comms.get(comm)?.group.clone();
         let id = self.ep.open_request();
@@ -447,7 +474,10 @@ impl World {
     pub fn file_byte_offset(&self, fh: MPI_File, offset: i64) -> MpiResult<u64> {
         let f = self.io.get(fh)?;
         if offset < 0 {
-            return fail(sys::MPI_ERR_ARG, format!("invalid offset {offset} (negative)"));
+            return fail(
+                sys::MPI_ERR_ARG,
+                format!("invalid offset {offset} (negative)"),
+            );
         }
         Ok(f.view.byte_offset(offset as u64))
     }
@@ -530,7 +560,12 @@ impl World {
 
     /// A split collective's `_begin`: runs the collective now, keeps its
     /// status for `_end`.
-    pub fn file_split_begin(&mut self, fh: MPI_File, name: &'static str, st: MpiResult<MPI_Status>) -> MpiResult<()> {
+    pub fn file_split_begin(
+        &mut self,
+        fh: MPI_File,
+        name: &'static str,
+        st: MpiResult<MPI_Status>,
+    ) -> MpiResult<()> {
         let st = st?;
         self.io.get_mut(fh)?.split = Some((name, st));
         Ok(())

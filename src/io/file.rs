@@ -141,8 +141,7 @@ pub fn check_amode(amode: i32) -> MpiResult<()> {
             ),
         );
     }
-    if amode & sys::MPI_MODE_RDONLY != 0
-        && amode & (sys::MPI_MODE_CREATE | sys::MPI_MODE_EXCL) != 0
+    if amode & sys::MPI_MODE_RDONLY != 0 && amode & (sys::MPI_MODE_CREATE | sys::MPI_MODE_EXCL) != 0
     {
         return fail(
             sys::MPI_ERR_AMODE,
@@ -161,7 +160,9 @@ pub fn check_amode(amode: i32) -> MpiResult<()> {
 /// The host path of a file name: ROMIO's file-system prefixes ("ufs:",
 /// "nfs:", ...) are dropped.
 pub fn host_path(name: &str) -> PathBuf {
-    for p in ["ufs:", "nfs:", "lustre:", "gpfs:", "pvfs2:", "panfs:", "testfs:"] {
+    for p in [
+        "ufs:", "nfs:", "lustre:", "gpfs:", "pvfs2:", "panfs:", "testfs:",
+    ] {
         if let Some(rest) = name.strip_prefix(p) {
             return PathBuf::from(rest);
         }
@@ -410,7 +411,10 @@ impl World {
         if i64::from_le_bytes(b) != v {
             return fail(
                 sys::MPI_ERR_ARG,
-                format!("{what} differs between the ranks ({v} here, {} on rank 0)", i64::from_le_bytes(b)),
+                format!(
+                    "{what} differs between the ranks ({v} here, {} on rank 0)",
+                    i64::from_le_bytes(b)
+                ),
             );
         }
         Ok(())
@@ -469,9 +473,15 @@ impl World {
     pub fn file_sync(&mut self, fh: MPI_File) -> MpiResult<()> {
         let f = self.io.get(fh)?;
         if f.amode & sys::MPI_MODE_RDONLY != 0 {
-            return fail(sys::MPI_ERR_ACCESS, "cannot sync a file opened with MPI_MODE_RDONLY");
+            return fail(
+                sys::MPI_ERR_ACCESS,
+                "cannot sync a file opened with MPI_MODE_RDONLY",
+            );
         }
-        let r = f.host.sync_data().map_err(|e| io_error(&e, "cannot sync the file"));
+        let r = f
+            .host
+            .sync_data()
+            .map_err(|e| io_error(&e, "cannot sync the file"));
         let cc = f.cc.clone();
         charge_op(self);
         coll::barrier::barrier(&mut comm(self, &cc));
@@ -563,7 +573,11 @@ mod tests {
             sys::MPI_MODE_RDWR | 0x10000,
         ];
         for a in bad {
-            assert_eq!(check_amode(a).unwrap_err().class, sys::MPI_ERR_AMODE, "{a:#x}");
+            assert_eq!(
+                check_amode(a).unwrap_err().class,
+                sys::MPI_ERR_AMODE,
+                "{a:#x}"
+            );
         }
     }
 

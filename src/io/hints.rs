@@ -51,7 +51,12 @@ pub struct Hints {
     pub cb_write: Cb,
 }
 
-const KNOWN: &[&str] = &["cb_buffer_size", "cb_nodes", "romio_cb_read", "romio_cb_write"];
+const KNOWN: &[&str] = &[
+    "cb_buffer_size",
+    "cb_nodes",
+    "romio_cb_read",
+    "romio_cb_write",
+];
 
 fn positive(key: &str, v: &str) -> MpiResult<u64> {
     match v.trim().parse::<u64>() {
@@ -127,14 +132,20 @@ mod tests {
     fn defaults_and_overrides() {
         let h = Hints::from_info(&Info::new(), None).unwrap();
         assert_eq!(h.cb_buffer_size, CB_BUFFER_SIZE);
-        assert_eq!((h.cb_nodes, h.cb_read, h.cb_write), (None, Cb::Auto, Cb::Auto));
+        assert_eq!(
+            (h.cb_nodes, h.cb_read, h.cb_write),
+            (None, Cb::Auto, Cb::Auto)
+        );
         let mut i = Info::new();
         i.set("cb_buffer_size", "64").unwrap();
         i.set("cb_nodes", "2").unwrap();
         i.set("romio_cb_write", "enable").unwrap();
         i.set("access_style", "read_once").unwrap();
         let h = Hints::from_info(&i, None).unwrap();
-        assert_eq!((h.cb_buffer_size, h.cb_nodes, h.cb_write), (64, Some(2), Cb::Enable));
+        assert_eq!(
+            (h.cb_buffer_size, h.cb_nodes, h.cb_write),
+            (64, Some(2), Cb::Enable)
+        );
         assert_eq!(Hints::extra(&i).get("access_style"), Some("read_once"));
         assert_eq!(Hints::extra(&i).get("cb_nodes"), None);
         i.set("cb_nodes", "-1").unwrap();

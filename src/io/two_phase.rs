@@ -48,6 +48,9 @@ struct Ctx {
     n: usize,
 }
 
+/// My pieces, the runs of each rank in my file domain, the rounds.
+type Plan = (Vec<Piece>, Vec<Vec<(u64, u64)>>, usize);
+
 /// One piece of my data: file offset, length, aggregator, data offset.
 #[derive(Clone, Copy)]
 struct Piece {
@@ -95,7 +98,13 @@ impl World {
     }
 
     /// Steps 1-2: the ranges of every rank; whether two-phase is used.
-    fn tp_ranges(&mut self, c: &Ctx, runs: &[(u64, u64)], empty_at: u64, mode: Cb) -> (Vec<i64>, Vec<i64>, bool) {
+    fn tp_ranges(
+        &mut self,
+        c: &Ctx,
+        runs: &[(u64, u64)],
+        empty_at: u64,
+        mode: Cb,
+    ) -> (Vec<i64>, Vec<i64>, bool) {
         let (st, end) = match (runs.first(), runs.last()) {
             (Some(a), Some(b)) => (a.0 as i64, (b.0 + b.1) as i64 - 1),
             _ => (empty_at as i64, empty_at as i64 - 1),
@@ -123,11 +132,13 @@ impl World {
         runs: &[(u64, u64)],
         sts: &[i64],
         ends: &[i64],
-    ) -> (Vec<Piece>, Vec<Vec<(u64, u64)>>, usize) {
+    ) -> Plan {
         let naggr = c.aggs.len();
         let min = *sts.iter().min().expect("ranks");
         let max = *ends.iter().max().expect("ranks");
-        let fd_size = ((max - min + 1).max(0) as u64).div_ceil(naggr as u64).max(1);
+        let fd_size = ((max - min + 1).max(0) as u64)
+            .div_ceil(naggr as u64)
+            .max(1);
         let mut pieces = Vec::new();
         let mut data = 0usize;
         for &(mut off, mut len) in runs {
@@ -153,14 +164,20 @@ impl World {
             counts[p.agg] += 1;
         }
         let mut theirs = vec![0u8; 4 * c.n];
-        coll::alltoall::alltoall(&mut comm(self, &c.cc), Some(&bytes_i32(&counts)), &mut theirs);
+        coll::alltoall::alltoall(
+            &mut comm(self, &c.cc),
+            Some(&bytes_i32(&counts)),
+            &mut theirs,
+        );
         let theirs = i32s(&theirs);
         let ctx = c.cc.ctx;
         let mut recvs: Vec<(usize, ReqId)> = Vec::new();
         let mut sends = Vec::new();
         for (i, &k) in theirs.iter().enumerate() {
             if k > 0 && i != c.me {
-                let r = self.ep.irecv_vec(16 * k as usize, Some(c.cc.ranks[i]), Some(TAG_LISTS), ctx);
+                let r =
+                    self.ep
+                        .irecv_vec(16 * k as usize, Some(c.cc.ranks[i]), Some(TAG_LISTS), ctx);
                 recvs.push((i, r));
             }
         }
@@ -192,7 +209,11 @@ impl World {
                 .collect()
         };
         others[c.me] = to_pairs(&list_of(c.me));
-        let ids: Vec<ReqId> = recvs.iter().map(|r| r.1).chain(sends.iter().copied()).collect();
+        let ids: Vec<ReqId> = recvs
+            .iter()
+            .map(|r| r.1)
+            .chain(sends.iter().copied())
+            .collect();
         self.ep.wait_all(&ids);
         for (i, r) in recvs {
             others[i] = to_pairs(&self.ep.take_vec(r));
@@ -272,7 +293,12 @@ impl World {
         }
         let mut sent = vec![0usize; c.n];
         let lo = others.iter().flatten().map(|p| p.0).min().unwrap_or(0);
-        let hi = others.iter().flatten().map(|p| p.0 + p.1).max().unwrap_or(0);
+        let hi = others
+            .iter()
+            .flatten()
+            .map(|p| p.0 + p.1)
+            .max()
+            .unwrap_or(0);
         let mut at = vec![(0usize, 0u64); c.n];
         let mut err: Option<MpiError> = None;
         let ctx = c.cc.ctx;
@@ -288,7 +314,11 @@ impl World {
                 .map(|s| s.iter().map(|x| x.1).sum::<u64>() as i32)
                 .collect();
             let mut send_size = vec![0u8; 4 * c.n];
-            coll::alltoall::alltoall(&mut comm(self, &c.cc), Some(&bytes_i32(&recv_size)), &mut send_size);
+            coll::alltoall::alltoall(
+                &mut comm(self, &c.cc),
+                Some(&bytes_i32(&recv_size)),
+                &mut send_size,
+            );
             let send_size = i32s(&send_size);
             let any = recv_size.iter().any(|&s| s > 0);
             let mut buf = Vec::new();
@@ -315,7 +345,12 @@ impl World {
             let mut recvs = Vec::new();
             for (i, &s) in recv_size.iter().enumerate() {
                 if s > 0 && i != c.me {
-                    let r = self.ep.irecv_vec(s as usize, Some(c.cc.ranks[i]), Some(TAG_DATA + m as i32), ctx);
+                    let r = self.ep.irecv_vec(
+                        s as usize,
+                        Some(c.cc.ranks[i]),
+                        Some(TAG_DATA + m as i32),
+                        ctx,
+                    );
                     recvs.push((i, r));
                 }
             }
@@ -324,7 +359,10 @@ impl World {
                 if s > 0 && a != c.me {
                     let chunk = stream[a][sent[a]..sent[a] + s as usize].to_vec();
                     sent[a] += s as usize;
-                    sends.push(self.ep.isend_vec(chunk, c.cc.ranks[a], TAG_DATA + m as i32, ctx));
+                    sends.push(
+                        self.ep
+                            .isend_vec(chunk, c.cc.ranks[a], TAG_DATA + m as i32, ctx),
+                    );
                 }
             }
             let mut got: Vec<Vec<u8>> = vec![Vec::new(); c.n];
@@ -333,7 +371,11 @@ impl World {
                 got[c.me] = stream[c.me][sent[c.me]..sent[c.me] + s].to_vec();
                 sent[c.me] += s;
             }
-            let ids: Vec<ReqId> = recvs.iter().map(|r| r.1).chain(sends.iter().copied()).collect();
+            let ids: Vec<ReqId> = recvs
+                .iter()
+                .map(|r| r.1)
+                .chain(sends.iter().copied())
+                .collect();
             if !ids.is_empty() {
                 self.ep.wait_all(&ids);
             }
@@ -395,7 +437,12 @@ impl World {
         }
         let (pieces, others, max_ntimes) = self.tp_plan(&c, runs, &sts, &ends);
         let lo = others.iter().flatten().map(|p| p.0).min().unwrap_or(0);
-        let hi = others.iter().flatten().map(|p| p.0 + p.1).max().unwrap_or(0);
+        let hi = others
+            .iter()
+            .flatten()
+            .map(|p| p.0 + p.1)
+            .max()
+            .unwrap_or(0);
         let mut at = vec![(0usize, 0u64); c.n];
         let mut stream: Vec<Vec<u8>> = vec![Vec::new(); c.n];
         let mut err: Option<MpiError> = None;
@@ -420,12 +467,21 @@ impl World {
                 self.io_charge(size);
             }
             let mut recv_size = vec![0u8; 4 * c.n];
-            coll::alltoall::alltoall(&mut comm(self, &c.cc), Some(&bytes_i32(&send_size)), &mut recv_size);
+            coll::alltoall::alltoall(
+                &mut comm(self, &c.cc),
+                Some(&bytes_i32(&send_size)),
+                &mut recv_size,
+            );
             let recv_size = i32s(&recv_size);
             let mut recvs = Vec::new();
             for (a, &s) in recv_size.iter().enumerate() {
                 if s > 0 && a != c.me {
-                    let r = self.ep.irecv_vec(s as usize, Some(c.cc.ranks[a]), Some(TAG_DATA + m as i32), ctx);
+                    let r = self.ep.irecv_vec(
+                        s as usize,
+                        Some(c.cc.ranks[a]),
+                        Some(TAG_DATA + m as i32),
+                        ctx,
+                    );
                     recvs.push((a, r));
                 }
             }
@@ -442,10 +498,17 @@ impl World {
                 if i == c.me {
                     stream[c.me].extend_from_slice(&chunk);
                 } else {
-                    sends.push(self.ep.isend_vec(chunk, c.cc.ranks[i], TAG_DATA + m as i32, ctx));
+                    sends.push(
+                        self.ep
+                            .isend_vec(chunk, c.cc.ranks[i], TAG_DATA + m as i32, ctx),
+                    );
                 }
             }
-            let ids: Vec<ReqId> = recvs.iter().map(|r| r.1).chain(sends.iter().copied()).collect();
+            let ids: Vec<ReqId> = recvs
+                .iter()
+                .map(|r| r.1)
+                .chain(sends.iter().copied())
+                .collect();
             if !ids.is_empty() {
                 self.ep.wait_all(&ids);
             }

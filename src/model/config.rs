@@ -41,7 +41,12 @@ impl Ctx<'_> {
     }
 
     /// Rejects keys of `table` that are not in `allowed`.
-    pub(super) fn no_unknown(&self, table: &Table, prefix: &str, allowed: &[&str]) -> Result<(), ConfigError> {
+    pub(super) fn no_unknown(
+        &self,
+        table: &Table,
+        prefix: &str,
+        allowed: &[&str],
+    ) -> Result<(), ConfigError> {
         for k in table.keys() {
             if !allowed.contains(&k.as_str()) {
                 let msg = match closest(k, allowed) {

@@ -102,11 +102,17 @@ mod tests {
         let e = Model::from_toml_str(&format!("{BASE}[io]\nlatncy = \"1 us\"\n"), "t.toml")
             .unwrap_err()
             .to_string();
-        assert_eq!(e, "t.toml: key `io.latncy`: unknown key (did you mean `latency`?)");
+        assert_eq!(
+            e,
+            "t.toml: key `io.latncy`: unknown key (did you mean `latency`?)"
+        );
         let e = Model::from_toml_str(&format!("{BASE}[io]\nbandwidth = 5\n"), "t.toml")
             .unwrap_err()
             .to_string();
-        assert!(e.starts_with("t.toml: key `io.bandwidth`: missing unit"), "{e}");
+        assert!(
+            e.starts_with("t.toml: key `io.bandwidth`: missing unit"),
+            "{e}"
+        );
         let e = Model::from_toml_str(&format!("{BASE}[io]\nbandwidth = \"0 B/s\"\n"), "t.toml")
             .unwrap_err()
             .to_string();
@@ -117,6 +123,9 @@ mod tests {
         let e = Model::from_toml_str(&format!("io = 3\n{BASE}"), "t.toml")
             .unwrap_err()
             .to_string();
-        assert_eq!(e, "t.toml: key `io`: expected a section [io], found the integer 3");
+        assert_eq!(
+            e,
+            "t.toml: key `io`: expected a section [io], found the integer 3"
+        );
     }
 }

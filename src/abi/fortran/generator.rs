@@ -635,7 +635,12 @@ fn interface(o: &mut String, name: &str, args: &[Arg]) -> Result<(), String> {
         if d == CHOICE {
             let _ = writeln!(decls, "      !GCC$ ATTRIBUTES NO_ARG_CHECK :: {}", a.name);
         }
-        for k in ["MPI_STATUS_SIZE", "MPI_ADDRESS_KIND", "MPI_COUNT_KIND", "MPI_OFFSET_KIND"] {
+        for k in [
+            "MPI_STATUS_SIZE",
+            "MPI_ADDRESS_KIND",
+            "MPI_COUNT_KIND",
+            "MPI_OFFSET_KIND",
+        ] {
             if d.contains(k) {
                 imports.insert(k);
             }
