@@ -50,6 +50,37 @@ struct Plan {
     esize: u64,
 }
 
+/// ROMIO's checks of a view's etype and filetype (MPI_ERR_IO): no negative
+/// displacement, displacements in nondecreasing order, and no overlapping
+/// regions when the file is open for writing.
+pub fn check_type(ty: &Datatype, write: bool, kind: &str) -> MpiResult<()> {
+    if ty.true_lb() < 0 {
+        return fail(
+            sys::MPI_ERR_IO,
+            format!("displacements of the {kind} must be non-negative"),
+        );
+    }
+    let mut prev: Option<(usize, usize)> = None;
+    for &(off, len) in ty.blocks() {
+        if let Some((start, end)) = prev {
+            if off < start {
+                return fail(
+                    sys::MPI_ERR_IO,
+                    format!("displacements of the {kind} must be in a monotonically nondecreasing order"),
+                );
+            }
+            if write && off < end {
+                return fail(
+                    sys::MPI_ERR_IO,
+                    format!("the {kind} is not permitted to contain overlapping regions"),
+                );
+            }
+        }
+        prev = Some((off, off + len));
+    }
+    Ok(())
+}
+
 /// A status for `bytes` of data.
 pub fn io_status(bytes: u64) -> MPI_Status {
     make_status(
@@ -516,14 +547,21 @@ impl World {
                 "the filetype must be made of whole etypes (its size is not a multiple of the etype's)",
             );
         }
+        let write = f.amode & sys::MPI_MODE_RDONLY == 0;
+        check_type(&et, write, "etype")?;
+        check_type(&ft, write, "filetype")?;
         let rep = super::view::Datarep::parse(datarep)?;
         let hints = super::hints::Hints::from_info(info, Some(&f.hints))?;
         let cc = f.cc.clone();
         let shfp = f.shfp.clone();
         let disp = if disp == sys::MPI_DISPLACEMENT_CURRENT as i64 {
+            // as ROMIO: a barrier, every rank reads the shared pointer (one
+            // operation), a barrier (before rank 0 resets it)
+            crate::coll::barrier::barrier(&mut super::file::comm(self, &cc));
             let p = super::shared::fetch_add(&shfp, 0)
                 .map_err(|e| io_error(&e, "shared file pointer"))?;
             charge_op(self);
+            crate::coll::barrier::barrier(&mut super::file::comm(self, &cc));
             self.io.get(fh)?.view.byte_offset(p)
         } else {
             disp as u64

@@ -272,9 +272,21 @@ impl World {
             );
         }
         let path = host_path(name);
+        // a write-only file is opened for reading too when the host allows
+        // it (as ROMIO does: read-modify-write of collective buffering)
         let mut opts = std::fs::OpenOptions::new();
-        opts.read(amode & sys::MPI_MODE_WRONLY == 0)
-            .write(amode & sys::MPI_MODE_RDONLY == 0);
+        opts.read(true).write(amode & sys::MPI_MODE_RDONLY == 0);
+        let open = |o: &std::fs::OpenOptions| -> std::io::Result<std::fs::File> {
+            match o.open(&path) {
+                Err(e)
+                    if amode & sys::MPI_MODE_WRONLY != 0
+                        && e.kind() == std::io::ErrorKind::PermissionDenied =>
+                {
+                    o.clone().read(false).open(&path)
+                }
+                r => r,
+            }
+        };
         let mut result: Result<std::fs::File, MpiError> = Err(MpiError::new(0, ""));
         let mut msg = [0u8; 16];
         if cc.me == 0 {
@@ -284,9 +296,7 @@ impl World {
             } else if amode & sys::MPI_MODE_CREATE != 0 {
                 o.create(true);
             }
-            result = o
-                .open(&path)
-                .map_err(|e| io_error(&e, &format!("cannot open \"{name}\"")));
+            result = open(&o).map_err(|e| io_error(&e, &format!("cannot open \"{name}\"")));
             charge_op(self);
             let class = result.as_ref().err().map_or(0, |e| e.class);
             let nonce = std::process::id() as u64
@@ -306,9 +316,7 @@ impl World {
                     format!("cannot open \"{name}\" (rank 0 of the communicator failed)"),
                 ))
             } else {
-                let r = opts
-                    .open(&path)
-                    .map_err(|e| io_error(&e, &format!("cannot open \"{name}\"")));
+                let r = open(&opts).map_err(|e| io_error(&e, &format!("cannot open \"{name}\"")));
                 charge_op(self);
                 r
             };

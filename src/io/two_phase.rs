@@ -126,13 +126,7 @@ impl World {
 
     /// Steps 3-5: my pieces by aggregator, the runs of every rank in my
     /// domain (if I am an aggregator), the number of rounds.
-    fn tp_plan(
-        &mut self,
-        c: &Ctx,
-        runs: &[(u64, u64)],
-        sts: &[i64],
-        ends: &[i64],
-    ) -> Plan {
+    fn tp_plan(&mut self, c: &Ctx, runs: &[(u64, u64)], sts: &[i64], ends: &[i64]) -> Plan {
         let naggr = c.aggs.len();
         let min = *sts.iter().min().expect("ranks");
         let max = *ends.iter().max().expect("ranks");
