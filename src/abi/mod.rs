@@ -37,6 +37,7 @@ pub mod io_data;
 pub mod mpit;
 pub mod mprobe;
 pub mod neighbor;
+pub mod obj_attr;
 pub mod op;
 pub mod p2p;
 pub mod pack;

@@ -138,6 +138,9 @@ pub struct World<E: Backend = Endpoint> {
     pub rma: crate::rma::Rma,
     /// MPI-IO: open files (see `crate::io`).
     pub io: crate::io::Io,
+    /// Attributes on datatypes and windows (see `mpi::obj_attr`).
+    pub type_attrs: crate::mpi::obj_attr::ObjAttrs,
+    pub win_attrs: crate::mpi::obj_attr::ObjAttrs,
 }
 
 fn check_count(count: c_int) -> MpiResult<usize> {
@@ -170,6 +173,8 @@ impl<E: Backend> World<E> {
             messages: Default::default(),
             rma: Default::default(),
             io: Default::default(),
+            type_attrs: crate::mpi::obj_attr::ObjAttrs::types(),
+            win_attrs: crate::mpi::obj_attr::ObjAttrs::windows(),
         }
     }
 
