@@ -308,7 +308,7 @@ module mpi
   integer, parameter :: MPI_SEEK_SET = 600
   integer, parameter :: MPI_SEEK_CUR = 602
   integer, parameter :: MPI_SEEK_END = 604
-  integer, parameter :: MPI_DISPLACEMENT_CURRENT = -54278278
+  integer(kind=8), parameter :: MPI_DISPLACEMENT_CURRENT = -54278278
   integer, parameter :: MPI_MAX_DATAREP_STRING = 128
   integer, parameter :: MPI_CONVERSION_FN_NULL = 0
 

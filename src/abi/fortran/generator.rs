@@ -30,6 +30,10 @@ pub const SPECIAL: [(&str, &str, &str); 6] = [
     ("MPI_WEIGHTS_EMPTY", "MPIFCMB9", ""),
 ];
 
+/// Constants that are INTEGER(KIND=MPI_OFFSET_KIND) in Fortran (MPI_Offset
+/// is 8 bytes), as MPICH declares them.
+pub const OFFSET_CONSTANTS: &[&str] = &["MPI_DISPLACEMENT_CURRENT"];
+
 /// C functions with no Fortran binding by design: the `_f2c` / `_c2f`
 /// conversions exist for C code that receives Fortran handles, and the
 /// tools interface (MPI_T_*) is C only in the standard.
@@ -593,7 +597,12 @@ fn mpif_h(items: &[Item]) -> Result<String, String> {
                 line72(&mut o, &format!("! ---- {t}"))?;
             }
             Item::Const(n, v) => {
-                line72(&mut o, &format!("      INTEGER {n}"))?;
+                let ty = if OFFSET_CONSTANTS.contains(&n.as_str()) {
+                    "INTEGER*8"
+                } else {
+                    "INTEGER"
+                };
+                line72(&mut o, &format!("      {ty} {n}"))?;
                 line72(&mut o, &format!("      PARAMETER ({n}={v})"))?;
             }
         }
@@ -707,6 +716,9 @@ fn mpi_f90(items: &[Item], bindings: &[Binding]) -> Result<String, String> {
         match item {
             Item::Section(t) => {
                 let _ = write!(o, "\n  ! ---- {t}\n");
+            }
+            Item::Const(n, v) if OFFSET_CONSTANTS.contains(&n.as_str()) => {
+                let _ = writeln!(o, "  integer(kind=8), parameter :: {n} = {v}");
             }
             Item::Const(n, v) => {
                 let _ = writeln!(o, "  integer, parameter :: {n} = {v}");
