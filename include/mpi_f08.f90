@@ -337,6 +337,23 @@ module mpi_f08
   integer, parameter :: MPI_WIN_SEPARATE = 1
   integer, parameter :: MPI_WIN_UNIFIED = 2
 
+  ! ---- MPI-IO
+  integer, parameter :: MPI_MODE_CREATE = 1
+  integer, parameter :: MPI_MODE_RDONLY = 2
+  integer, parameter :: MPI_MODE_WRONLY = 4
+  integer, parameter :: MPI_MODE_RDWR = 8
+  integer, parameter :: MPI_MODE_DELETE_ON_CLOSE = 16
+  integer, parameter :: MPI_MODE_UNIQUE_OPEN = 32
+  integer, parameter :: MPI_MODE_EXCL = 64
+  integer, parameter :: MPI_MODE_APPEND = 128
+  integer, parameter :: MPI_MODE_SEQUENTIAL = 256
+  integer, parameter :: MPI_SEEK_SET = 600
+  integer, parameter :: MPI_SEEK_CUR = 602
+  integer, parameter :: MPI_SEEK_END = 604
+  integer, parameter :: MPI_DISPLACEMENT_CURRENT = -54278278
+  integer, parameter :: MPI_MAX_DATAREP_STRING = 128
+  integer, parameter :: MPI_CONVERSION_FN_NULL = 0
+
   ! ---- Fortran only
   integer, parameter :: MPI_SOURCE = 3
   integer, parameter :: MPI_TAG = 4
@@ -2024,6 +2041,1240 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Fetch_and_op_f08
   end interface PMPI_Fetch_and_op
+  interface MPI_File_call_errhandler
+    subroutine MPI_File_call_errhandler_f08(fh, errorcode, ierror) &
+         bind(C, name="mpi_file_call_errhandler_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer, intent(in) :: errorcode
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_call_errhandler_f08
+  end interface MPI_File_call_errhandler
+  interface PMPI_File_call_errhandler
+    subroutine PMPI_File_call_errhandler_f08(fh, errorcode, ierror) &
+         bind(C, name="pmpi_file_call_errhandler_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer, intent(in) :: errorcode
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_call_errhandler_f08
+  end interface PMPI_File_call_errhandler
+  interface MPI_File_close
+    subroutine MPI_File_close_f08(fh, ierror) bind(C, name="mpi_file_close_f08")
+      import
+      type(MPI_File) :: fh
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_close_f08
+  end interface MPI_File_close
+  interface PMPI_File_close
+    subroutine PMPI_File_close_f08(fh, ierror) bind(C, name="pmpi_file_close_f08")
+      import
+      type(MPI_File) :: fh
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_close_f08
+  end interface PMPI_File_close
+  interface MPI_File_create_errhandler
+    subroutine MPI_File_create_errhandler(file_errhandler_fn, errhandler, ierror)
+      import
+      procedure(MPI_File_errhandler_function) :: file_errhandler_fn
+      type(MPI_Errhandler) :: errhandler
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_create_errhandler
+  end interface MPI_File_create_errhandler
+  interface PMPI_File_create_errhandler
+    subroutine PMPI_File_create_errhandler(file_errhandler_fn, errhandler, ierror)
+      import
+      procedure(MPI_File_errhandler_function) :: file_errhandler_fn
+      type(MPI_Errhandler) :: errhandler
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_create_errhandler
+  end interface PMPI_File_create_errhandler
+  interface MPI_File_delete
+    subroutine MPI_File_delete_f08(filename, info, ierror) bind(C, name="mpi_file_delete_f08")
+      import
+      character(len=*), intent(in) :: filename
+      type(MPI_Info), intent(in) :: info
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_delete_f08
+  end interface MPI_File_delete
+  interface PMPI_File_delete
+    subroutine PMPI_File_delete_f08(filename, info, ierror) bind(C, name="pmpi_file_delete_f08")
+      import
+      character(len=*), intent(in) :: filename
+      type(MPI_Info), intent(in) :: info
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_delete_f08
+  end interface PMPI_File_delete
+  interface MPI_File_get_amode
+    subroutine MPI_File_get_amode_f08(fh, amode, ierror) bind(C, name="mpi_file_get_amode_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer :: amode
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_get_amode_f08
+  end interface MPI_File_get_amode
+  interface PMPI_File_get_amode
+    subroutine PMPI_File_get_amode_f08(fh, amode, ierror) bind(C, name="pmpi_file_get_amode_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer :: amode
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_get_amode_f08
+  end interface PMPI_File_get_amode
+  interface MPI_File_get_atomicity
+    subroutine MPI_File_get_atomicity_f08(fh, flag, ierror) bind(C, name="mpi_file_get_atomicity_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      logical :: flag
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_get_atomicity_f08
+  end interface MPI_File_get_atomicity
+  interface PMPI_File_get_atomicity
+    subroutine PMPI_File_get_atomicity_f08(fh, flag, ierror) bind(C, name="pmpi_file_get_atomicity_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      logical :: flag
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_get_atomicity_f08
+  end interface PMPI_File_get_atomicity
+  interface MPI_File_get_byte_offset
+    subroutine MPI_File_get_byte_offset_f08(fh, offset, disp, ierror) &
+         bind(C, name="mpi_file_get_byte_offset_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer(kind=MPI_OFFSET_KIND) :: disp
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_get_byte_offset_f08
+  end interface MPI_File_get_byte_offset
+  interface PMPI_File_get_byte_offset
+    subroutine PMPI_File_get_byte_offset_f08(fh, offset, disp, ierror) &
+         bind(C, name="pmpi_file_get_byte_offset_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer(kind=MPI_OFFSET_KIND) :: disp
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_get_byte_offset_f08
+  end interface PMPI_File_get_byte_offset
+  interface MPI_File_get_errhandler
+    subroutine MPI_File_get_errhandler_f08(file, errhandler, ierror) &
+         bind(C, name="mpi_file_get_errhandler_f08")
+      import
+      type(MPI_File), intent(in) :: file
+      type(MPI_Errhandler) :: errhandler
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_get_errhandler_f08
+  end interface MPI_File_get_errhandler
+  interface PMPI_File_get_errhandler
+    subroutine PMPI_File_get_errhandler_f08(file, errhandler, ierror) &
+         bind(C, name="pmpi_file_get_errhandler_f08")
+      import
+      type(MPI_File), intent(in) :: file
+      type(MPI_Errhandler) :: errhandler
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_get_errhandler_f08
+  end interface PMPI_File_get_errhandler
+  interface MPI_File_get_group
+    subroutine MPI_File_get_group_f08(fh, group, ierror) bind(C, name="mpi_file_get_group_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(MPI_Group) :: group
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_get_group_f08
+  end interface MPI_File_get_group
+  interface PMPI_File_get_group
+    subroutine PMPI_File_get_group_f08(fh, group, ierror) bind(C, name="pmpi_file_get_group_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(MPI_Group) :: group
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_get_group_f08
+  end interface PMPI_File_get_group
+  interface MPI_File_get_info
+    subroutine MPI_File_get_info_f08(fh, info_used, ierror) bind(C, name="mpi_file_get_info_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(MPI_Info) :: info_used
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_get_info_f08
+  end interface MPI_File_get_info
+  interface PMPI_File_get_info
+    subroutine PMPI_File_get_info_f08(fh, info_used, ierror) bind(C, name="pmpi_file_get_info_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(MPI_Info) :: info_used
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_get_info_f08
+  end interface PMPI_File_get_info
+  interface MPI_File_get_position
+    subroutine MPI_File_get_position_f08(fh, offset, ierror) bind(C, name="mpi_file_get_position_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: offset
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_get_position_f08
+  end interface MPI_File_get_position
+  interface PMPI_File_get_position
+    subroutine PMPI_File_get_position_f08(fh, offset, ierror) bind(C, name="pmpi_file_get_position_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: offset
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_get_position_f08
+  end interface PMPI_File_get_position
+  interface MPI_File_get_position_shared
+    subroutine MPI_File_get_position_shared_f08(fh, offset, ierror) &
+         bind(C, name="mpi_file_get_position_shared_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: offset
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_get_position_shared_f08
+  end interface MPI_File_get_position_shared
+  interface PMPI_File_get_position_shared
+    subroutine PMPI_File_get_position_shared_f08(fh, offset, ierror) &
+         bind(C, name="pmpi_file_get_position_shared_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: offset
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_get_position_shared_f08
+  end interface PMPI_File_get_position_shared
+  interface MPI_File_get_size
+    subroutine MPI_File_get_size_f08(fh, size, ierror) bind(C, name="mpi_file_get_size_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: size
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_get_size_f08
+  end interface MPI_File_get_size
+  interface PMPI_File_get_size
+    subroutine PMPI_File_get_size_f08(fh, size, ierror) bind(C, name="pmpi_file_get_size_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: size
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_get_size_f08
+  end interface PMPI_File_get_size
+  interface MPI_File_get_type_extent
+    subroutine MPI_File_get_type_extent_f08(fh, datatype, extent, ierror) &
+         bind(C, name="mpi_file_get_type_extent_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(MPI_Datatype), intent(in) :: datatype
+      integer(kind=MPI_ADDRESS_KIND) :: extent
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_get_type_extent_f08
+  end interface MPI_File_get_type_extent
+  interface PMPI_File_get_type_extent
+    subroutine PMPI_File_get_type_extent_f08(fh, datatype, extent, ierror) &
+         bind(C, name="pmpi_file_get_type_extent_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(MPI_Datatype), intent(in) :: datatype
+      integer(kind=MPI_ADDRESS_KIND) :: extent
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_get_type_extent_f08
+  end interface PMPI_File_get_type_extent
+  interface MPI_File_get_view
+    subroutine MPI_File_get_view_f08(fh, disp, etype, filetype, datarep, ierror) &
+         bind(C, name="mpi_file_get_view_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: disp
+      type(MPI_Datatype) :: etype
+      type(MPI_Datatype) :: filetype
+      character(len=*) :: datarep
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_get_view_f08
+  end interface MPI_File_get_view
+  interface PMPI_File_get_view
+    subroutine PMPI_File_get_view_f08(fh, disp, etype, filetype, datarep, ierror) &
+         bind(C, name="pmpi_file_get_view_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: disp
+      type(MPI_Datatype) :: etype
+      type(MPI_Datatype) :: filetype
+      character(len=*) :: datarep
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_get_view_f08
+  end interface PMPI_File_get_view
+  interface MPI_File_iread
+    subroutine MPI_File_iread_f08(fh, buf, count, datatype, request, ierror) &
+         bind(C, name="mpi_file_iread_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..), asynchronous :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_iread_f08
+  end interface MPI_File_iread
+  interface PMPI_File_iread
+    subroutine PMPI_File_iread_f08(fh, buf, count, datatype, request, ierror) &
+         bind(C, name="pmpi_file_iread_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..), asynchronous :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_iread_f08
+  end interface PMPI_File_iread
+  interface MPI_File_iread_all
+    subroutine MPI_File_iread_all_f08(fh, buf, count, datatype, request, ierror) &
+         bind(C, name="mpi_file_iread_all_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..), asynchronous :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_iread_all_f08
+  end interface MPI_File_iread_all
+  interface PMPI_File_iread_all
+    subroutine PMPI_File_iread_all_f08(fh, buf, count, datatype, request, ierror) &
+         bind(C, name="pmpi_file_iread_all_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..), asynchronous :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_iread_all_f08
+  end interface PMPI_File_iread_all
+  interface MPI_File_iread_at
+    subroutine MPI_File_iread_at_f08(fh, offset, buf, count, datatype, request, ierror) &
+         bind(C, name="mpi_file_iread_at_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(..), asynchronous :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_iread_at_f08
+  end interface MPI_File_iread_at
+  interface PMPI_File_iread_at
+    subroutine PMPI_File_iread_at_f08(fh, offset, buf, count, datatype, request, ierror) &
+         bind(C, name="pmpi_file_iread_at_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(..), asynchronous :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_iread_at_f08
+  end interface PMPI_File_iread_at
+  interface MPI_File_iread_at_all
+    subroutine MPI_File_iread_at_all_f08(fh, offset, buf, count, datatype, request, ierror) &
+         bind(C, name="mpi_file_iread_at_all_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(..), asynchronous :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_iread_at_all_f08
+  end interface MPI_File_iread_at_all
+  interface PMPI_File_iread_at_all
+    subroutine PMPI_File_iread_at_all_f08(fh, offset, buf, count, datatype, request, &
+        ierror) bind(C, name="pmpi_file_iread_at_all_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(..), asynchronous :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_iread_at_all_f08
+  end interface PMPI_File_iread_at_all
+  interface MPI_File_iread_shared
+    subroutine MPI_File_iread_shared_f08(fh, buf, count, datatype, request, ierror) &
+         bind(C, name="mpi_file_iread_shared_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..), asynchronous :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_iread_shared_f08
+  end interface MPI_File_iread_shared
+  interface PMPI_File_iread_shared
+    subroutine PMPI_File_iread_shared_f08(fh, buf, count, datatype, request, ierror) &
+         bind(C, name="pmpi_file_iread_shared_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..), asynchronous :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_iread_shared_f08
+  end interface PMPI_File_iread_shared
+  interface MPI_File_iwrite
+    subroutine MPI_File_iwrite_f08(fh, buf, count, datatype, request, ierror) &
+         bind(C, name="mpi_file_iwrite_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..), asynchronous :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_iwrite_f08
+  end interface MPI_File_iwrite
+  interface PMPI_File_iwrite
+    subroutine PMPI_File_iwrite_f08(fh, buf, count, datatype, request, ierror) &
+         bind(C, name="pmpi_file_iwrite_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..), asynchronous :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_iwrite_f08
+  end interface PMPI_File_iwrite
+  interface MPI_File_iwrite_all
+    subroutine MPI_File_iwrite_all_f08(fh, buf, count, datatype, request, ierror) &
+         bind(C, name="mpi_file_iwrite_all_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..), asynchronous :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_iwrite_all_f08
+  end interface MPI_File_iwrite_all
+  interface PMPI_File_iwrite_all
+    subroutine PMPI_File_iwrite_all_f08(fh, buf, count, datatype, request, ierror) &
+         bind(C, name="pmpi_file_iwrite_all_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..), asynchronous :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_iwrite_all_f08
+  end interface PMPI_File_iwrite_all
+  interface MPI_File_iwrite_at
+    subroutine MPI_File_iwrite_at_f08(fh, offset, buf, count, datatype, request, ierror) &
+         bind(C, name="mpi_file_iwrite_at_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(..), asynchronous :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_iwrite_at_f08
+  end interface MPI_File_iwrite_at
+  interface PMPI_File_iwrite_at
+    subroutine PMPI_File_iwrite_at_f08(fh, offset, buf, count, datatype, request, ierror) &
+         bind(C, name="pmpi_file_iwrite_at_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(..), asynchronous :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_iwrite_at_f08
+  end interface PMPI_File_iwrite_at
+  interface MPI_File_iwrite_at_all
+    subroutine MPI_File_iwrite_at_all_f08(fh, offset, buf, count, datatype, request, &
+        ierror) bind(C, name="mpi_file_iwrite_at_all_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(..), asynchronous :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_iwrite_at_all_f08
+  end interface MPI_File_iwrite_at_all
+  interface PMPI_File_iwrite_at_all
+    subroutine PMPI_File_iwrite_at_all_f08(fh, offset, buf, count, datatype, request, &
+        ierror) bind(C, name="pmpi_file_iwrite_at_all_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(..), asynchronous :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_iwrite_at_all_f08
+  end interface PMPI_File_iwrite_at_all
+  interface MPI_File_iwrite_shared
+    subroutine MPI_File_iwrite_shared_f08(fh, buf, count, datatype, request, ierror) &
+         bind(C, name="mpi_file_iwrite_shared_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..), asynchronous :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_iwrite_shared_f08
+  end interface MPI_File_iwrite_shared
+  interface PMPI_File_iwrite_shared
+    subroutine PMPI_File_iwrite_shared_f08(fh, buf, count, datatype, request, ierror) &
+         bind(C, name="pmpi_file_iwrite_shared_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..), asynchronous :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_iwrite_shared_f08
+  end interface PMPI_File_iwrite_shared
+  interface MPI_File_open
+    subroutine MPI_File_open_f08(comm, filename, amode, info, fh, ierror) bind(C, name="mpi_file_open_f08")
+      import
+      type(MPI_Comm), intent(in) :: comm
+      character(len=*), intent(in) :: filename
+      integer, intent(in) :: amode
+      type(MPI_Info), intent(in) :: info
+      type(MPI_File) :: fh
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_open_f08
+  end interface MPI_File_open
+  interface PMPI_File_open
+    subroutine PMPI_File_open_f08(comm, filename, amode, info, fh, ierror) bind(C, name="pmpi_file_open_f08")
+      import
+      type(MPI_Comm), intent(in) :: comm
+      character(len=*), intent(in) :: filename
+      integer, intent(in) :: amode
+      type(MPI_Info), intent(in) :: info
+      type(MPI_File) :: fh
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_open_f08
+  end interface PMPI_File_open
+  interface MPI_File_preallocate
+    subroutine MPI_File_preallocate_f08(fh, size, ierror) bind(C, name="mpi_file_preallocate_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: size
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_preallocate_f08
+  end interface MPI_File_preallocate
+  interface PMPI_File_preallocate
+    subroutine PMPI_File_preallocate_f08(fh, size, ierror) bind(C, name="pmpi_file_preallocate_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: size
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_preallocate_f08
+  end interface PMPI_File_preallocate
+  interface MPI_File_read
+    subroutine MPI_File_read_f08(fh, buf, count, datatype, status, ierror) bind(C, name="mpi_file_read_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_read_f08
+  end interface MPI_File_read
+  interface PMPI_File_read
+    subroutine PMPI_File_read_f08(fh, buf, count, datatype, status, ierror) bind(C, name="pmpi_file_read_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_read_f08
+  end interface PMPI_File_read
+  interface MPI_File_read_all
+    subroutine MPI_File_read_all_f08(fh, buf, count, datatype, status, ierror) &
+         bind(C, name="mpi_file_read_all_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_read_all_f08
+  end interface MPI_File_read_all
+  interface PMPI_File_read_all
+    subroutine PMPI_File_read_all_f08(fh, buf, count, datatype, status, ierror) &
+         bind(C, name="pmpi_file_read_all_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_read_all_f08
+  end interface PMPI_File_read_all
+  interface MPI_File_read_all_begin
+    subroutine MPI_File_read_all_begin_f08(fh, buf, count, datatype, ierror) &
+         bind(C, name="mpi_file_read_all_begin_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_read_all_begin_f08
+  end interface MPI_File_read_all_begin
+  interface PMPI_File_read_all_begin
+    subroutine PMPI_File_read_all_begin_f08(fh, buf, count, datatype, ierror) &
+         bind(C, name="pmpi_file_read_all_begin_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_read_all_begin_f08
+  end interface PMPI_File_read_all_begin
+  interface MPI_File_read_all_end
+    subroutine MPI_File_read_all_end_f08(fh, buf, status, ierror) bind(C, name="mpi_file_read_all_end_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_read_all_end_f08
+  end interface MPI_File_read_all_end
+  interface PMPI_File_read_all_end
+    subroutine PMPI_File_read_all_end_f08(fh, buf, status, ierror) bind(C, name="pmpi_file_read_all_end_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_read_all_end_f08
+  end interface PMPI_File_read_all_end
+  interface MPI_File_read_at
+    subroutine MPI_File_read_at_f08(fh, offset, buf, count, datatype, status, ierror) &
+         bind(C, name="mpi_file_read_at_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_read_at_f08
+  end interface MPI_File_read_at
+  interface PMPI_File_read_at
+    subroutine PMPI_File_read_at_f08(fh, offset, buf, count, datatype, status, ierror) &
+         bind(C, name="pmpi_file_read_at_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_read_at_f08
+  end interface PMPI_File_read_at
+  interface MPI_File_read_at_all
+    subroutine MPI_File_read_at_all_f08(fh, offset, buf, count, datatype, status, ierror) &
+         bind(C, name="mpi_file_read_at_all_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_read_at_all_f08
+  end interface MPI_File_read_at_all
+  interface PMPI_File_read_at_all
+    subroutine PMPI_File_read_at_all_f08(fh, offset, buf, count, datatype, status, ierror) &
+         bind(C, name="pmpi_file_read_at_all_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_read_at_all_f08
+  end interface PMPI_File_read_at_all
+  interface MPI_File_read_at_all_begin
+    subroutine MPI_File_read_at_all_begin_f08(fh, offset, buf, count, datatype, ierror) &
+         bind(C, name="mpi_file_read_at_all_begin_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_read_at_all_begin_f08
+  end interface MPI_File_read_at_all_begin
+  interface PMPI_File_read_at_all_begin
+    subroutine PMPI_File_read_at_all_begin_f08(fh, offset, buf, count, datatype, ierror) &
+         bind(C, name="pmpi_file_read_at_all_begin_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_read_at_all_begin_f08
+  end interface PMPI_File_read_at_all_begin
+  interface MPI_File_read_at_all_end
+    subroutine MPI_File_read_at_all_end_f08(fh, buf, status, ierror) &
+         bind(C, name="mpi_file_read_at_all_end_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_read_at_all_end_f08
+  end interface MPI_File_read_at_all_end
+  interface PMPI_File_read_at_all_end
+    subroutine PMPI_File_read_at_all_end_f08(fh, buf, status, ierror) &
+         bind(C, name="pmpi_file_read_at_all_end_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_read_at_all_end_f08
+  end interface PMPI_File_read_at_all_end
+  interface MPI_File_read_ordered
+    subroutine MPI_File_read_ordered_f08(fh, buf, count, datatype, status, ierror) &
+         bind(C, name="mpi_file_read_ordered_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_read_ordered_f08
+  end interface MPI_File_read_ordered
+  interface PMPI_File_read_ordered
+    subroutine PMPI_File_read_ordered_f08(fh, buf, count, datatype, status, ierror) &
+         bind(C, name="pmpi_file_read_ordered_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_read_ordered_f08
+  end interface PMPI_File_read_ordered
+  interface MPI_File_read_ordered_begin
+    subroutine MPI_File_read_ordered_begin_f08(fh, buf, count, datatype, ierror) &
+         bind(C, name="mpi_file_read_ordered_begin_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_read_ordered_begin_f08
+  end interface MPI_File_read_ordered_begin
+  interface PMPI_File_read_ordered_begin
+    subroutine PMPI_File_read_ordered_begin_f08(fh, buf, count, datatype, ierror) &
+         bind(C, name="pmpi_file_read_ordered_begin_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_read_ordered_begin_f08
+  end interface PMPI_File_read_ordered_begin
+  interface MPI_File_read_ordered_end
+    subroutine MPI_File_read_ordered_end_f08(fh, buf, status, ierror) &
+         bind(C, name="mpi_file_read_ordered_end_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_read_ordered_end_f08
+  end interface MPI_File_read_ordered_end
+  interface PMPI_File_read_ordered_end
+    subroutine PMPI_File_read_ordered_end_f08(fh, buf, status, ierror) &
+         bind(C, name="pmpi_file_read_ordered_end_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_read_ordered_end_f08
+  end interface PMPI_File_read_ordered_end
+  interface MPI_File_read_shared
+    subroutine MPI_File_read_shared_f08(fh, buf, count, datatype, status, ierror) &
+         bind(C, name="mpi_file_read_shared_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_read_shared_f08
+  end interface MPI_File_read_shared
+  interface PMPI_File_read_shared
+    subroutine PMPI_File_read_shared_f08(fh, buf, count, datatype, status, ierror) &
+         bind(C, name="pmpi_file_read_shared_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_read_shared_f08
+  end interface PMPI_File_read_shared
+  interface MPI_File_seek
+    subroutine MPI_File_seek_f08(fh, offset, whence, ierror) bind(C, name="mpi_file_seek_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer, intent(in) :: whence
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_seek_f08
+  end interface MPI_File_seek
+  interface PMPI_File_seek
+    subroutine PMPI_File_seek_f08(fh, offset, whence, ierror) bind(C, name="pmpi_file_seek_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer, intent(in) :: whence
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_seek_f08
+  end interface PMPI_File_seek
+  interface MPI_File_seek_shared
+    subroutine MPI_File_seek_shared_f08(fh, offset, whence, ierror) bind(C, name="mpi_file_seek_shared_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer, intent(in) :: whence
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_seek_shared_f08
+  end interface MPI_File_seek_shared
+  interface PMPI_File_seek_shared
+    subroutine PMPI_File_seek_shared_f08(fh, offset, whence, ierror) bind(C, name="pmpi_file_seek_shared_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer, intent(in) :: whence
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_seek_shared_f08
+  end interface PMPI_File_seek_shared
+  interface MPI_File_set_atomicity
+    subroutine MPI_File_set_atomicity_f08(fh, flag, ierror) bind(C, name="mpi_file_set_atomicity_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      logical, intent(in) :: flag
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_set_atomicity_f08
+  end interface MPI_File_set_atomicity
+  interface PMPI_File_set_atomicity
+    subroutine PMPI_File_set_atomicity_f08(fh, flag, ierror) bind(C, name="pmpi_file_set_atomicity_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      logical, intent(in) :: flag
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_set_atomicity_f08
+  end interface PMPI_File_set_atomicity
+  interface MPI_File_set_errhandler
+    subroutine MPI_File_set_errhandler_f08(file, errhandler, ierror) &
+         bind(C, name="mpi_file_set_errhandler_f08")
+      import
+      type(MPI_File), intent(in) :: file
+      type(MPI_Errhandler), intent(in) :: errhandler
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_set_errhandler_f08
+  end interface MPI_File_set_errhandler
+  interface PMPI_File_set_errhandler
+    subroutine PMPI_File_set_errhandler_f08(file, errhandler, ierror) &
+         bind(C, name="pmpi_file_set_errhandler_f08")
+      import
+      type(MPI_File), intent(in) :: file
+      type(MPI_Errhandler), intent(in) :: errhandler
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_set_errhandler_f08
+  end interface PMPI_File_set_errhandler
+  interface MPI_File_set_info
+    subroutine MPI_File_set_info_f08(fh, info, ierror) bind(C, name="mpi_file_set_info_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(MPI_Info), intent(in) :: info
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_set_info_f08
+  end interface MPI_File_set_info
+  interface PMPI_File_set_info
+    subroutine PMPI_File_set_info_f08(fh, info, ierror) bind(C, name="pmpi_file_set_info_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(MPI_Info), intent(in) :: info
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_set_info_f08
+  end interface PMPI_File_set_info
+  interface MPI_File_set_size
+    subroutine MPI_File_set_size_f08(fh, size, ierror) bind(C, name="mpi_file_set_size_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: size
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_set_size_f08
+  end interface MPI_File_set_size
+  interface PMPI_File_set_size
+    subroutine PMPI_File_set_size_f08(fh, size, ierror) bind(C, name="pmpi_file_set_size_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: size
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_set_size_f08
+  end interface PMPI_File_set_size
+  interface MPI_File_set_view
+    subroutine MPI_File_set_view_f08(fh, disp, etype, filetype, datarep, info, ierror) &
+         bind(C, name="mpi_file_set_view_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: disp
+      type(MPI_Datatype), intent(in) :: etype
+      type(MPI_Datatype), intent(in) :: filetype
+      character(len=*), intent(in) :: datarep
+      type(MPI_Info), intent(in) :: info
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_set_view_f08
+  end interface MPI_File_set_view
+  interface PMPI_File_set_view
+    subroutine PMPI_File_set_view_f08(fh, disp, etype, filetype, datarep, info, ierror) &
+         bind(C, name="pmpi_file_set_view_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: disp
+      type(MPI_Datatype), intent(in) :: etype
+      type(MPI_Datatype), intent(in) :: filetype
+      character(len=*), intent(in) :: datarep
+      type(MPI_Info), intent(in) :: info
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_set_view_f08
+  end interface PMPI_File_set_view
+  interface MPI_File_sync
+    subroutine MPI_File_sync_f08(fh, ierror) bind(C, name="mpi_file_sync_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_sync_f08
+  end interface MPI_File_sync
+  interface PMPI_File_sync
+    subroutine PMPI_File_sync_f08(fh, ierror) bind(C, name="pmpi_file_sync_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_sync_f08
+  end interface PMPI_File_sync
+  interface MPI_File_write
+    subroutine MPI_File_write_f08(fh, buf, count, datatype, status, ierror) bind(C, name="mpi_file_write_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_write_f08
+  end interface MPI_File_write
+  interface PMPI_File_write
+    subroutine PMPI_File_write_f08(fh, buf, count, datatype, status, ierror) &
+         bind(C, name="pmpi_file_write_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_write_f08
+  end interface PMPI_File_write
+  interface MPI_File_write_all
+    subroutine MPI_File_write_all_f08(fh, buf, count, datatype, status, ierror) &
+         bind(C, name="mpi_file_write_all_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_write_all_f08
+  end interface MPI_File_write_all
+  interface PMPI_File_write_all
+    subroutine PMPI_File_write_all_f08(fh, buf, count, datatype, status, ierror) &
+         bind(C, name="pmpi_file_write_all_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_write_all_f08
+  end interface PMPI_File_write_all
+  interface MPI_File_write_all_begin
+    subroutine MPI_File_write_all_begin_f08(fh, buf, count, datatype, ierror) &
+         bind(C, name="mpi_file_write_all_begin_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_write_all_begin_f08
+  end interface MPI_File_write_all_begin
+  interface PMPI_File_write_all_begin
+    subroutine PMPI_File_write_all_begin_f08(fh, buf, count, datatype, ierror) &
+         bind(C, name="pmpi_file_write_all_begin_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_write_all_begin_f08
+  end interface PMPI_File_write_all_begin
+  interface MPI_File_write_all_end
+    subroutine MPI_File_write_all_end_f08(fh, buf, status, ierror) bind(C, name="mpi_file_write_all_end_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_write_all_end_f08
+  end interface MPI_File_write_all_end
+  interface PMPI_File_write_all_end
+    subroutine PMPI_File_write_all_end_f08(fh, buf, status, ierror) &
+         bind(C, name="pmpi_file_write_all_end_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_write_all_end_f08
+  end interface PMPI_File_write_all_end
+  interface MPI_File_write_at
+    subroutine MPI_File_write_at_f08(fh, offset, buf, count, datatype, status, ierror) &
+         bind(C, name="mpi_file_write_at_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_write_at_f08
+  end interface MPI_File_write_at
+  interface PMPI_File_write_at
+    subroutine PMPI_File_write_at_f08(fh, offset, buf, count, datatype, status, ierror) &
+         bind(C, name="pmpi_file_write_at_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_write_at_f08
+  end interface PMPI_File_write_at
+  interface MPI_File_write_at_all
+    subroutine MPI_File_write_at_all_f08(fh, offset, buf, count, datatype, status, ierror) &
+         bind(C, name="mpi_file_write_at_all_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_write_at_all_f08
+  end interface MPI_File_write_at_all
+  interface PMPI_File_write_at_all
+    subroutine PMPI_File_write_at_all_f08(fh, offset, buf, count, datatype, status, ierror) &
+         bind(C, name="pmpi_file_write_at_all_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_write_at_all_f08
+  end interface PMPI_File_write_at_all
+  interface MPI_File_write_at_all_begin
+    subroutine MPI_File_write_at_all_begin_f08(fh, offset, buf, count, datatype, ierror) &
+         bind(C, name="mpi_file_write_at_all_begin_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_write_at_all_begin_f08
+  end interface MPI_File_write_at_all_begin
+  interface PMPI_File_write_at_all_begin
+    subroutine PMPI_File_write_at_all_begin_f08(fh, offset, buf, count, datatype, ierror) &
+         bind(C, name="pmpi_file_write_at_all_begin_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_write_at_all_begin_f08
+  end interface PMPI_File_write_at_all_begin
+  interface MPI_File_write_at_all_end
+    subroutine MPI_File_write_at_all_end_f08(fh, buf, status, ierror) &
+         bind(C, name="mpi_file_write_at_all_end_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_write_at_all_end_f08
+  end interface MPI_File_write_at_all_end
+  interface PMPI_File_write_at_all_end
+    subroutine PMPI_File_write_at_all_end_f08(fh, buf, status, ierror) &
+         bind(C, name="pmpi_file_write_at_all_end_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_write_at_all_end_f08
+  end interface PMPI_File_write_at_all_end
+  interface MPI_File_write_ordered
+    subroutine MPI_File_write_ordered_f08(fh, buf, count, datatype, status, ierror) &
+         bind(C, name="mpi_file_write_ordered_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_write_ordered_f08
+  end interface MPI_File_write_ordered
+  interface PMPI_File_write_ordered
+    subroutine PMPI_File_write_ordered_f08(fh, buf, count, datatype, status, ierror) &
+         bind(C, name="pmpi_file_write_ordered_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_write_ordered_f08
+  end interface PMPI_File_write_ordered
+  interface MPI_File_write_ordered_begin
+    subroutine MPI_File_write_ordered_begin_f08(fh, buf, count, datatype, ierror) &
+         bind(C, name="mpi_file_write_ordered_begin_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_write_ordered_begin_f08
+  end interface MPI_File_write_ordered_begin
+  interface PMPI_File_write_ordered_begin
+    subroutine PMPI_File_write_ordered_begin_f08(fh, buf, count, datatype, ierror) &
+         bind(C, name="pmpi_file_write_ordered_begin_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_write_ordered_begin_f08
+  end interface PMPI_File_write_ordered_begin
+  interface MPI_File_write_ordered_end
+    subroutine MPI_File_write_ordered_end_f08(fh, buf, status, ierror) &
+         bind(C, name="mpi_file_write_ordered_end_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_write_ordered_end_f08
+  end interface MPI_File_write_ordered_end
+  interface PMPI_File_write_ordered_end
+    subroutine PMPI_File_write_ordered_end_f08(fh, buf, status, ierror) &
+         bind(C, name="pmpi_file_write_ordered_end_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_write_ordered_end_f08
+  end interface PMPI_File_write_ordered_end
+  interface MPI_File_write_shared
+    subroutine MPI_File_write_shared_f08(fh, buf, count, datatype, status, ierror) &
+         bind(C, name="mpi_file_write_shared_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_write_shared_f08
+  end interface MPI_File_write_shared
+  interface PMPI_File_write_shared
+    subroutine PMPI_File_write_shared_f08(fh, buf, count, datatype, status, ierror) &
+         bind(C, name="pmpi_file_write_shared_f08")
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(..) :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_File_write_shared_f08
+  end interface PMPI_File_write_shared
   interface MPI_Finalize
     subroutine MPI_Finalize_f08(ierror) bind(C, name="mpi_finalize_f08")
       import
@@ -4423,6 +5674,30 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Reduce_scatter_block_f08
   end interface PMPI_Reduce_scatter_block
+  interface MPI_Register_datarep
+    subroutine MPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, &
+        dtype_file_extent_fn, extra_state, ierror)
+      import
+      character(len=*), intent(in) :: datarep
+      procedure(MPI_Datarep_conversion_function) :: read_conversion_fn
+      procedure(MPI_Datarep_conversion_function) :: write_conversion_fn
+      procedure(MPI_Datarep_extent_function) :: dtype_file_extent_fn
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Register_datarep
+  end interface MPI_Register_datarep
+  interface PMPI_Register_datarep
+    subroutine PMPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, &
+        dtype_file_extent_fn, extra_state, ierror)
+      import
+      character(len=*), intent(in) :: datarep
+      procedure(MPI_Datarep_conversion_function) :: read_conversion_fn
+      procedure(MPI_Datarep_conversion_function) :: write_conversion_fn
+      procedure(MPI_Datarep_extent_function) :: dtype_file_extent_fn
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Register_datarep
+  end interface PMPI_Register_datarep
   interface MPI_Request_free
     subroutine MPI_Request_free_f08(request, ierror) bind(C, name="mpi_request_free_f08")
       import

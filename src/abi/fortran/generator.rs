@@ -36,6 +36,10 @@ pub const SPECIAL: [(&str, &str, &str); 6] = [
     ("MPI_WEIGHTS_EMPTY", "MPIFCMB9", ""),
 ];
 
+/// Constants that are INTEGER(KIND=MPI_OFFSET_KIND) in Fortran (MPI_Offset
+/// is 8 bytes), as MPICH declares them.
+pub const OFFSET_CONSTANTS: &[&str] = &["MPI_DISPLACEMENT_CURRENT"];
+
 /// C functions with no Fortran binding by design: the `_f2c` / `_c2f`
 /// conversions exist for C code that receives Fortran handles, and the
 /// tools interface (MPI_T_*) is C only in the standard.
@@ -192,6 +196,12 @@ pub const HAND_WRITTEN: &[(&str, &str, HandIface)] = &[
         "PMPI_Attr_get",
         HandIface::Sub("comm: Int, keyval: Int, attribute_val: IntOut, flag: Flag"),
     ),
+    // io.rs
+    (
+        "mpi_register_datarep_",
+        "PMPI_Register_datarep",
+        HandIface::Sub("datarep: StrIn, read_conversion_fn: Proc, write_conversion_fn: Proc, dtype_file_extent_fn: Proc, extra_state: Aint"),
+    ),
     // info.rs
     (
         "mpi_info_get_",
@@ -267,7 +277,9 @@ fn declaration(kind: &str) -> Result<&'static str, String> {
         "Ints" => "integer, dimension(*)",
         "Ranges" => "integer, dimension(3, *)",
         "Proc" | "UserFunction" => "external",
-        "ErrhandlerFunction" => "external",
+        "ErrhandlerFunction" | "FileErrhandlerFunction" => "external",
+        "Offset" => "integer(kind=MPI_OFFSET_KIND), intent(in)",
+        "OffsetOut" => "integer(kind=MPI_OFFSET_KIND)",
         "Logical" => "logical, intent(in)",
         "Flag" => "logical",
         "Logicals" => "logical, dimension(*)",
@@ -593,7 +605,12 @@ fn mpif_h(items: &[Item]) -> Result<String, String> {
                 line72(&mut o, &format!("! ---- {t}"))?;
             }
             Item::Const(n, v) => {
-                line72(&mut o, &format!("      INTEGER {n}"))?;
+                let ty = if OFFSET_CONSTANTS.contains(&n.as_str()) {
+                    "INTEGER*8"
+                } else {
+                    "INTEGER"
+                };
+                line72(&mut o, &format!("      {ty} {n}"))?;
                 line72(&mut o, &format!("      PARAMETER ({n}={v})"))?;
             }
         }
@@ -662,7 +679,12 @@ fn interface(o: &mut String, name: &str, args: &[Arg]) -> Result<(), String> {
         if d == CHOICE {
             let _ = writeln!(decls, "      !GCC$ ATTRIBUTES NO_ARG_CHECK :: {}", a.name);
         }
-        for k in ["MPI_STATUS_SIZE", "MPI_ADDRESS_KIND", "MPI_COUNT_KIND"] {
+        for k in [
+            "MPI_STATUS_SIZE",
+            "MPI_ADDRESS_KIND",
+            "MPI_COUNT_KIND",
+            "MPI_OFFSET_KIND",
+        ] {
             if d.contains(k) {
                 imports.insert(k);
             }
@@ -702,6 +724,9 @@ fn mpi_f90(items: &[Item], bindings: &[Binding]) -> Result<String, String> {
         match item {
             Item::Section(t) => {
                 let _ = write!(o, "\n  ! ---- {t}\n");
+            }
+            Item::Const(n, v) if OFFSET_CONSTANTS.contains(&n.as_str()) => {
+                let _ = writeln!(o, "  integer(kind=8), parameter :: {n} = {v}");
             }
             Item::Const(n, v) => {
                 let _ = writeln!(o, "  integer, parameter :: {n} = {v}");

@@ -337,7 +337,10 @@ fn mixed_case(c: &str) -> String {
 }
 
 fn is_procedure(kind: &str) -> bool {
-    matches!(kind, "Proc" | "UserFunction" | "ErrhandlerFunction")
+    matches!(
+        kind,
+        "Proc" | "UserFunction" | "ErrhandlerFunction" | "FileErrhandlerFunction"
+    )
 }
 
 /// Is a choice buffer of this routine ASYNCHRONOUS (nonblocking,
@@ -383,10 +386,12 @@ fn declaration(routine: &Routine, a: &Arg) -> Result<String, String> {
         "IntOut" | "Index" => ty("integer"),
         "Ints" => format!("{}, dimension(*)", ty("integer")),
         "Ranges" => "integer, dimension(3, *)".to_string(),
-        "Proc" | "UserFunction" | "ErrhandlerFunction" => match callback_interface(&a.name) {
-            Some(i) => format!("procedure({i})"),
-            None => "external".to_string(),
-        },
+        "Proc" | "UserFunction" | "ErrhandlerFunction" | "FileErrhandlerFunction" => {
+            match callback_interface(&a.name) {
+                Some(i) => format!("procedure({i})"),
+                None => "external".to_string(),
+            }
+        }
         "Logical" => "logical, intent(in)".to_string(),
         "Flag" => "logical".to_string(),
         "Logicals" => "logical, dimension(*)".to_string(),
@@ -394,6 +399,8 @@ fn declaration(routine: &Routine, a: &Arg) -> Result<String, String> {
         "Aint" => "integer(kind=MPI_ADDRESS_KIND), intent(in)".to_string(),
         "AintOut" => "integer(kind=MPI_ADDRESS_KIND)".to_string(),
         "Aints" => "integer(kind=MPI_ADDRESS_KIND), dimension(*)".to_string(),
+        "Offset" => "integer(kind=MPI_OFFSET_KIND), intent(in)".to_string(),
+        "OffsetOut" => "integer(kind=MPI_OFFSET_KIND)".to_string(),
         "Count" => "integer(kind=MPI_COUNT_KIND), intent(in)".to_string(),
         "CountOut" => "integer(kind=MPI_COUNT_KIND)".to_string(),
         "Status" => "type(MPI_Status)".to_string(),
@@ -677,6 +684,7 @@ pub fn mpi_f08(
                 let d = match a.kind.as_str() {
                     "Flag" | "Logical" => "logical",
                     "Aint" | "AintOut" => "integer(kind=MPI_ADDRESS_KIND)",
+                    "Offset" | "OffsetOut" => "integer(kind=MPI_OFFSET_KIND)",
                     _ => "integer",
                 };
                 let _ = writeln!(o, "      {d} :: {}", a.name);

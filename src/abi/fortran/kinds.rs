@@ -138,6 +138,8 @@ pub type AintOut = Same<MPI_Aint>;
 pub type Aints = Same<MPI_Aint>;
 /// An INTEGER(KIND=MPI_COUNT_KIND) written by the routine.
 pub type CountOut = Same<MPI_Count>;
+/// An INTEGER(KIND=MPI_OFFSET_KIND) written by the routine.
+pub type OffsetOut = Same<sys::MPI_Offset>;
 
 /// A procedure argument: gfortran passes the procedure's address (not the
 /// address of a variable), which C takes as it is.
@@ -165,6 +167,10 @@ pub type UserFunction = Procedure<sys::MPI_User_function>;
 /// `MPI_Comm_errhandler_function` takes them.
 pub type ErrhandlerFunction = Procedure<sys::MPI_Comm_errhandler_function>;
 
+/// `SUBROUTINE F(FILE, ERROR_CODE)` of MPI_FILE_CREATE_ERRHANDLER, as C's
+/// `MPI_File_errhandler_function` takes them.
+pub type FileErrhandlerFunction = Procedure<sys::MPI_File_errhandler_function>;
+
 /// A value read by the routine, same type on both sides.
 pub struct Value<T>(T);
 
@@ -187,6 +193,8 @@ pub type Double = Value<f64>;
 pub type Aint = Value<MPI_Aint>;
 /// INTEGER(KIND=MPI_COUNT_KIND) read by the routine.
 pub type Count = Value<MPI_Count>;
+/// INTEGER(KIND=MPI_OFFSET_KIND) read by the routine.
+pub type Offset = Value<sys::MPI_Offset>;
 
 /// An index written by the routine (MPI_Waitany, MPI_Testany): C counts
 /// from 0, Fortran from 1; MPI_UNDEFINED stays.

@@ -41,6 +41,7 @@ pub mod group;
 pub mod handles;
 pub mod icoll;
 pub mod info;
+pub mod io;
 pub mod kinds;
 pub mod p2p;
 pub mod p2p_more;
