@@ -572,6 +572,18 @@ module mpi
       integer, intent(in) :: comm
       integer :: ierror
     end subroutine PMPI_BARRIER
+    subroutine MPI_BARRIER_INIT(comm, info, request, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_BARRIER_INIT
+    subroutine PMPI_BARRIER_INIT(comm, info, request, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: info
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_BARRIER_INIT
     subroutine MPI_CANCEL(request, ierror)
       integer :: request
       integer :: ierror

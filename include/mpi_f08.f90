@@ -835,6 +835,72 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Allgatherv_f08
   end interface PMPI_Allgatherv
+  interface MPI_Allgatherv_init
+    subroutine MPI_Allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+        displs, recvtype, comm, info, request, ierror) bind(C, name="mpi_allgatherv_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Allgatherv_init_f08
+  end interface MPI_Allgatherv_init
+  interface PMPI_Allgatherv_init
+    subroutine PMPI_Allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, &
+        recvcounts, displs, recvtype, comm, info, request, ierror) bind(C, name="pmpi_allgatherv_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Allgatherv_init_f08
+  end interface PMPI_Allgatherv_init
+  interface MPI_Allgather_init
+    subroutine MPI_Allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, info, request, ierror) bind(C, name="mpi_allgather_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Allgather_init_f08
+  end interface MPI_Allgather_init
+  interface PMPI_Allgather_init
+    subroutine PMPI_Allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, info, request, ierror) bind(C, name="pmpi_allgather_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Allgather_init_f08
+  end interface PMPI_Allgather_init
   interface MPI_Alloc_mem
     subroutine MPI_Alloc_mem_f08(size, info, baseptr, ierror) bind(C, name="mpi_alloc_mem_f08")
       import
@@ -879,6 +945,36 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Allreduce_f08
   end interface PMPI_Allreduce
+  interface MPI_Allreduce_init
+    subroutine MPI_Allreduce_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, &
+        request, ierror) bind(C, name="mpi_allreduce_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Allreduce_init_f08
+  end interface MPI_Allreduce_init
+  interface PMPI_Allreduce_init
+    subroutine PMPI_Allreduce_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, &
+        request, ierror) bind(C, name="pmpi_allreduce_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Allreduce_init_f08
+  end interface PMPI_Allreduce_init
   interface MPI_Alltoall
     subroutine MPI_Alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         recvtype, comm, ierror) bind(C, name="mpi_alltoall_f08")
@@ -939,6 +1035,42 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Alltoallv_f08
   end interface PMPI_Alltoallv
+  interface MPI_Alltoallv_init
+    subroutine MPI_Alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+        recvcounts, rdispls, recvtype, comm, info, request, ierror) bind(C, name="mpi_alltoallv_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Alltoallv_init_f08
+  end interface MPI_Alltoallv_init
+  interface PMPI_Alltoallv_init
+    subroutine PMPI_Alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+        recvcounts, rdispls, recvtype, comm, info, request, ierror) bind(C, name="pmpi_alltoallv_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Alltoallv_init_f08
+  end interface PMPI_Alltoallv_init
   interface MPI_Alltoallw
     subroutine MPI_Alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
         recvcounts, rdispls, recvtypes, comm, ierror) bind(C, name="mpi_alltoallw_f08")
@@ -971,6 +1103,74 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Alltoallw_f08
   end interface PMPI_Alltoallw
+  interface MPI_Alltoallw_init
+    subroutine MPI_Alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+        recvcounts, rdispls, recvtypes, comm, info, request, ierror) bind(C, name="mpi_alltoallw_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      type(MPI_Datatype), dimension(*) :: sendtypes
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      type(MPI_Datatype), dimension(*) :: recvtypes
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Alltoallw_init_f08
+  end interface MPI_Alltoallw_init
+  interface PMPI_Alltoallw_init
+    subroutine PMPI_Alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+        recvcounts, rdispls, recvtypes, comm, info, request, ierror) bind(C, name="pmpi_alltoallw_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      type(MPI_Datatype), dimension(*) :: sendtypes
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      type(MPI_Datatype), dimension(*) :: recvtypes
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Alltoallw_init_f08
+  end interface PMPI_Alltoallw_init
+  interface MPI_Alltoall_init
+    subroutine MPI_Alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, info, request, ierror) bind(C, name="mpi_alltoall_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Alltoall_init_f08
+  end interface MPI_Alltoall_init
+  interface PMPI_Alltoall_init
+    subroutine PMPI_Alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, info, request, ierror) bind(C, name="pmpi_alltoall_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Alltoall_init_f08
+  end interface PMPI_Alltoall_init
   interface MPI_Attr_delete
     subroutine MPI_Attr_delete_f08(comm, keyval, ierror) bind(C, name="mpi_attr_delete_f08")
       import
@@ -1039,6 +1239,24 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Barrier_f08
   end interface PMPI_Barrier
+  interface MPI_Barrier_init
+    subroutine MPI_Barrier_init_f08(comm, info, request, ierror) bind(C, name="mpi_barrier_init_f08")
+      import
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Barrier_init_f08
+  end interface MPI_Barrier_init
+  interface PMPI_Barrier_init
+    subroutine PMPI_Barrier_init_f08(comm, info, request, ierror) bind(C, name="pmpi_barrier_init_f08")
+      import
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Barrier_init_f08
+  end interface PMPI_Barrier_init
   interface MPI_Bcast
     subroutine MPI_Bcast_f08(buffer, count, datatype, root, comm, ierror) bind(C, name="mpi_bcast_f08")
       import
@@ -1061,6 +1279,34 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Bcast_f08
   end interface PMPI_Bcast
+  interface MPI_Bcast_init
+    subroutine MPI_Bcast_init_f08(buffer, count, datatype, root, comm, info, request, &
+        ierror) bind(C, name="mpi_bcast_init_f08")
+      import
+      type(*), dimension(..), asynchronous :: buffer
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Bcast_init_f08
+  end interface MPI_Bcast_init
+  interface PMPI_Bcast_init
+    subroutine PMPI_Bcast_init_f08(buffer, count, datatype, root, comm, info, request, &
+        ierror) bind(C, name="pmpi_bcast_init_f08")
+      import
+      type(*), dimension(..), asynchronous :: buffer
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Bcast_init_f08
+  end interface PMPI_Bcast_init
   interface MPI_Bsend
     subroutine MPI_Bsend_f08(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_bsend_f08")
       import
@@ -2013,6 +2259,36 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Exscan_f08
   end interface PMPI_Exscan
+  interface MPI_Exscan_init
+    subroutine MPI_Exscan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, &
+        request, ierror) bind(C, name="mpi_exscan_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Exscan_init_f08
+  end interface MPI_Exscan_init
+  interface PMPI_Exscan_init
+    subroutine PMPI_Exscan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, &
+        request, ierror) bind(C, name="pmpi_exscan_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Exscan_init_f08
+  end interface PMPI_Exscan_init
   interface MPI_Fetch_and_op
     subroutine MPI_Fetch_and_op_f08(origin_addr, result_addr, datatype, target_rank, &
         target_disp, op, win, ierror) bind(C, name="mpi_fetch_and_op_f08")
@@ -3377,6 +3653,76 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Gatherv_f08
   end interface PMPI_Gatherv
+  interface MPI_Gatherv_init
+    subroutine MPI_Gatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+        displs, recvtype, root, comm, info, request, ierror) bind(C, name="mpi_gatherv_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Gatherv_init_f08
+  end interface MPI_Gatherv_init
+  interface PMPI_Gatherv_init
+    subroutine PMPI_Gatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+        displs, recvtype, root, comm, info, request, ierror) bind(C, name="pmpi_gatherv_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Gatherv_init_f08
+  end interface PMPI_Gatherv_init
+  interface MPI_Gather_init
+    subroutine MPI_Gather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, root, comm, info, request, ierror) bind(C, name="mpi_gather_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Gather_init_f08
+  end interface MPI_Gather_init
+  interface PMPI_Gather_init
+    subroutine PMPI_Gather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, root, comm, info, request, ierror) bind(C, name="pmpi_gather_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Gather_init_f08
+  end interface PMPI_Gather_init
   interface MPI_Get
     subroutine MPI_Get_f08(origin_addr, origin_count, origin_datatype, target_rank, &
         target_disp, target_count, target_datatype, win, ierror) bind(C, name="mpi_get_f08")
@@ -5598,6 +5944,38 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Reduce_f08
   end interface PMPI_Reduce
+  interface MPI_Reduce_init
+    subroutine MPI_Reduce_init_f08(sendbuf, recvbuf, count, datatype, op, root, comm, &
+        info, request, ierror) bind(C, name="mpi_reduce_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Reduce_init_f08
+  end interface MPI_Reduce_init
+  interface PMPI_Reduce_init
+    subroutine PMPI_Reduce_init_f08(sendbuf, recvbuf, count, datatype, op, root, comm, &
+        info, request, ierror) bind(C, name="pmpi_reduce_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Reduce_init_f08
+  end interface PMPI_Reduce_init
   interface MPI_Reduce_local
     subroutine MPI_Reduce_local_f08(inbuf, inoutbuf, count, datatype, op, ierror) &
          bind(C, name="mpi_reduce_local_f08")
@@ -5674,6 +6052,66 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Reduce_scatter_block_f08
   end interface PMPI_Reduce_scatter_block
+  interface MPI_Reduce_scatter_block_init
+    subroutine MPI_Reduce_scatter_block_init_f08(sendbuf, recvbuf, recvcount, datatype, &
+        op, comm, info, request, ierror) bind(C, name="mpi_reduce_scatter_block_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Reduce_scatter_block_init_f08
+  end interface MPI_Reduce_scatter_block_init
+  interface PMPI_Reduce_scatter_block_init
+    subroutine PMPI_Reduce_scatter_block_init_f08(sendbuf, recvbuf, recvcount, datatype, &
+        op, comm, info, request, ierror) bind(C, name="pmpi_reduce_scatter_block_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Reduce_scatter_block_init_f08
+  end interface PMPI_Reduce_scatter_block_init
+  interface MPI_Reduce_scatter_init
+    subroutine MPI_Reduce_scatter_init_f08(sendbuf, recvbuf, recvcounts, datatype, op, &
+        comm, info, request, ierror) bind(C, name="mpi_reduce_scatter_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Reduce_scatter_init_f08
+  end interface MPI_Reduce_scatter_init
+  interface PMPI_Reduce_scatter_init
+    subroutine PMPI_Reduce_scatter_init_f08(sendbuf, recvbuf, recvcounts, datatype, op, &
+        comm, info, request, ierror) bind(C, name="pmpi_reduce_scatter_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Reduce_scatter_init_f08
+  end interface PMPI_Reduce_scatter_init
   interface MPI_Register_datarep
     subroutine MPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, &
         dtype_file_extent_fn, extra_state, ierror)
@@ -5915,6 +6353,36 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Scan_f08
   end interface PMPI_Scan
+  interface MPI_Scan_init
+    subroutine MPI_Scan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, &
+        request, ierror) bind(C, name="mpi_scan_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Scan_init_f08
+  end interface MPI_Scan_init
+  interface PMPI_Scan_init
+    subroutine PMPI_Scan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, &
+        request, ierror) bind(C, name="pmpi_scan_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Scan_init_f08
+  end interface PMPI_Scan_init
   interface MPI_Scatter
     subroutine MPI_Scatter_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         recvtype, root, comm, ierror) bind(C, name="mpi_scatter_f08")
@@ -5977,6 +6445,76 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Scatterv_f08
   end interface PMPI_Scatterv
+  interface MPI_Scatterv_init
+    subroutine MPI_Scatterv_init_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, &
+        recvcount, recvtype, root, comm, info, request, ierror) bind(C, name="mpi_scatterv_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Scatterv_init_f08
+  end interface MPI_Scatterv_init
+  interface PMPI_Scatterv_init
+    subroutine PMPI_Scatterv_init_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, &
+        recvcount, recvtype, root, comm, info, request, ierror) bind(C, name="pmpi_scatterv_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Scatterv_init_f08
+  end interface PMPI_Scatterv_init
+  interface MPI_Scatter_init
+    subroutine MPI_Scatter_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, root, comm, info, request, ierror) bind(C, name="mpi_scatter_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Scatter_init_f08
+  end interface MPI_Scatter_init
+  interface PMPI_Scatter_init
+    subroutine PMPI_Scatter_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, root, comm, info, request, ierror) bind(C, name="pmpi_scatter_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Scatter_init_f08
+  end interface PMPI_Scatter_init
   interface MPI_Send
     subroutine MPI_Send_f08(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_send_f08")
       import

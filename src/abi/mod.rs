@@ -41,6 +41,7 @@ pub mod obj_attr;
 pub mod op;
 pub mod p2p;
 pub mod pack;
+pub mod pcoll;
 pub mod persistent;
 pub mod reduce;
 pub mod rma;

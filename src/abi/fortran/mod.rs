@@ -45,6 +45,7 @@ pub mod io;
 pub mod kinds;
 pub mod p2p;
 pub mod p2p_more;
+pub mod pcoll;
 pub mod rma;
 pub mod sizeof;
 pub mod special;
