@@ -222,6 +222,8 @@ module mpi
   integer, parameter :: MPI_CART = 2
   integer, parameter :: MPI_DIST_GRAPH = 3
   integer, parameter :: MPI_COMM_TYPE_SHARED = 1
+  integer, parameter :: MPI_COMM_TYPE_HW_GUIDED = 2
+  integer, parameter :: MPI_COMM_TYPE_HW_UNGUIDED = 3
   integer, parameter :: MPI_MAX_OBJECT_NAME = 128
   integer, parameter :: MPI_KEYVAL_INVALID = 603979776
 

@@ -303,6 +303,10 @@ int PMPI_Comm_size(MPI_Comm comm, int *size);
 #define MPI_DIST_GRAPH 3
 /* MPI_Comm_split_type: ranks on the same target node */
 #define MPI_COMM_TYPE_SHARED 1
+/* MPI-4 hardware-guided splits (values as in MPICH): the one resource type
+ * vaced knows is "mpi_shared_memory", a target node */
+#define MPI_COMM_TYPE_HW_GUIDED 2
+#define MPI_COMM_TYPE_HW_UNGUIDED 3
 #define MPI_MAX_OBJECT_NAME 128
 #define MPI_KEYVAL_INVALID 0x24000000
 
