@@ -295,7 +295,7 @@ impl<E: Backend> World<E> {
 
     /// Finish a request that is complete (in p2p, or Done): release it in
     /// p2p, unpack staged data, build its status.
-    fn finish(&mut self, mut req: Req) -> Completion {
+    pub(crate) fn finish(&mut self, mut req: Req) -> Completion {
         let id = match req.state {
             ReqState::Done(st) => return Completion::ok(st),
             ReqState::Inactive => return Completion::ok(empty_status()),
@@ -474,6 +474,7 @@ impl<E: Backend> World<E> {
                 let mut ids = Vec::new();
                 s.push_ids(&mut ids);
                 self.ep.wait_all(&ids);
+                self.check_suspended()?;
                 Ok(self.take(h))
             }
         }
@@ -546,6 +547,7 @@ impl<E: Backend> World<E> {
         let (_, ids) = Self::active(&slots);
         if !ids.is_empty() {
             self.ep.wait_all(&ids);
+            self.check_suspended()?;
         }
         Ok(self.take_all(hs, &slots))
     }
@@ -591,7 +593,7 @@ impl<E: Backend> World<E> {
 
     /// Wait until at least one slot that waits for p2p requests is complete
     /// (none may be already): their positions, earliest completion first.
-    fn wait_some_slots(&mut self, slots: &[Slot]) -> Vec<usize> {
+    fn wait_some_slots(&mut self, slots: &[Slot]) -> MpiResult<Vec<usize>> {
         let (pos, ids) = Self::active(slots);
         let mut finished: Vec<usize> = Vec::new();
         let mut is_done = vec![false; ids.len()];
@@ -602,9 +604,10 @@ impl<E: Backend> World<E> {
                 is_done[open[j]] = true;
                 finished.push(open[j]);
             }
+            self.check_suspended()?;
             let c = Self::complete_slots(&pos, &finished);
             if !c.is_empty() {
-                return c;
+                return Ok(c);
             }
         }
     }
@@ -619,7 +622,7 @@ impl<E: Backend> World<E> {
                 return Err(Self::stuck(hs, &slots))
             }
             None if ids.is_empty() => return Ok(None),
-            None => self.wait_some_slots(&slots)[0],
+            None => self.wait_some_slots(&slots)?[0],
         };
         Ok(Some((i, self.take(&mut hs[i]))))
     }
@@ -657,7 +660,7 @@ impl<E: Backend> World<E> {
         } else if ids.is_empty() {
             return Ok(None);
         } else {
-            self.wait_some_slots(&slots)
+            self.wait_some_slots(&slots)?
         };
         Ok(Some(self.take_list(hs, &idx)))
     }
@@ -770,6 +773,7 @@ impl<E: Backend> World<E> {
             Source::Rank(w) => Some(w),
         };
         let s = self.ep.probe(src, tag, ctx);
+        self.check_suspended()?;
         Ok(probe_status(&group, &s))
     }
 
