@@ -36,6 +36,8 @@ pub struct Clock {
     /// Where the current thread's own computation has reached in this call
     /// (MPIX_Vaced_compute adds to it).
     thread_tv: VTime,
+    /// Several threads have called MPI (see [`Clock::set_thread_marks`]).
+    threaded: bool,
     scale: f64,
     inside: bool,
     pub spent: Breakdown,
@@ -49,6 +51,7 @@ impl Clock {
             cpu_mark_ns: cpu_now_ns,
             pos: VTime::ZERO,
             thread_tv: VTime::ZERO,
+            threaded: false,
             scale,
             inside: false,
             spent: Breakdown::default(),
@@ -101,8 +104,13 @@ impl Clock {
         self.inside = false;
     }
 
-    /// Virtual computation that burns no host CPU, by the current thread.
+    /// Virtual computation that burns no host CPU. Once several threads
+    /// have called MPI, by the calling thread (from where its own
+    /// computation has reached); before, from tV.
     pub fn compute(&mut self, t: VTime) {
+        if !self.threaded {
+            self.thread_tv = self.tv;
+        }
         self.thread_tv += t;
         self.reach(self.thread_tv);
     }
@@ -114,6 +122,7 @@ impl Clock {
 
     /// Make another thread current: its CPU mark and position.
     pub fn set_thread_marks(&mut self, cpu_mark_ns: u64, pos: VTime) {
+        self.threaded = true;
         self.cpu_mark_ns = cpu_mark_ns;
         self.pos = pos;
     }
@@ -165,6 +174,7 @@ mod tests {
         c.set_thread_marks(100, VTime::ZERO);
         c.enter(4_100);
         assert_eq!(c.now(), VTime::from_ps(5_000_000), "B's call starts at tV");
+        // B's own computation goes on from 4 ns, not from tV
         c.compute(VTime::from_ps(2_000_000)); // B: 4 + 2 = 6 ns
         assert_eq!(c.now(), VTime::from_ps(6_000_000));
         c.leave(4_100);
