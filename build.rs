@@ -25,6 +25,11 @@ fn main() {
     let header = manifest.join("include/mpi.h");
     println!("cargo:rerun-if-changed={}", header.display());
     println!("cargo:rerun-if-changed=src/abi/shims.c");
+    // Calls inside libvaced.so to its own functions bind to its own
+    // definitions: a program (or profiling library) that defines MPI_SEND
+    // itself and calls PMPI_SEND reaches ours, not itself again (the
+    // Fortran PMPI_ entry points forward to the MPI_ ones).
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-Bsymbolic-functions");
 
     let bindings = bindgen::Builder::default()
         .header(header.to_str().unwrap())

@@ -4,8 +4,10 @@
 ! the binding table of src/abi/fortran/: do not edit. build.rs compiles
 ! it with the installed gfortran into target/<profile>/fmod/mpi.mod.
 !
-! Every routine has an explicit interface (but MPI_PCONTROL); choice
-! buffers are declared NO_ARG_CHECK, so they take any type and rank.
+! As MPICH's module: explicit interfaces for the routines without choice
+! buffers (routines with one are called without an interface, like
+! mpif.h's, so a program may pass any buffer, and may define its own
+! MPI_SEND for profiling), MPI_PCONTROL aside; the generic MPI_SIZEOF.
 module mpi
   implicit none
   integer, parameter :: MPI_VERSION = 3
@@ -376,6 +378,66 @@ module mpi
       logical :: flag
       integer :: ierror
     end subroutine MPI_COMM_DUP_FN
+    subroutine MPI_TYPE_NULL_COPY_FN(oldcomm, comm_keyval, extra_state, attribute_val_in, &
+        attribute_val_out, flag, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: oldcomm
+      integer, intent(in) :: comm_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val_in
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val_out
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_TYPE_NULL_COPY_FN
+    subroutine MPI_TYPE_NULL_DELETE_FN(comm, comm_keyval, attribute_val, extra_state, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: comm
+      integer, intent(in) :: comm_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer :: ierror
+    end subroutine MPI_TYPE_NULL_DELETE_FN
+    subroutine MPI_TYPE_DUP_FN(oldcomm, comm_keyval, extra_state, attribute_val_in, &
+        attribute_val_out, flag, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: oldcomm
+      integer, intent(in) :: comm_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val_in
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val_out
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_TYPE_DUP_FN
+    subroutine MPI_WIN_NULL_COPY_FN(oldcomm, comm_keyval, extra_state, attribute_val_in, &
+        attribute_val_out, flag, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: oldcomm
+      integer, intent(in) :: comm_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val_in
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val_out
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_WIN_NULL_COPY_FN
+    subroutine MPI_WIN_NULL_DELETE_FN(comm, comm_keyval, attribute_val, extra_state, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: comm
+      integer, intent(in) :: comm_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer :: ierror
+    end subroutine MPI_WIN_NULL_DELETE_FN
+    subroutine MPI_WIN_DUP_FN(oldcomm, comm_keyval, extra_state, attribute_val_in, &
+        attribute_val_out, flag, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: oldcomm
+      integer, intent(in) :: comm_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val_in
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val_out
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_WIN_DUP_FN
     subroutine MPI_NULL_COPY_FN(oldcomm, keyval, extra_state, attribute_val_in, attribute_val_out, &
         flag, ierror)
       integer, intent(in) :: oldcomm
@@ -421,48 +483,6 @@ module mpi
       integer, intent(in) :: errorcode
       integer :: ierror
     end subroutine PMPI_ABORT
-    subroutine MPI_ACCUMULATE(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-        target_count, target_datatype, op, win, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: win
-      integer :: ierror
-    end subroutine MPI_ACCUMULATE
-    subroutine PMPI_ACCUMULATE(origin_addr, origin_count, origin_datatype, target_rank, &
-        target_disp, target_count, target_datatype, op, win, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: win
-      integer :: ierror
-    end subroutine PMPI_ACCUMULATE
-    subroutine MPI_ADDRESS(location, address, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
-      type(*), dimension(*) :: location
-      integer :: address
-      integer :: ierror
-    end subroutine MPI_ADDRESS
-    subroutine PMPI_ADDRESS(location, address, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
-      type(*), dimension(*) :: location
-      integer :: address
-      integer :: ierror
-    end subroutine PMPI_ADDRESS
     subroutine MPI_ADD_ERROR_CLASS(errorclass, ierror)
       integer :: errorclass
       integer :: ierror
@@ -491,184 +511,6 @@ module mpi
       character(len=*), intent(in) :: string
       integer :: ierror
     end subroutine PMPI_ADD_ERROR_STRING
-    subroutine MPI_ALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-        ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_ALLGATHER
-    subroutine PMPI_ALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-        ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_ALLGATHER
-    subroutine MPI_ALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-        comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_ALLGATHERV
-    subroutine PMPI_ALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-        comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_ALLGATHERV
-    subroutine MPI_ALLOC_MEM(size, info, baseptr, ierror)
-      import :: MPI_ADDRESS_KIND
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
-      integer, intent(in) :: info
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
-      type(*), dimension(*) :: baseptr
-      integer :: ierror
-    end subroutine MPI_ALLOC_MEM
-    subroutine PMPI_ALLOC_MEM(size, info, baseptr, ierror)
-      import :: MPI_ADDRESS_KIND
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
-      integer, intent(in) :: info
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
-      type(*), dimension(*) :: baseptr
-      integer :: ierror
-    end subroutine PMPI_ALLOC_MEM
-    subroutine MPI_ALLREDUCE(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_ALLREDUCE
-    subroutine PMPI_ALLREDUCE(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_ALLREDUCE
-    subroutine MPI_ALLTOALL(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-        ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_ALLTOALL
-    subroutine PMPI_ALLTOALL(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-        ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_ALLTOALL
-    subroutine MPI_ALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
-        recvtype, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: sdispls
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: rdispls
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_ALLTOALLV
-    subroutine PMPI_ALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
-        recvtype, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: sdispls
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: rdispls
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_ALLTOALLV
-    subroutine MPI_ALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
-        recvtypes, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: sdispls
-      integer, dimension(*) :: sendtypes
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: rdispls
-      integer, dimension(*) :: recvtypes
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_ALLTOALLW
-    subroutine PMPI_ALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-        rdispls, recvtypes, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: sdispls
-      integer, dimension(*) :: sendtypes
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: rdispls
-      integer, dimension(*) :: recvtypes
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_ALLTOALLW
     subroutine MPI_ATTR_DELETE(comm, keyval, ierror)
       integer, intent(in) :: comm
       integer, intent(in) :: keyval
@@ -713,90 +555,6 @@ module mpi
       integer, intent(in) :: comm
       integer :: ierror
     end subroutine PMPI_BARRIER
-    subroutine MPI_BCAST(buffer, count, datatype, root, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      type(*), dimension(*) :: buffer
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_BCAST
-    subroutine PMPI_BCAST(buffer, count, datatype, root, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      type(*), dimension(*) :: buffer
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_BCAST
-    subroutine MPI_BSEND(buf, count, datatype, dest, tag, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_BSEND
-    subroutine PMPI_BSEND(buf, count, datatype, dest, tag, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_BSEND
-    subroutine MPI_BSEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_BSEND_INIT
-    subroutine PMPI_BSEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_BSEND_INIT
-    subroutine MPI_BUFFER_ATTACH(buffer, size, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      type(*), dimension(*) :: buffer
-      integer, intent(in) :: size
-      integer :: ierror
-    end subroutine MPI_BUFFER_ATTACH
-    subroutine PMPI_BUFFER_ATTACH(buffer, size, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      type(*), dimension(*) :: buffer
-      integer, intent(in) :: size
-      integer :: ierror
-    end subroutine PMPI_BUFFER_ATTACH
-    subroutine MPI_BUFFER_DETACH(buffer_addr, size, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
-      type(*), dimension(*) :: buffer_addr
-      integer :: size
-      integer :: ierror
-    end subroutine MPI_BUFFER_DETACH
-    subroutine PMPI_BUFFER_DETACH(buffer_addr, size, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
-      type(*), dimension(*) :: buffer_addr
-      integer :: size
-      integer :: ierror
-    end subroutine PMPI_BUFFER_DETACH
     subroutine MPI_CANCEL(request, ierror)
       integer :: request
       integer :: ierror
@@ -1205,36 +963,6 @@ module mpi
       logical :: flag
       integer :: ierror
     end subroutine PMPI_COMM_TEST_INTER
-    subroutine MPI_COMPARE_AND_SWAP(origin_addr, compare_addr, result_addr, datatype, target_rank, &
-        target_disp, win, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: compare_addr
-      type(*), dimension(*) :: compare_addr
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      type(*), dimension(*) :: result_addr
-      integer, intent(in) :: datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: win
-      integer :: ierror
-    end subroutine MPI_COMPARE_AND_SWAP
-    subroutine PMPI_COMPARE_AND_SWAP(origin_addr, compare_addr, result_addr, datatype, target_rank, &
-        target_disp, win, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: compare_addr
-      type(*), dimension(*) :: compare_addr
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      type(*), dimension(*) :: result_addr
-      integer, intent(in) :: datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: win
-      integer :: ierror
-    end subroutine PMPI_COMPARE_AND_SWAP
     subroutine MPI_DIMS_CREATE(nnodes, ndims, dims, ierror)
       integer, intent(in) :: nnodes
       integer, intent(in) :: ndims
@@ -1247,92 +975,6 @@ module mpi
       integer, dimension(*) :: dims
       integer :: ierror
     end subroutine PMPI_DIMS_CREATE
-    subroutine MPI_DIST_GRAPH_CREATE(comm_old, n, sources, degrees, destinations, weights, info, &
-        reorder, comm_dist_graph, ierror)
-      integer, intent(in) :: comm_old
-      integer, intent(in) :: n
-      integer, dimension(*) :: sources
-      integer, dimension(*) :: degrees
-      integer, dimension(*) :: destinations
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: weights
-      type(*), dimension(*) :: weights
-      integer, intent(in) :: info
-      logical, intent(in) :: reorder
-      integer :: comm_dist_graph
-      integer :: ierror
-    end subroutine MPI_DIST_GRAPH_CREATE
-    subroutine PMPI_DIST_GRAPH_CREATE(comm_old, n, sources, degrees, destinations, weights, info, &
-        reorder, comm_dist_graph, ierror)
-      integer, intent(in) :: comm_old
-      integer, intent(in) :: n
-      integer, dimension(*) :: sources
-      integer, dimension(*) :: degrees
-      integer, dimension(*) :: destinations
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: weights
-      type(*), dimension(*) :: weights
-      integer, intent(in) :: info
-      logical, intent(in) :: reorder
-      integer :: comm_dist_graph
-      integer :: ierror
-    end subroutine PMPI_DIST_GRAPH_CREATE
-    subroutine MPI_DIST_GRAPH_CREATE_ADJACENT(comm_old, indegree, sources, sourceweights, &
-        outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror)
-      integer, intent(in) :: comm_old
-      integer, intent(in) :: indegree
-      integer, dimension(*) :: sources
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sourceweights
-      type(*), dimension(*) :: sourceweights
-      integer, intent(in) :: outdegree
-      integer, dimension(*) :: destinations
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: destweights
-      type(*), dimension(*) :: destweights
-      integer, intent(in) :: info
-      logical, intent(in) :: reorder
-      integer :: comm_dist_graph
-      integer :: ierror
-    end subroutine MPI_DIST_GRAPH_CREATE_ADJACENT
-    subroutine PMPI_DIST_GRAPH_CREATE_ADJACENT(comm_old, indegree, sources, sourceweights, &
-        outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror)
-      integer, intent(in) :: comm_old
-      integer, intent(in) :: indegree
-      integer, dimension(*) :: sources
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sourceweights
-      type(*), dimension(*) :: sourceweights
-      integer, intent(in) :: outdegree
-      integer, dimension(*) :: destinations
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: destweights
-      type(*), dimension(*) :: destweights
-      integer, intent(in) :: info
-      logical, intent(in) :: reorder
-      integer :: comm_dist_graph
-      integer :: ierror
-    end subroutine PMPI_DIST_GRAPH_CREATE_ADJACENT
-    subroutine MPI_DIST_GRAPH_NEIGHBORS(comm, maxindegree, sources, sourceweights, maxoutdegree, &
-        destinations, destweights, ierror)
-      integer, intent(in) :: comm
-      integer, intent(in) :: maxindegree
-      integer, dimension(*) :: sources
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sourceweights
-      type(*), dimension(*) :: sourceweights
-      integer, intent(in) :: maxoutdegree
-      integer, dimension(*) :: destinations
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: destweights
-      type(*), dimension(*) :: destweights
-      integer :: ierror
-    end subroutine MPI_DIST_GRAPH_NEIGHBORS
-    subroutine PMPI_DIST_GRAPH_NEIGHBORS(comm, maxindegree, sources, sourceweights, maxoutdegree, &
-        destinations, destweights, ierror)
-      integer, intent(in) :: comm
-      integer, intent(in) :: maxindegree
-      integer, dimension(*) :: sources
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sourceweights
-      type(*), dimension(*) :: sourceweights
-      integer, intent(in) :: maxoutdegree
-      integer, dimension(*) :: destinations
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: destweights
-      type(*), dimension(*) :: destweights
-      integer :: ierror
-    end subroutine PMPI_DIST_GRAPH_NEIGHBORS
     subroutine MPI_DIST_GRAPH_NEIGHBORS_COUNT(comm, indegree, outdegree, weighted, ierror)
       integer, intent(in) :: comm
       integer :: indegree
@@ -1407,56 +1049,6 @@ module mpi
       integer :: resultlen
       integer :: ierror
     end subroutine PMPI_ERROR_STRING
-    subroutine MPI_EXSCAN(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_EXSCAN
-    subroutine PMPI_EXSCAN(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_EXSCAN
-    subroutine MPI_FETCH_AND_OP(origin_addr, result_addr, datatype, target_rank, target_disp, op, &
-        win, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      type(*), dimension(*) :: result_addr
-      integer, intent(in) :: datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: op
-      integer, intent(in) :: win
-      integer :: ierror
-    end subroutine MPI_FETCH_AND_OP
-    subroutine PMPI_FETCH_AND_OP(origin_addr, result_addr, datatype, target_rank, target_disp, op, &
-        win, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      type(*), dimension(*) :: result_addr
-      integer, intent(in) :: datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: op
-      integer, intent(in) :: win
-      integer :: ierror
-    end subroutine PMPI_FETCH_AND_OP
     subroutine MPI_FINALIZE(ierror)
       integer :: ierror
     end subroutine MPI_FINALIZE
@@ -1471,156 +1063,6 @@ module mpi
       logical :: flag
       integer :: ierror
     end subroutine PMPI_FINALIZED
-    subroutine MPI_FREE_MEM(base, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      type(*), dimension(*) :: base
-      integer :: ierror
-    end subroutine MPI_FREE_MEM
-    subroutine PMPI_FREE_MEM(base, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      type(*), dimension(*) :: base
-      integer :: ierror
-    end subroutine PMPI_FREE_MEM
-    subroutine MPI_GATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-        ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_GATHER
-    subroutine PMPI_GATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-        ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_GATHER
-    subroutine MPI_GATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-        root, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_GATHERV
-    subroutine PMPI_GATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-        root, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_GATHERV
-    subroutine MPI_GET(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-        target_count, target_datatype, win, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: win
-      integer :: ierror
-    end subroutine MPI_GET
-    subroutine PMPI_GET(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-        target_count, target_datatype, win, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: win
-      integer :: ierror
-    end subroutine PMPI_GET
-    subroutine MPI_GET_ACCUMULATE(origin_addr, origin_count, origin_datatype, result_addr, &
-        result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
-        win, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      type(*), dimension(*) :: result_addr
-      integer, intent(in) :: result_count
-      integer, intent(in) :: result_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: win
-      integer :: ierror
-    end subroutine MPI_GET_ACCUMULATE
-    subroutine PMPI_GET_ACCUMULATE(origin_addr, origin_count, origin_datatype, result_addr, &
-        result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
-        win, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      type(*), dimension(*) :: result_addr
-      integer, intent(in) :: result_count
-      integer, intent(in) :: result_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: win
-      integer :: ierror
-    end subroutine PMPI_GET_ACCUMULATE
-    subroutine MPI_GET_ADDRESS(location, address, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
-      type(*), dimension(*) :: location
-      integer(kind=MPI_ADDRESS_KIND) :: address
-      integer :: ierror
-    end subroutine MPI_GET_ADDRESS
-    subroutine PMPI_GET_ADDRESS(location, address, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
-      type(*), dimension(*) :: location
-      integer(kind=MPI_ADDRESS_KIND) :: address
-      integer :: ierror
-    end subroutine PMPI_GET_ADDRESS
     subroutine MPI_GET_COUNT(status, datatype, count, ierror)
       import :: MPI_STATUS_SIZE
       integer, dimension(MPI_STATUS_SIZE) :: status
@@ -1983,180 +1425,6 @@ module mpi
       integer :: newgroup
       integer :: ierror
     end subroutine PMPI_GROUP_UNION
-    subroutine MPI_IALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-        request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IALLGATHER
-    subroutine PMPI_IALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-        request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IALLGATHER
-    subroutine MPI_IALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-        comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IALLGATHERV
-    subroutine PMPI_IALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-        recvtype, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IALLGATHERV
-    subroutine MPI_IALLREDUCE(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IALLREDUCE
-    subroutine PMPI_IALLREDUCE(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IALLREDUCE
-    subroutine MPI_IALLTOALL(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-        request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IALLTOALL
-    subroutine PMPI_IALLTOALL(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-        request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IALLTOALL
-    subroutine MPI_IALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
-        recvtype, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: sdispls
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: rdispls
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IALLTOALLV
-    subroutine PMPI_IALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-        rdispls, recvtype, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: sdispls
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: rdispls
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IALLTOALLV
-    subroutine MPI_IALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-        rdispls, recvtypes, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: sdispls
-      integer, dimension(*) :: sendtypes
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: rdispls
-      integer, dimension(*) :: recvtypes
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IALLTOALLW
-    subroutine PMPI_IALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-        rdispls, recvtypes, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: sdispls
-      integer, dimension(*) :: sendtypes
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: rdispls
-      integer, dimension(*) :: recvtypes
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IALLTOALLW
     subroutine MPI_IBARRIER(comm, request, ierror)
       integer, intent(in) :: comm
       integer :: request
@@ -2167,134 +1435,6 @@ module mpi
       integer :: request
       integer :: ierror
     end subroutine PMPI_IBARRIER
-    subroutine MPI_IBCAST(buffer, count, datatype, root, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      type(*), dimension(*) :: buffer
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IBCAST
-    subroutine PMPI_IBCAST(buffer, count, datatype, root, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      type(*), dimension(*) :: buffer
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IBCAST
-    subroutine MPI_IBSEND(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IBSEND
-    subroutine PMPI_IBSEND(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IBSEND
-    subroutine MPI_IEXSCAN(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IEXSCAN
-    subroutine PMPI_IEXSCAN(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IEXSCAN
-    subroutine MPI_IGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-        request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IGATHER
-    subroutine PMPI_IGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-        request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IGATHER
-    subroutine MPI_IGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-        root, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IGATHERV
-    subroutine PMPI_IGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-        root, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IGATHERV
     subroutine MPI_IMPROBE(source, tag, comm, flag, message, status, ierror)
       import :: MPI_STATUS_SIZE
       integer, intent(in) :: source
@@ -2315,24 +1455,6 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE) :: status
       integer :: ierror
     end subroutine PMPI_IMPROBE
-    subroutine MPI_IMRECV(buf, count, datatype, message, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer :: message
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IMRECV
-    subroutine PMPI_IMRECV(buf, count, datatype, message, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer :: message
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IMRECV
     subroutine MPI_INFO_CREATE(info, ierror)
       integer :: info
       integer :: ierror
@@ -2499,322 +1621,6 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE) :: status
       integer :: ierror
     end subroutine PMPI_IPROBE
-    subroutine MPI_IRECV(buf, count, datatype, source, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: source
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IRECV
-    subroutine PMPI_IRECV(buf, count, datatype, source, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: source
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IRECV
-    subroutine MPI_IREDUCE(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IREDUCE
-    subroutine PMPI_IREDUCE(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IREDUCE
-    subroutine MPI_IREDUCE_SCATTER(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
-        ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IREDUCE_SCATTER
-    subroutine PMPI_IREDUCE_SCATTER(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
-        ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IREDUCE_SCATTER
-    subroutine MPI_IREDUCE_SCATTER_BLOCK(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
-        ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IREDUCE_SCATTER_BLOCK
-    subroutine PMPI_IREDUCE_SCATTER_BLOCK(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
-        ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IREDUCE_SCATTER_BLOCK
-    subroutine MPI_IRSEND(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IRSEND
-    subroutine PMPI_IRSEND(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IRSEND
-    subroutine MPI_ISCAN(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_ISCAN
-    subroutine PMPI_ISCAN(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_ISCAN
-    subroutine MPI_ISCATTER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-        request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_ISCATTER
-    subroutine PMPI_ISCATTER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
-        comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_ISCATTER
-    subroutine MPI_ISCATTERV(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
-        root, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_ISCATTERV
-    subroutine PMPI_ISCATTERV(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
-        root, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_ISCATTERV
-    subroutine MPI_ISEND(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_ISEND
-    subroutine PMPI_ISEND(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_ISEND
-    subroutine MPI_ISENDRECV(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
-        recvtype, source, recvtag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      integer, intent(in) :: dest
-      integer, intent(in) :: sendtag
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: source
-      integer, intent(in) :: recvtag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_ISENDRECV
-    subroutine PMPI_ISENDRECV(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
-        recvtype, source, recvtag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      integer, intent(in) :: dest
-      integer, intent(in) :: sendtag
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: source
-      integer, intent(in) :: recvtag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_ISENDRECV
-    subroutine MPI_ISENDRECV_REPLACE(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
-        request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: sendtag
-      integer, intent(in) :: source
-      integer, intent(in) :: recvtag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_ISENDRECV_REPLACE
-    subroutine PMPI_ISENDRECV_REPLACE(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
-        request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: sendtag
-      integer, intent(in) :: source
-      integer, intent(in) :: recvtag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_ISENDRECV_REPLACE
-    subroutine MPI_ISSEND(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_ISSEND
-    subroutine PMPI_ISSEND(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_ISSEND
     subroutine MPI_IS_THREAD_MAIN(flag, ierror)
       logical :: flag
       integer :: ierror
@@ -2863,168 +1669,6 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE) :: status
       integer :: ierror
     end subroutine PMPI_MPROBE
-    subroutine MPI_MRECV(buf, count, datatype, message, status, ierror)
-      import :: MPI_STATUS_SIZE
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer :: message
-      integer, dimension(MPI_STATUS_SIZE) :: status
-      integer :: ierror
-    end subroutine MPI_MRECV
-    subroutine PMPI_MRECV(buf, count, datatype, message, status, ierror)
-      import :: MPI_STATUS_SIZE
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer :: message
-      integer, dimension(MPI_STATUS_SIZE) :: status
-      integer :: ierror
-    end subroutine PMPI_MRECV
-    subroutine MPI_NEIGHBOR_ALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-        comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_NEIGHBOR_ALLGATHER
-    subroutine PMPI_NEIGHBOR_ALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-        comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_NEIGHBOR_ALLGATHER
-    subroutine MPI_NEIGHBOR_ALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-        recvtype, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_NEIGHBOR_ALLGATHERV
-    subroutine PMPI_NEIGHBOR_ALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-        recvtype, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_NEIGHBOR_ALLGATHERV
-    subroutine MPI_NEIGHBOR_ALLTOALL(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-        comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_NEIGHBOR_ALLTOALL
-    subroutine PMPI_NEIGHBOR_ALLTOALL(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-        comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_NEIGHBOR_ALLTOALL
-    subroutine MPI_NEIGHBOR_ALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-        rdispls, recvtype, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: sdispls
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: rdispls
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_NEIGHBOR_ALLTOALLV
-    subroutine PMPI_NEIGHBOR_ALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-        rdispls, recvtype, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: sdispls
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: rdispls
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_NEIGHBOR_ALLTOALLV
-    subroutine MPI_NEIGHBOR_ALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-        rdispls, recvtypes, comm, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
-      integer, dimension(*) :: sendtypes
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
-      integer, dimension(*) :: recvtypes
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_NEIGHBOR_ALLTOALLW
-    subroutine PMPI_NEIGHBOR_ALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
-        recvcounts, rdispls, recvtypes, comm, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
-      integer, dimension(*) :: sendtypes
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
-      integer, dimension(*) :: recvtypes
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_NEIGHBOR_ALLTOALLW
     subroutine MPI_OP_COMMUTATIVE(op, commute, ierror)
       integer, intent(in) :: op
       logical :: commute
@@ -3055,58 +1699,6 @@ module mpi
       integer :: op
       integer :: ierror
     end subroutine PMPI_OP_FREE
-    subroutine MPI_PACK(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*) :: inbuf
-      integer, intent(in) :: incount
-      integer, intent(in) :: datatype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      type(*), dimension(*) :: outbuf
-      integer, intent(in) :: outsize
-      integer :: position
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_PACK
-    subroutine PMPI_PACK(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*) :: inbuf
-      integer, intent(in) :: incount
-      integer, intent(in) :: datatype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      type(*), dimension(*) :: outbuf
-      integer, intent(in) :: outsize
-      integer :: position
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_PACK
-    subroutine MPI_PACK_EXTERNAL(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
-        ierror)
-      import :: MPI_ADDRESS_KIND
-      character(len=*), intent(in) :: datarep
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*) :: inbuf
-      integer, intent(in) :: incount
-      integer, intent(in) :: datatype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      type(*), dimension(*) :: outbuf
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: outsize
-      integer(kind=MPI_ADDRESS_KIND) :: position
-      integer :: ierror
-    end subroutine MPI_PACK_EXTERNAL
-    subroutine PMPI_PACK_EXTERNAL(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
-        ierror)
-      import :: MPI_ADDRESS_KIND
-      character(len=*), intent(in) :: datarep
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*) :: inbuf
-      integer, intent(in) :: incount
-      integer, intent(in) :: datatype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      type(*), dimension(*) :: outbuf
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: outsize
-      integer(kind=MPI_ADDRESS_KIND) :: position
-      integer :: ierror
-    end subroutine PMPI_PACK_EXTERNAL
     subroutine MPI_PACK_EXTERNAL_SIZE(datarep, incount, datatype, size, ierror)
       import :: MPI_ADDRESS_KIND
       character(len=*), intent(in) :: datarep
@@ -3153,34 +1745,6 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE) :: status
       integer :: ierror
     end subroutine PMPI_PROBE
-    subroutine MPI_PUT(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-        target_count, target_datatype, win, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: win
-      integer :: ierror
-    end subroutine MPI_PUT
-    subroutine PMPI_PUT(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-        target_count, target_datatype, win, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: win
-      integer :: ierror
-    end subroutine PMPI_PUT
     subroutine MPI_QUERY_THREAD(provided, ierror)
       integer :: provided
       integer :: ierror
@@ -3189,172 +1753,6 @@ module mpi
       integer :: provided
       integer :: ierror
     end subroutine PMPI_QUERY_THREAD
-    subroutine MPI_RACCUMULATE(origin_addr, origin_count, origin_datatype, target_rank, &
-        target_disp, target_count, target_datatype, op, win, request, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: win
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_RACCUMULATE
-    subroutine PMPI_RACCUMULATE(origin_addr, origin_count, origin_datatype, target_rank, &
-        target_disp, target_count, target_datatype, op, win, request, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: win
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_RACCUMULATE
-    subroutine MPI_RECV(buf, count, datatype, source, tag, comm, status, ierror)
-      import :: MPI_STATUS_SIZE
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: source
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer, dimension(MPI_STATUS_SIZE) :: status
-      integer :: ierror
-    end subroutine MPI_RECV
-    subroutine PMPI_RECV(buf, count, datatype, source, tag, comm, status, ierror)
-      import :: MPI_STATUS_SIZE
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: source
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer, dimension(MPI_STATUS_SIZE) :: status
-      integer :: ierror
-    end subroutine PMPI_RECV
-    subroutine MPI_RECV_INIT(buf, count, datatype, source, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: source
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_RECV_INIT
-    subroutine PMPI_RECV_INIT(buf, count, datatype, source, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: source
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_RECV_INIT
-    subroutine MPI_REDUCE(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_REDUCE
-    subroutine PMPI_REDUCE(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_REDUCE
-    subroutine MPI_REDUCE_LOCAL(inbuf, inoutbuf, count, datatype, op, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*) :: inbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
-      type(*), dimension(*) :: inoutbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer :: ierror
-    end subroutine MPI_REDUCE_LOCAL
-    subroutine PMPI_REDUCE_LOCAL(inbuf, inoutbuf, count, datatype, op, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*) :: inbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
-      type(*), dimension(*) :: inoutbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer :: ierror
-    end subroutine PMPI_REDUCE_LOCAL
-    subroutine MPI_REDUCE_SCATTER(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_REDUCE_SCATTER
-    subroutine PMPI_REDUCE_SCATTER(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_REDUCE_SCATTER
-    subroutine MPI_REDUCE_SCATTER_BLOCK(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_REDUCE_SCATTER_BLOCK
-    subroutine PMPI_REDUCE_SCATTER_BLOCK(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_REDUCE_SCATTER_BLOCK
     subroutine MPI_REQUEST_FREE(request, ierror)
       integer :: request
       integer :: ierror
@@ -3377,382 +1775,6 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE) :: status
       integer :: ierror
     end subroutine PMPI_REQUEST_GET_STATUS
-    subroutine MPI_RGET(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-        target_count, target_datatype, win, request, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: win
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_RGET
-    subroutine PMPI_RGET(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-        target_count, target_datatype, win, request, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: win
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_RGET
-    subroutine MPI_RGET_ACCUMULATE(origin_addr, origin_count, origin_datatype, result_addr, &
-        result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
-        win, request, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      type(*), dimension(*) :: result_addr
-      integer, intent(in) :: result_count
-      integer, intent(in) :: result_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: win
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_RGET_ACCUMULATE
-    subroutine PMPI_RGET_ACCUMULATE(origin_addr, origin_count, origin_datatype, result_addr, &
-        result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
-        win, request, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      type(*), dimension(*) :: result_addr
-      integer, intent(in) :: result_count
-      integer, intent(in) :: result_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: win
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_RGET_ACCUMULATE
-    subroutine MPI_RPUT(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-        target_count, target_datatype, win, request, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: win
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_RPUT
-    subroutine PMPI_RPUT(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-        target_count, target_datatype, win, request, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: win
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_RPUT
-    subroutine MPI_RSEND(buf, count, datatype, dest, tag, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_RSEND
-    subroutine PMPI_RSEND(buf, count, datatype, dest, tag, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_RSEND
-    subroutine MPI_RSEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_RSEND_INIT
-    subroutine PMPI_RSEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_RSEND_INIT
-    subroutine MPI_SCAN(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_SCAN
-    subroutine PMPI_SCAN(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_SCAN
-    subroutine MPI_SCATTER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-        ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_SCATTER
-    subroutine PMPI_SCATTER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-        ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_SCATTER
-    subroutine MPI_SCATTERV(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
-        root, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_SCATTERV
-    subroutine PMPI_SCATTERV(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
-        root, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_SCATTERV
-    subroutine MPI_SEND(buf, count, datatype, dest, tag, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_SEND
-    subroutine PMPI_SEND(buf, count, datatype, dest, tag, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_SEND
-    subroutine MPI_SENDRECV(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
-        recvtype, source, recvtag, comm, status, ierror)
-      import :: MPI_STATUS_SIZE
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      integer, intent(in) :: dest
-      integer, intent(in) :: sendtag
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: source
-      integer, intent(in) :: recvtag
-      integer, intent(in) :: comm
-      integer, dimension(MPI_STATUS_SIZE) :: status
-      integer :: ierror
-    end subroutine MPI_SENDRECV
-    subroutine PMPI_SENDRECV(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
-        recvtype, source, recvtag, comm, status, ierror)
-      import :: MPI_STATUS_SIZE
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      integer, intent(in) :: dest
-      integer, intent(in) :: sendtag
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: source
-      integer, intent(in) :: recvtag
-      integer, intent(in) :: comm
-      integer, dimension(MPI_STATUS_SIZE) :: status
-      integer :: ierror
-    end subroutine PMPI_SENDRECV
-    subroutine MPI_SENDRECV_REPLACE(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
-        status, ierror)
-      import :: MPI_STATUS_SIZE
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: sendtag
-      integer, intent(in) :: source
-      integer, intent(in) :: recvtag
-      integer, intent(in) :: comm
-      integer, dimension(MPI_STATUS_SIZE) :: status
-      integer :: ierror
-    end subroutine MPI_SENDRECV_REPLACE
-    subroutine PMPI_SENDRECV_REPLACE(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
-        status, ierror)
-      import :: MPI_STATUS_SIZE
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: sendtag
-      integer, intent(in) :: source
-      integer, intent(in) :: recvtag
-      integer, intent(in) :: comm
-      integer, dimension(MPI_STATUS_SIZE) :: status
-      integer :: ierror
-    end subroutine PMPI_SENDRECV_REPLACE
-    subroutine MPI_SEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_SEND_INIT
-    subroutine PMPI_SEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_SEND_INIT
-    subroutine MPI_SSEND(buf, count, datatype, dest, tag, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_SSEND
-    subroutine PMPI_SSEND(buf, count, datatype, dest, tag, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_SSEND
-    subroutine MPI_SSEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_SSEND_INIT
-    subroutine PMPI_SSEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_SSEND_INIT
     subroutine MPI_START(request, ierror)
       integer :: request
       integer :: ierror
@@ -4059,6 +2081,24 @@ module mpi
       integer :: newtype
       integer :: ierror
     end subroutine PMPI_TYPE_CREATE_INDEXED_BLOCK
+    subroutine MPI_TYPE_CREATE_KEYVAL(type_copy_attr_fn, type_delete_attr_fn, type_keyval, &
+        extra_state, ierror)
+      import :: MPI_ADDRESS_KIND
+      external :: type_copy_attr_fn
+      external :: type_delete_attr_fn
+      integer :: type_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_KEYVAL
+    subroutine PMPI_TYPE_CREATE_KEYVAL(type_copy_attr_fn, type_delete_attr_fn, type_keyval, &
+        extra_state, ierror)
+      import :: MPI_ADDRESS_KIND
+      external :: type_copy_attr_fn
+      external :: type_delete_attr_fn
+      integer :: type_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer :: ierror
+    end subroutine PMPI_TYPE_CREATE_KEYVAL
     subroutine MPI_TYPE_CREATE_RESIZED(oldtype, lb, extent, newtype, ierror)
       import :: MPI_ADDRESS_KIND
       integer, intent(in) :: oldtype
@@ -4117,6 +2157,16 @@ module mpi
       integer :: newtype
       integer :: ierror
     end subroutine PMPI_TYPE_CREATE_SUBARRAY
+    subroutine MPI_TYPE_DELETE_ATTR(datatype, type_keyval, ierror)
+      integer, intent(in) :: datatype
+      integer, intent(in) :: type_keyval
+      integer :: ierror
+    end subroutine MPI_TYPE_DELETE_ATTR
+    subroutine PMPI_TYPE_DELETE_ATTR(datatype, type_keyval, ierror)
+      integer, intent(in) :: datatype
+      integer, intent(in) :: type_keyval
+      integer :: ierror
+    end subroutine PMPI_TYPE_DELETE_ATTR
     subroutine MPI_TYPE_DUP(oldtype, newtype, ierror)
       integer, intent(in) :: oldtype
       integer :: newtype
@@ -4145,6 +2195,30 @@ module mpi
       integer :: datatype
       integer :: ierror
     end subroutine PMPI_TYPE_FREE
+    subroutine MPI_TYPE_FREE_KEYVAL(type_keyval, ierror)
+      integer :: type_keyval
+      integer :: ierror
+    end subroutine MPI_TYPE_FREE_KEYVAL
+    subroutine PMPI_TYPE_FREE_KEYVAL(type_keyval, ierror)
+      integer :: type_keyval
+      integer :: ierror
+    end subroutine PMPI_TYPE_FREE_KEYVAL
+    subroutine MPI_TYPE_GET_ATTR(datatype, type_keyval, attribute_val, flag, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: datatype
+      integer, intent(in) :: type_keyval
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_TYPE_GET_ATTR
+    subroutine PMPI_TYPE_GET_ATTR(datatype, type_keyval, attribute_val, flag, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: datatype
+      integer, intent(in) :: type_keyval
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+      logical :: flag
+      integer :: ierror
+    end subroutine PMPI_TYPE_GET_ATTR
     subroutine MPI_TYPE_GET_CONTENTS(datatype, max_integers, max_addresses, max_datatypes, &
         array_of_integers, array_of_addresses, array_of_datatypes, ierror)
       import :: MPI_ADDRESS_KIND
@@ -4357,6 +2431,20 @@ module mpi
       integer :: datatype
       integer :: ierror
     end subroutine PMPI_TYPE_MATCH_SIZE
+    subroutine MPI_TYPE_SET_ATTR(datatype, type_keyval, attribute_val, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: datatype
+      integer, intent(in) :: type_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+      integer :: ierror
+    end subroutine MPI_TYPE_SET_ATTR
+    subroutine PMPI_TYPE_SET_ATTR(datatype, type_keyval, attribute_val, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: datatype
+      integer, intent(in) :: type_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+      integer :: ierror
+    end subroutine PMPI_TYPE_SET_ATTR
     subroutine MPI_TYPE_SET_NAME(datatype, type_name, ierror)
       integer, intent(in) :: datatype
       character(len=*), intent(in) :: type_name
@@ -4445,58 +2533,6 @@ module mpi
       integer :: newtype
       integer :: ierror
     end subroutine PMPI_TYPE_VECTOR
-    subroutine MPI_UNPACK(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*) :: inbuf
-      integer, intent(in) :: insize
-      integer :: position
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      type(*), dimension(*) :: outbuf
-      integer, intent(in) :: outcount
-      integer, intent(in) :: datatype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_UNPACK
-    subroutine PMPI_UNPACK(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*) :: inbuf
-      integer, intent(in) :: insize
-      integer :: position
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      type(*), dimension(*) :: outbuf
-      integer, intent(in) :: outcount
-      integer, intent(in) :: datatype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_UNPACK
-    subroutine MPI_UNPACK_EXTERNAL(datarep, inbuf, insize, position, outbuf, outcount, datatype, &
-        ierror)
-      import :: MPI_ADDRESS_KIND
-      character(len=*), intent(in) :: datarep
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*) :: inbuf
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: insize
-      integer(kind=MPI_ADDRESS_KIND) :: position
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      type(*), dimension(*) :: outbuf
-      integer, intent(in) :: outcount
-      integer, intent(in) :: datatype
-      integer :: ierror
-    end subroutine MPI_UNPACK_EXTERNAL
-    subroutine PMPI_UNPACK_EXTERNAL(datarep, inbuf, insize, position, outbuf, outcount, datatype, &
-        ierror)
-      import :: MPI_ADDRESS_KIND
-      character(len=*), intent(in) :: datarep
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*) :: inbuf
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: insize
-      integer(kind=MPI_ADDRESS_KIND) :: position
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      type(*), dimension(*) :: outbuf
-      integer, intent(in) :: outcount
-      integer, intent(in) :: datatype
-      integer :: ierror
-    end subroutine PMPI_UNPACK_EXTERNAL
     subroutine MPI_WAIT(request, status, ierror)
       import :: MPI_STATUS_SIZE
       integer :: request
@@ -4559,28 +2595,6 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE, *) :: array_of_statuses
       integer :: ierror
     end subroutine PMPI_WAITSOME
-    subroutine MPI_WIN_ALLOCATE(size, disp_unit, info, comm, baseptr, win, ierror)
-      import :: MPI_ADDRESS_KIND
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
-      integer, intent(in) :: disp_unit
-      integer, intent(in) :: info
-      integer, intent(in) :: comm
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
-      type(*), dimension(*) :: baseptr
-      integer :: win
-      integer :: ierror
-    end subroutine MPI_WIN_ALLOCATE
-    subroutine PMPI_WIN_ALLOCATE(size, disp_unit, info, comm, baseptr, win, ierror)
-      import :: MPI_ADDRESS_KIND
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
-      integer, intent(in) :: disp_unit
-      integer, intent(in) :: info
-      integer, intent(in) :: comm
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
-      type(*), dimension(*) :: baseptr
-      integer :: win
-      integer :: ierror
-    end subroutine PMPI_WIN_ALLOCATE
     subroutine MPI_WIN_COMPLETE(win, ierror)
       integer, intent(in) :: win
       integer :: ierror
@@ -4589,28 +2603,34 @@ module mpi
       integer, intent(in) :: win
       integer :: ierror
     end subroutine PMPI_WIN_COMPLETE
-    subroutine MPI_WIN_CREATE(base, size, disp_unit, info, comm, win, ierror)
+    subroutine MPI_WIN_CREATE_KEYVAL(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state, &
+        ierror)
       import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      type(*), dimension(*) :: base
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
-      integer, intent(in) :: disp_unit
-      integer, intent(in) :: info
-      integer, intent(in) :: comm
-      integer :: win
+      external :: win_copy_attr_fn
+      external :: win_delete_attr_fn
+      integer :: win_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
       integer :: ierror
-    end subroutine MPI_WIN_CREATE
-    subroutine PMPI_WIN_CREATE(base, size, disp_unit, info, comm, win, ierror)
+    end subroutine MPI_WIN_CREATE_KEYVAL
+    subroutine PMPI_WIN_CREATE_KEYVAL(win_copy_attr_fn, win_delete_attr_fn, win_keyval, &
+        extra_state, ierror)
       import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      type(*), dimension(*) :: base
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
-      integer, intent(in) :: disp_unit
-      integer, intent(in) :: info
-      integer, intent(in) :: comm
-      integer :: win
+      external :: win_copy_attr_fn
+      external :: win_delete_attr_fn
+      integer :: win_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
       integer :: ierror
-    end subroutine PMPI_WIN_CREATE
+    end subroutine PMPI_WIN_CREATE_KEYVAL
+    subroutine MPI_WIN_DELETE_ATTR(win, win_keyval, ierror)
+      integer, intent(in) :: win
+      integer, intent(in) :: win_keyval
+      integer :: ierror
+    end subroutine MPI_WIN_DELETE_ATTR
+    subroutine PMPI_WIN_DELETE_ATTR(win, win_keyval, ierror)
+      integer, intent(in) :: win
+      integer, intent(in) :: win_keyval
+      integer :: ierror
+    end subroutine PMPI_WIN_DELETE_ATTR
     subroutine MPI_WIN_FENCE(assert, win, ierror)
       integer, intent(in) :: assert
       integer, intent(in) :: win
@@ -4665,6 +2685,14 @@ module mpi
       integer :: win
       integer :: ierror
     end subroutine PMPI_WIN_FREE
+    subroutine MPI_WIN_FREE_KEYVAL(win_keyval, ierror)
+      integer :: win_keyval
+      integer :: ierror
+    end subroutine MPI_WIN_FREE_KEYVAL
+    subroutine PMPI_WIN_FREE_KEYVAL(win_keyval, ierror)
+      integer :: win_keyval
+      integer :: ierror
+    end subroutine PMPI_WIN_FREE_KEYVAL
     subroutine MPI_WIN_GET_ATTR(win, win_keyval, attribute_val, flag, ierror)
       import :: MPI_ADDRESS_KIND
       integer, intent(in) :: win
@@ -4759,6 +2787,20 @@ module mpi
       integer, intent(in) :: win
       integer :: ierror
     end subroutine PMPI_WIN_POST
+    subroutine MPI_WIN_SET_ATTR(win, win_keyval, attribute_val, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: win
+      integer, intent(in) :: win_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+      integer :: ierror
+    end subroutine MPI_WIN_SET_ATTR
+    subroutine PMPI_WIN_SET_ATTR(win, win_keyval, attribute_val, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: win
+      integer, intent(in) :: win_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+      integer :: ierror
+    end subroutine PMPI_WIN_SET_ATTR
     subroutine MPI_WIN_SET_ERRHANDLER(win, errhandler, ierror)
       integer, intent(in) :: win
       integer, intent(in) :: errhandler
@@ -4846,4 +2888,135 @@ module mpi
       integer :: ierror
     end subroutine PMPI_WIN_WAIT
   end interface
+
+  interface MPI_SIZEOF
+    subroutine MPI_SIZEOF_I1(x, size, ierror)
+      integer(kind=1) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_I1
+    subroutine MPI_SIZEOF_I1V(x, size, ierror)
+      integer(kind=1), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_I1V
+    subroutine MPI_SIZEOF_I2(x, size, ierror)
+      integer(kind=2) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_I2
+    subroutine MPI_SIZEOF_I2V(x, size, ierror)
+      integer(kind=2), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_I2V
+    subroutine MPI_SIZEOF_I4(x, size, ierror)
+      integer(kind=4) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_I4
+    subroutine MPI_SIZEOF_I4V(x, size, ierror)
+      integer(kind=4), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_I4V
+    subroutine MPI_SIZEOF_I8(x, size, ierror)
+      integer(kind=8) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_I8
+    subroutine MPI_SIZEOF_I8V(x, size, ierror)
+      integer(kind=8), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_I8V
+    subroutine MPI_SIZEOF_R4(x, size, ierror)
+      real(kind=4) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_R4
+    subroutine MPI_SIZEOF_R4V(x, size, ierror)
+      real(kind=4), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_R4V
+    subroutine MPI_SIZEOF_R8(x, size, ierror)
+      real(kind=8) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_R8
+    subroutine MPI_SIZEOF_R8V(x, size, ierror)
+      real(kind=8), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_R8V
+    subroutine MPI_SIZEOF_R10(x, size, ierror)
+      real(kind=10) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_R10
+    subroutine MPI_SIZEOF_R10V(x, size, ierror)
+      real(kind=10), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_R10V
+    subroutine MPI_SIZEOF_R16(x, size, ierror)
+      real(kind=16) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_R16
+    subroutine MPI_SIZEOF_R16V(x, size, ierror)
+      real(kind=16), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_R16V
+    subroutine MPI_SIZEOF_C4(x, size, ierror)
+      complex(kind=4) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_C4
+    subroutine MPI_SIZEOF_C4V(x, size, ierror)
+      complex(kind=4), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_C4V
+    subroutine MPI_SIZEOF_C8(x, size, ierror)
+      complex(kind=8) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_C8
+    subroutine MPI_SIZEOF_C8V(x, size, ierror)
+      complex(kind=8), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_C8V
+    subroutine MPI_SIZEOF_C16(x, size, ierror)
+      complex(kind=16) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_C16
+    subroutine MPI_SIZEOF_C16V(x, size, ierror)
+      complex(kind=16), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_C16V
+    subroutine MPI_SIZEOF_L1(x, size, ierror)
+      logical(kind=1) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_L1
+    subroutine MPI_SIZEOF_L1V(x, size, ierror)
+      logical(kind=1), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_L1V
+    subroutine MPI_SIZEOF_L2(x, size, ierror)
+      logical(kind=2) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_L2
+    subroutine MPI_SIZEOF_L2V(x, size, ierror)
+      logical(kind=2), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_L2V
+    subroutine MPI_SIZEOF_L4(x, size, ierror)
+      logical(kind=4) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_L4
+    subroutine MPI_SIZEOF_L4V(x, size, ierror)
+      logical(kind=4), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_L4V
+    subroutine MPI_SIZEOF_L8(x, size, ierror)
+      logical(kind=8) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_L8
+    subroutine MPI_SIZEOF_L8V(x, size, ierror)
+      logical(kind=8), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_L8V
+    subroutine MPI_SIZEOF_CH(x, size, ierror)
+      character :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_CH
+    subroutine MPI_SIZEOF_CHV(x, size, ierror)
+      character, dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_CHV
+  end interface MPI_SIZEOF
 end module mpi

@@ -37,6 +37,7 @@ pub mod info;
 pub mod isendrecv;
 pub mod message;
 pub mod neighbor_calls;
+pub mod obj_attr;
 pub mod op;
 pub mod pack;
 pub mod persistent;

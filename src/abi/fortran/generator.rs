@@ -152,6 +152,31 @@ pub const HAND_WRITTEN: &[(&str, &str, HandIface)] = &[
         HandIface::Sub("win: Int, win_keyval: Int, attribute_val: AintOut, flag: Flag"),
     ),
     (
+        "mpi_type_create_keyval_",
+        "PMPI_Type_create_keyval",
+        HandIface::Sub("type_copy_attr_fn: Proc, type_delete_attr_fn: Proc, type_keyval: IntOut, extra_state: Aint"),
+    ),
+    (
+        "mpi_win_create_keyval_",
+        "PMPI_Win_create_keyval",
+        HandIface::Sub("win_copy_attr_fn: Proc, win_delete_attr_fn: Proc, win_keyval: IntOut, extra_state: Aint"),
+    ),
+    (
+        "mpi_type_set_attr_",
+        "PMPI_Type_set_attr",
+        HandIface::Sub("datatype: Int, type_keyval: Int, attribute_val: Aint"),
+    ),
+    (
+        "mpi_win_set_attr_",
+        "PMPI_Win_set_attr",
+        HandIface::Sub("win: Int, win_keyval: Int, attribute_val: Aint"),
+    ),
+    (
+        "mpi_type_get_attr_",
+        "PMPI_Type_get_attr",
+        HandIface::Sub("datatype: Int, type_keyval: Int, attribute_val: AintOut, flag: Flag"),
+    ),
+    (
         "mpi_comm_get_attr_",
         "PMPI_Comm_get_attr",
         HandIface::Sub("comm: Int, comm_keyval: Int, attribute_val: AintOut, flag: Flag"),
@@ -199,10 +224,16 @@ pub const HAND_WRITTEN: &[(&str, &str, HandIface)] = &[
 /// The predefined attribute callback procedures (src/abi/fortran/attr.rs):
 /// Fortran name and arguments (all but IERROR). EXTERNAL in mpif.h, with
 /// explicit interfaces in the module.
-pub const PREDEFINED_PROCS: [(&str, &str); 6] = [
+pub const PREDEFINED_PROCS: [(&str, &str); 12] = [
     ("MPI_COMM_NULL_COPY_FN", COPY_ARGS),
     ("MPI_COMM_NULL_DELETE_FN", DELETE_ARGS),
     ("MPI_COMM_DUP_FN", COPY_ARGS),
+    ("MPI_TYPE_NULL_COPY_FN", COPY_ARGS),
+    ("MPI_TYPE_NULL_DELETE_FN", DELETE_ARGS),
+    ("MPI_TYPE_DUP_FN", COPY_ARGS),
+    ("MPI_WIN_NULL_COPY_FN", COPY_ARGS),
+    ("MPI_WIN_NULL_DELETE_FN", DELETE_ARGS),
+    ("MPI_WIN_DUP_FN", COPY_ARGS),
     ("MPI_NULL_COPY_FN", COPY_ARGS_1),
     ("MPI_NULL_DELETE_FN", DELETE_ARGS_1),
     ("MPI_DUP_FN", COPY_ARGS_1),
@@ -577,15 +608,9 @@ fn mpif_h(items: &[Item]) -> Result<String, String> {
         &mut o,
         "      EXTERNAL MPI_WTIME, MPI_WTICK, PMPI_WTIME, PMPI_WTICK",
     )?;
-    for (symbol, _, iface) in HAND_WRITTEN {
-        if let HandIface::AintFn(_) = iface {
-            let name = symbol.trim_end_matches('_').to_ascii_uppercase();
-            for n in [name.clone(), format!("P{name}")] {
-                line72(&mut o, &format!("      INTEGER(KIND=MPI_ADDRESS_KIND) {n}"))?;
-                line72(&mut o, &format!("      EXTERNAL {n}"))?;
-            }
-        }
-    }
+    // MPI_AINT_ADD / MPI_AINT_DIFF are not declared: as with MPICH's
+    // mpif.h, the program declares them (INTEGER(KIND=MPI_ADDRESS_KIND),
+    // EXTERNAL); the `mpi` module has their interfaces.
     o.push_str("!\n! ---- predefined attribute callback procedures\n");
     for (name, _) in PREDEFINED_PROCS {
         line72(&mut o, &format!("      EXTERNAL {name}"))?;
@@ -600,8 +625,10 @@ const MPI_F90_HEAD: &str = "\
 ! the binding table of src/abi/fortran/: do not edit. build.rs compiles
 ! it with the installed gfortran into target/<profile>/fmod/mpi.mod.
 !
-! Every routine has an explicit interface (but MPI_PCONTROL); choice
-! buffers are declared NO_ARG_CHECK, so they take any type and rank.
+! As MPICH's module: explicit interfaces for the routines without choice
+! buffers (routines with one are called without an interface, like
+! mpif.h's, so a program may pass any buffer, and may define its own
+! MPI_SEND for profiling), MPI_PCONTROL aside; the generic MPI_SIZEOF.
 ";
 
 /// An interface body: the arguments, then IERROR.
@@ -713,11 +740,54 @@ fn mpi_f90(items: &[Item], bindings: &[Binding]) -> Result<String, String> {
         interface(&mut o, name, &parse_args(spec, name)?)?;
     }
     for (name, args) in &subs {
+        if args.iter().any(|a| declaration(&a.kind) == Ok(CHOICE)) {
+            continue;
+        }
         interface(&mut o, name, args)?;
         interface(&mut o, &format!("P{name}"), args)?;
     }
-    o.push_str("  end interface\nend module mpi\n");
+    o.push_str("  end interface\n");
+    sizeof_interface(&mut o);
+    o.push_str("end module mpi\n");
     Ok(o)
+}
+
+/// The types MPI_SIZEOF takes: (suffix of the specific procedures,
+/// declaration, size in bytes). The specifics are external procedures of
+/// the library (src/abi/fortran/sizeof.rs), one for a scalar and one for an
+/// array (`_V`) of each.
+pub const SIZEOF_TYPES: [(&str, &str, usize); 16] = [
+    ("I1", "integer(kind=1)", 1),
+    ("I2", "integer(kind=2)", 2),
+    ("I4", "integer(kind=4)", 4),
+    ("I8", "integer(kind=8)", 8),
+    ("R4", "real(kind=4)", 4),
+    ("R8", "real(kind=8)", 8),
+    ("R10", "real(kind=10)", 16),
+    ("R16", "real(kind=16)", 16),
+    ("C4", "complex(kind=4)", 8),
+    ("C8", "complex(kind=8)", 16),
+    ("C16", "complex(kind=16)", 32),
+    ("L1", "logical(kind=1)", 1),
+    ("L2", "logical(kind=2)", 2),
+    ("L4", "logical(kind=4)", 4),
+    ("L8", "logical(kind=8)", 8),
+    ("CH", "character", 1),
+];
+
+/// The generic MPI_SIZEOF(X, SIZE, IERROR) of the module.
+fn sizeof_interface(o: &mut String) {
+    o.push_str("\n  interface MPI_SIZEOF\n");
+    for (suffix, decl, _) in SIZEOF_TYPES {
+        for (v, dims) in [("", ""), ("V", ", dimension(*)")] {
+            let name = format!("MPI_SIZEOF_{suffix}{v}");
+            let _ = writeln!(o, "    subroutine {name}(x, size, ierror)");
+            let _ = writeln!(o, "      {decl}{dims} :: x");
+            o.push_str("      integer :: size, ierror\n");
+            let _ = writeln!(o, "    end subroutine {name}");
+        }
+    }
+    o.push_str("  end interface MPI_SIZEOF\n");
 }
 
 /// Generates everything from mpi.h, bindgen's output and the sources of

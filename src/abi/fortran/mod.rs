@@ -9,7 +9,8 @@
 //!   MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE, recognised by address;
 //! * `env`, `p2p`, `comm`, `group`, `topo`, `dtype`, `coll`, `info`, `graph`,
 //!   `errhan_dtype`, `p2p_more`, `icoll`, `rma`: the tables;
-//!   `special`: the bindings written by hand; `attr`: attribute caching
+//!   `special`: the bindings written by hand; `sizeof`: MPI_SIZEOF's
+//!   specific procedures; `attr`: attribute caching
 //!   with Fortran callbacks (hand-written);
 //! * `handles`: MPI_*_f2c / MPI_*_c2f;
 //! * `generator`: generator of include/mpif.h and include/mpi.f90 (run by
@@ -38,6 +39,7 @@ pub mod kinds;
 pub mod p2p;
 pub mod p2p_more;
 pub mod rma;
+pub mod sizeof;
 pub mod special;
 pub mod topo;
 
