@@ -77,4 +77,25 @@ impl<E: Backend> World<E> {
             None => Ok(rc),
         }
     }
+
+    /// Whether a Wait on `hs` (`all`: MPI_Wait / MPI_Waitall; else
+    /// MPI_Waitany / MPI_Waitsome, which wait only if nothing else can
+    /// complete) waits for a generalized request that is not complete.
+    pub fn waits_for_greq(&self, hs: &[crate::sys::MPI_Request], all: bool) -> bool {
+        let (mut open, mut other) = (false, false);
+        for &h in hs {
+            if h == crate::sys::MPI_REQUEST_NULL {
+                continue;
+            }
+            match self.greq_of(h) {
+                Ok(g) if !self.greqs.get(g).complete => open = true,
+                _ => other = true,
+            }
+        }
+        if all {
+            open
+        } else {
+            open && !other
+        }
+    }
 }

@@ -55,6 +55,13 @@ impl<L: Link> Core<L> {
         }
     }
 
+    /// Whether another thread of the rank may make an MPI call (looked up
+    /// afresh); only in MPI_THREAD_MULTIPLE mode.
+    pub fn others_may_call(&self) -> bool {
+        self.link.refresh_threads();
+        self.link.others_running()
+    }
+
     /// Whether the last blocking wait was suspended (its goal is not met).
     pub fn suspended(&self) -> bool {
         self.mt.suspended
