@@ -1295,6 +1295,11 @@ impl<L: Link> Core<L> {
             // or a poke (such a thread pokes us to get in), and count as
             // idle only while every other thread is parked.
             let seen = self.link.pokes();
+            if self.link.yield_requested() {
+                // a thread asked in before we read the poke count: its
+                // poke would not wake us (the caller suspends the wait)
+                return;
+            }
             self.link.refresh_threads();
             if self.link.others_running() {
                 self.link.wait_poked(seen);
