@@ -295,6 +295,23 @@ module mpi
   integer, parameter :: MPI_WIN_SEPARATE = 1
   integer, parameter :: MPI_WIN_UNIFIED = 2
 
+  ! ---- MPI-IO
+  integer, parameter :: MPI_MODE_CREATE = 1
+  integer, parameter :: MPI_MODE_RDONLY = 2
+  integer, parameter :: MPI_MODE_WRONLY = 4
+  integer, parameter :: MPI_MODE_RDWR = 8
+  integer, parameter :: MPI_MODE_DELETE_ON_CLOSE = 16
+  integer, parameter :: MPI_MODE_UNIQUE_OPEN = 32
+  integer, parameter :: MPI_MODE_EXCL = 64
+  integer, parameter :: MPI_MODE_APPEND = 128
+  integer, parameter :: MPI_MODE_SEQUENTIAL = 256
+  integer, parameter :: MPI_SEEK_SET = 600
+  integer, parameter :: MPI_SEEK_CUR = 602
+  integer, parameter :: MPI_SEEK_END = 604
+  integer(kind=8), parameter :: MPI_DISPLACEMENT_CURRENT = -54278278
+  integer, parameter :: MPI_MAX_DATAREP_STRING = 128
+  integer, parameter :: MPI_CONVERSION_FN_NULL = 0
+
   ! ---- Fortran only
   integer, parameter :: MPI_SOURCE = 3
   integer, parameter :: MPI_TAG = 4
@@ -1049,6 +1066,302 @@ module mpi
       integer :: resultlen
       integer :: ierror
     end subroutine PMPI_ERROR_STRING
+    subroutine MPI_FILE_CALL_ERRHANDLER(fh, errorcode, ierror)
+      integer, intent(in) :: fh
+      integer, intent(in) :: errorcode
+      integer :: ierror
+    end subroutine MPI_FILE_CALL_ERRHANDLER
+    subroutine PMPI_FILE_CALL_ERRHANDLER(fh, errorcode, ierror)
+      integer, intent(in) :: fh
+      integer, intent(in) :: errorcode
+      integer :: ierror
+    end subroutine PMPI_FILE_CALL_ERRHANDLER
+    subroutine MPI_FILE_CLOSE(fh, ierror)
+      integer :: fh
+      integer :: ierror
+    end subroutine MPI_FILE_CLOSE
+    subroutine PMPI_FILE_CLOSE(fh, ierror)
+      integer :: fh
+      integer :: ierror
+    end subroutine PMPI_FILE_CLOSE
+    subroutine MPI_FILE_CREATE_ERRHANDLER(file_errhandler_fn, errhandler, ierror)
+      external :: file_errhandler_fn
+      integer :: errhandler
+      integer :: ierror
+    end subroutine MPI_FILE_CREATE_ERRHANDLER
+    subroutine PMPI_FILE_CREATE_ERRHANDLER(file_errhandler_fn, errhandler, ierror)
+      external :: file_errhandler_fn
+      integer :: errhandler
+      integer :: ierror
+    end subroutine PMPI_FILE_CREATE_ERRHANDLER
+    subroutine MPI_FILE_DELETE(filename, info, ierror)
+      character(len=*), intent(in) :: filename
+      integer, intent(in) :: info
+      integer :: ierror
+    end subroutine MPI_FILE_DELETE
+    subroutine PMPI_FILE_DELETE(filename, info, ierror)
+      character(len=*), intent(in) :: filename
+      integer, intent(in) :: info
+      integer :: ierror
+    end subroutine PMPI_FILE_DELETE
+    subroutine MPI_FILE_GET_AMODE(fh, amode, ierror)
+      integer, intent(in) :: fh
+      integer :: amode
+      integer :: ierror
+    end subroutine MPI_FILE_GET_AMODE
+    subroutine PMPI_FILE_GET_AMODE(fh, amode, ierror)
+      integer, intent(in) :: fh
+      integer :: amode
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_AMODE
+    subroutine MPI_FILE_GET_ATOMICITY(fh, flag, ierror)
+      integer, intent(in) :: fh
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_FILE_GET_ATOMICITY
+    subroutine PMPI_FILE_GET_ATOMICITY(fh, flag, ierror)
+      integer, intent(in) :: fh
+      logical :: flag
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_ATOMICITY
+    subroutine MPI_FILE_GET_BYTE_OFFSET(fh, offset, disp, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer(kind=MPI_OFFSET_KIND) :: disp
+      integer :: ierror
+    end subroutine MPI_FILE_GET_BYTE_OFFSET
+    subroutine PMPI_FILE_GET_BYTE_OFFSET(fh, offset, disp, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer(kind=MPI_OFFSET_KIND) :: disp
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_BYTE_OFFSET
+    subroutine MPI_FILE_GET_ERRHANDLER(file, errhandler, ierror)
+      integer, intent(in) :: file
+      integer :: errhandler
+      integer :: ierror
+    end subroutine MPI_FILE_GET_ERRHANDLER
+    subroutine PMPI_FILE_GET_ERRHANDLER(file, errhandler, ierror)
+      integer, intent(in) :: file
+      integer :: errhandler
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_ERRHANDLER
+    subroutine MPI_FILE_GET_GROUP(fh, group, ierror)
+      integer, intent(in) :: fh
+      integer :: group
+      integer :: ierror
+    end subroutine MPI_FILE_GET_GROUP
+    subroutine PMPI_FILE_GET_GROUP(fh, group, ierror)
+      integer, intent(in) :: fh
+      integer :: group
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_GROUP
+    subroutine MPI_FILE_GET_INFO(fh, info_used, ierror)
+      integer, intent(in) :: fh
+      integer :: info_used
+      integer :: ierror
+    end subroutine MPI_FILE_GET_INFO
+    subroutine PMPI_FILE_GET_INFO(fh, info_used, ierror)
+      integer, intent(in) :: fh
+      integer :: info_used
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_INFO
+    subroutine MPI_FILE_GET_POSITION(fh, offset, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: offset
+      integer :: ierror
+    end subroutine MPI_FILE_GET_POSITION
+    subroutine PMPI_FILE_GET_POSITION(fh, offset, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: offset
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_POSITION
+    subroutine MPI_FILE_GET_POSITION_SHARED(fh, offset, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: offset
+      integer :: ierror
+    end subroutine MPI_FILE_GET_POSITION_SHARED
+    subroutine PMPI_FILE_GET_POSITION_SHARED(fh, offset, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: offset
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_POSITION_SHARED
+    subroutine MPI_FILE_GET_SIZE(fh, size, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: size
+      integer :: ierror
+    end subroutine MPI_FILE_GET_SIZE
+    subroutine PMPI_FILE_GET_SIZE(fh, size, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: size
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_SIZE
+    subroutine MPI_FILE_GET_TYPE_EXTENT(fh, datatype, extent, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: fh
+      integer, intent(in) :: datatype
+      integer(kind=MPI_ADDRESS_KIND) :: extent
+      integer :: ierror
+    end subroutine MPI_FILE_GET_TYPE_EXTENT
+    subroutine PMPI_FILE_GET_TYPE_EXTENT(fh, datatype, extent, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: fh
+      integer, intent(in) :: datatype
+      integer(kind=MPI_ADDRESS_KIND) :: extent
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_TYPE_EXTENT
+    subroutine MPI_FILE_GET_VIEW(fh, disp, etype, filetype, datarep, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: disp
+      integer :: etype
+      integer :: filetype
+      character(len=*) :: datarep
+      integer :: ierror
+    end subroutine MPI_FILE_GET_VIEW
+    subroutine PMPI_FILE_GET_VIEW(fh, disp, etype, filetype, datarep, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: disp
+      integer :: etype
+      integer :: filetype
+      character(len=*) :: datarep
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_VIEW
+    subroutine MPI_FILE_OPEN(comm, filename, amode, info, fh, ierror)
+      integer, intent(in) :: comm
+      character(len=*), intent(in) :: filename
+      integer, intent(in) :: amode
+      integer, intent(in) :: info
+      integer :: fh
+      integer :: ierror
+    end subroutine MPI_FILE_OPEN
+    subroutine PMPI_FILE_OPEN(comm, filename, amode, info, fh, ierror)
+      integer, intent(in) :: comm
+      character(len=*), intent(in) :: filename
+      integer, intent(in) :: amode
+      integer, intent(in) :: info
+      integer :: fh
+      integer :: ierror
+    end subroutine PMPI_FILE_OPEN
+    subroutine MPI_FILE_PREALLOCATE(fh, size, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: size
+      integer :: ierror
+    end subroutine MPI_FILE_PREALLOCATE
+    subroutine PMPI_FILE_PREALLOCATE(fh, size, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: size
+      integer :: ierror
+    end subroutine PMPI_FILE_PREALLOCATE
+    subroutine MPI_FILE_SEEK(fh, offset, whence, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer, intent(in) :: whence
+      integer :: ierror
+    end subroutine MPI_FILE_SEEK
+    subroutine PMPI_FILE_SEEK(fh, offset, whence, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer, intent(in) :: whence
+      integer :: ierror
+    end subroutine PMPI_FILE_SEEK
+    subroutine MPI_FILE_SEEK_SHARED(fh, offset, whence, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer, intent(in) :: whence
+      integer :: ierror
+    end subroutine MPI_FILE_SEEK_SHARED
+    subroutine PMPI_FILE_SEEK_SHARED(fh, offset, whence, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer, intent(in) :: whence
+      integer :: ierror
+    end subroutine PMPI_FILE_SEEK_SHARED
+    subroutine MPI_FILE_SET_ATOMICITY(fh, flag, ierror)
+      integer, intent(in) :: fh
+      logical, intent(in) :: flag
+      integer :: ierror
+    end subroutine MPI_FILE_SET_ATOMICITY
+    subroutine PMPI_FILE_SET_ATOMICITY(fh, flag, ierror)
+      integer, intent(in) :: fh
+      logical, intent(in) :: flag
+      integer :: ierror
+    end subroutine PMPI_FILE_SET_ATOMICITY
+    subroutine MPI_FILE_SET_ERRHANDLER(file, errhandler, ierror)
+      integer, intent(in) :: file
+      integer, intent(in) :: errhandler
+      integer :: ierror
+    end subroutine MPI_FILE_SET_ERRHANDLER
+    subroutine PMPI_FILE_SET_ERRHANDLER(file, errhandler, ierror)
+      integer, intent(in) :: file
+      integer, intent(in) :: errhandler
+      integer :: ierror
+    end subroutine PMPI_FILE_SET_ERRHANDLER
+    subroutine MPI_FILE_SET_INFO(fh, info, ierror)
+      integer, intent(in) :: fh
+      integer, intent(in) :: info
+      integer :: ierror
+    end subroutine MPI_FILE_SET_INFO
+    subroutine PMPI_FILE_SET_INFO(fh, info, ierror)
+      integer, intent(in) :: fh
+      integer, intent(in) :: info
+      integer :: ierror
+    end subroutine PMPI_FILE_SET_INFO
+    subroutine MPI_FILE_SET_SIZE(fh, size, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: size
+      integer :: ierror
+    end subroutine MPI_FILE_SET_SIZE
+    subroutine PMPI_FILE_SET_SIZE(fh, size, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: size
+      integer :: ierror
+    end subroutine PMPI_FILE_SET_SIZE
+    subroutine MPI_FILE_SET_VIEW(fh, disp, etype, filetype, datarep, info, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: disp
+      integer, intent(in) :: etype
+      integer, intent(in) :: filetype
+      character(len=*), intent(in) :: datarep
+      integer, intent(in) :: info
+      integer :: ierror
+    end subroutine MPI_FILE_SET_VIEW
+    subroutine PMPI_FILE_SET_VIEW(fh, disp, etype, filetype, datarep, info, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: disp
+      integer, intent(in) :: etype
+      integer, intent(in) :: filetype
+      character(len=*), intent(in) :: datarep
+      integer, intent(in) :: info
+      integer :: ierror
+    end subroutine PMPI_FILE_SET_VIEW
+    subroutine MPI_FILE_SYNC(fh, ierror)
+      integer, intent(in) :: fh
+      integer :: ierror
+    end subroutine MPI_FILE_SYNC
+    subroutine PMPI_FILE_SYNC(fh, ierror)
+      integer, intent(in) :: fh
+      integer :: ierror
+    end subroutine PMPI_FILE_SYNC
     subroutine MPI_FINALIZE(ierror)
       integer :: ierror
     end subroutine MPI_FINALIZE
@@ -1753,6 +2066,26 @@ module mpi
       integer :: provided
       integer :: ierror
     end subroutine PMPI_QUERY_THREAD
+    subroutine MPI_REGISTER_DATAREP(datarep, read_conversion_fn, write_conversion_fn, &
+        dtype_file_extent_fn, extra_state, ierror)
+      import :: MPI_ADDRESS_KIND
+      character(len=*), intent(in) :: datarep
+      external :: read_conversion_fn
+      external :: write_conversion_fn
+      external :: dtype_file_extent_fn
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer :: ierror
+    end subroutine MPI_REGISTER_DATAREP
+    subroutine PMPI_REGISTER_DATAREP(datarep, read_conversion_fn, write_conversion_fn, &
+        dtype_file_extent_fn, extra_state, ierror)
+      import :: MPI_ADDRESS_KIND
+      character(len=*), intent(in) :: datarep
+      external :: read_conversion_fn
+      external :: write_conversion_fn
+      external :: dtype_file_extent_fn
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer :: ierror
+    end subroutine PMPI_REGISTER_DATAREP
     subroutine MPI_REQUEST_FREE(request, ierror)
       integer :: request
       integer :: ierror

@@ -253,7 +253,13 @@ pub(crate) fn run_pending() {
             // across the call; no further arguments, as MPICH).
             unsafe { f(&mut handle, &mut code) }
         }
-        UserFn::Comm(None) => {}
+        UserFn::File(Some(f)) => {
+            // SAFETY: a handler the program registered with
+            // MPI_File_create_errhandler, called as the standard specifies
+            // (pointers to the file handle and the error code).
+            unsafe { f(&mut handle, &mut code) }
+        }
+        UserFn::Comm(None) | UserFn::File(None) => {}
     }
 }
 

@@ -22,6 +22,9 @@ use std::collections::HashMap;
 /// Fortran: `SUBROUTINE F(COMM, ERROR_CODE)`, the same by reference).
 pub type CommFn = sys::MPI_Comm_errhandler_function;
 
+/// `MPI_File_errhandler_function *` (MPI_File_create_errhandler).
+pub type FileFn = sys::MPI_File_errhandler_function;
+
 /// The kinds of MPI object an error handler can be attached to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ObjKind {
@@ -44,12 +47,14 @@ impl ObjKind {
 #[derive(Debug, Clone, Copy)]
 pub enum UserFn {
     Comm(CommFn),
+    File(FileFn),
 }
 
 impl UserFn {
     fn kind(&self) -> ObjKind {
         match self {
             UserFn::Comm(_) => ObjKind::Comm,
+            UserFn::File(_) => ObjKind::File,
         }
     }
 }

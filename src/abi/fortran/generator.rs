@@ -10,9 +10,15 @@
 //!   explicit interfaces of the module and the check that every C function
 //!   of mpi.h has a Fortran binding.
 //!
+//! `f08` (generator_f08.rs) writes include/mpi_f08.f90, the `mpi_f08`
+//! module, from the same constants and tables.
+//!
 //! Plain std code: build.rs includes this file with `#[path]`, and the
 //! crate's tests use it to check the generated files.
 #![allow(dead_code)]
+
+#[path = "generator_f08.rs"]
+pub mod f08;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -29,6 +35,10 @@ pub const SPECIAL: [(&str, &str, &str); 6] = [
     ("MPI_UNWEIGHTED", "MPIFCMB5", ""),
     ("MPI_WEIGHTS_EMPTY", "MPIFCMB9", ""),
 ];
+
+/// Constants that are INTEGER(KIND=MPI_OFFSET_KIND) in Fortran (MPI_Offset
+/// is 8 bytes), as MPICH declares them.
+pub const OFFSET_CONSTANTS: &[&str] = &["MPI_DISPLACEMENT_CURRENT"];
 
 /// C functions with no Fortran binding by design: the `_f2c` / `_c2f`
 /// conversions exist for C code that receives Fortran handles, and the
@@ -186,6 +196,12 @@ pub const HAND_WRITTEN: &[(&str, &str, HandIface)] = &[
         "PMPI_Attr_get",
         HandIface::Sub("comm: Int, keyval: Int, attribute_val: IntOut, flag: Flag"),
     ),
+    // io.rs
+    (
+        "mpi_register_datarep_",
+        "PMPI_Register_datarep",
+        HandIface::Sub("datarep: StrIn, read_conversion_fn: Proc, write_conversion_fn: Proc, dtype_file_extent_fn: Proc, extra_state: Aint"),
+    ),
     // info.rs
     (
         "mpi_info_get_",
@@ -261,7 +277,9 @@ fn declaration(kind: &str) -> Result<&'static str, String> {
         "Ints" => "integer, dimension(*)",
         "Ranges" => "integer, dimension(3, *)",
         "Proc" | "UserFunction" => "external",
-        "ErrhandlerFunction" => "external",
+        "ErrhandlerFunction" | "FileErrhandlerFunction" => "external",
+        "Offset" => "integer(kind=MPI_OFFSET_KIND), intent(in)",
+        "OffsetOut" => "integer(kind=MPI_OFFSET_KIND)",
         "Logical" => "logical, intent(in)",
         "Flag" => "logical",
         "Logicals" => "logical, dimension(*)",
@@ -544,6 +562,8 @@ pub fn constants(mpi_h: &str, sys: &Sys) -> Result<(Vec<Item>, Vec<String>), Str
 pub struct Generated {
     pub mpif_h: String,
     pub mpi_f90: String,
+    /// include/mpi_f08.f90, the `mpi_f08` module (`f08`).
+    pub mpi_f08_f90: String,
     /// Rust source: `SYS_INT_CONSTANTS`, every integer constant of mpi.h
     /// with its value as the Rust compiler sees it (for the tests).
     pub sys_table: String,
@@ -585,7 +605,12 @@ fn mpif_h(items: &[Item]) -> Result<String, String> {
                 line72(&mut o, &format!("! ---- {t}"))?;
             }
             Item::Const(n, v) => {
-                line72(&mut o, &format!("      INTEGER {n}"))?;
+                let ty = if OFFSET_CONSTANTS.contains(&n.as_str()) {
+                    "INTEGER*8"
+                } else {
+                    "INTEGER"
+                };
+                line72(&mut o, &format!("      {ty} {n}"))?;
                 line72(&mut o, &format!("      PARAMETER ({n}={v})"))?;
             }
         }
@@ -654,7 +679,12 @@ fn interface(o: &mut String, name: &str, args: &[Arg]) -> Result<(), String> {
         if d == CHOICE {
             let _ = writeln!(decls, "      !GCC$ ATTRIBUTES NO_ARG_CHECK :: {}", a.name);
         }
-        for k in ["MPI_STATUS_SIZE", "MPI_ADDRESS_KIND", "MPI_COUNT_KIND"] {
+        for k in [
+            "MPI_STATUS_SIZE",
+            "MPI_ADDRESS_KIND",
+            "MPI_COUNT_KIND",
+            "MPI_OFFSET_KIND",
+        ] {
             if d.contains(k) {
                 imports.insert(k);
             }
@@ -694,6 +724,9 @@ fn mpi_f90(items: &[Item], bindings: &[Binding]) -> Result<String, String> {
         match item {
             Item::Section(t) => {
                 let _ = write!(o, "\n  ! ---- {t}\n");
+            }
+            Item::Const(n, v) if OFFSET_CONSTANTS.contains(&n.as_str()) => {
+                let _ = writeln!(o, "  integer(kind=8), parameter :: {n} = {v}");
             }
             Item::Const(n, v) => {
                 let _ = writeln!(o, "  integer, parameter :: {n} = {v}");
@@ -822,6 +855,7 @@ pub fn generate(mpi_h: &str, sys_rs: &str, sources: &[&str]) -> Result<Generated
     Ok(Generated {
         mpif_h: mpif_h(&items)?,
         mpi_f90: mpi_f90(&items, &bindings)?,
+        mpi_f08_f90: f08::mpi_f08(mpi_h, &sys, &items, &bindings)?,
         sys_table,
         unmapped,
         unbound,

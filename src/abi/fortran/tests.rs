@@ -118,7 +118,11 @@ fn module_values_equal_the_c_values() {
     let text = read("include/mpi.f90");
     let pairs = text
         .lines()
-        .filter_map(|l| l.trim().strip_prefix("integer, parameter :: "))
+        .filter_map(|l| {
+            let l = l.trim();
+            l.strip_prefix("integer, parameter :: ")
+                .or_else(|| l.strip_prefix("integer(kind=8), parameter :: "))
+        })
         .map(|p| {
             let (n, v) = p.split_once(" = ").unwrap();
             (n.to_string(), v.parse().unwrap())
