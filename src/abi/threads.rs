@@ -36,15 +36,11 @@ pub(crate) fn released() {
 /// The calling thread's blocking call was suspended and it is about to
 /// release the library: the generation to wait past.
 pub(crate) fn suspend_begin() -> u64 {
-    t::bump();
-    let seen = t::generation();
-    t::park();
-    seen
+    t::suspend()
 }
 
 /// Wait, the library released, until another call has released it after
 /// ours (something may have changed for our wait), then go on.
 pub(crate) fn suspend_end(seen: u64) {
     t::wait_generation(seen);
-    t::unpark();
 }

@@ -25,9 +25,10 @@ static REGISTERED_ALIVE: AtomicUsize = AtomicUsize::new(0);
 static UNREGISTERED: AtomicUsize = AtomicUsize::new(0);
 /// The rank's segment and rank, to wake the engine from any thread.
 static WAKER: OnceLock<(Segment, u32)> = OnceLock::new();
-/// Bumped whenever the library is released in MPI_THREAD_MULTIPLE mode:
-/// parked threads wait for it to change before they try again.
-static GEN: Mutex<u64> = Mutex::new(0);
+/// The release generation, bumped whenever the library is released in
+/// MPI_THREAD_MULTIPLE mode (parked threads wait for it to change before
+/// they try again), and the number of threads parked since the last bump.
+static GEN: Mutex<(u64, usize)> = Mutex::new((0, 0));
 static GEN_CV: Condvar = Condvar::new();
 
 thread_local! {
@@ -114,27 +115,33 @@ fn process_threads() -> Option<usize> {
     rest.split_whitespace().nth(17)?.parse().ok()
 }
 
-/// The calling thread parks in a blocking call (it no longer counts as
-/// running); the engine is woken to see it.
-pub fn park() {
-    RUNNING.fetch_sub(1, Ordering::SeqCst);
+/// The calling thread's blocking call is suspended and it is about to
+/// release the library: the library counts as released (parked threads
+/// count as running again, see [`bump`]), this thread parks (it no longer
+/// counts as running) and the engine is woken to see it. Returns the
+/// generation to wait past ([`wait_generation`]).
+pub fn suspend() -> u64 {
+    let seen = {
+        let mut g = GEN.lock().unwrap_or_else(|e| e.into_inner());
+        g.0 += 1;
+        let woken = std::mem::replace(&mut g.1, 1);
+        RUNNING.fetch_add(woken, Ordering::SeqCst);
+        RUNNING.fetch_sub(1, Ordering::SeqCst);
+        GEN_CV.notify_all();
+        g.0
+    };
     wake_self();
+    seen
 }
 
-/// The parked thread goes on.
-pub fn unpark() {
-    RUNNING.fetch_add(1, Ordering::SeqCst);
-}
-
-/// The current release generation.
-pub fn generation() -> u64 {
-    *GEN.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// The library was released: wake the parked threads.
+/// The library was released: the parked threads go on (they count as
+/// running from now on, before they are scheduled, so that the rank does
+/// not look blocked meanwhile) and try again.
 pub fn bump() {
     let mut g = GEN.lock().unwrap_or_else(|e| e.into_inner());
-    *g += 1;
+    g.0 += 1;
+    let woken = std::mem::take(&mut g.1);
+    RUNNING.fetch_add(woken, Ordering::SeqCst);
     GEN_CV.notify_all();
 }
 
@@ -142,7 +149,7 @@ pub fn bump() {
 pub fn wait_generation(seen: u64) {
     super::futex::note_nap();
     let mut g = GEN.lock().unwrap_or_else(|e| e.into_inner());
-    while *g == seen {
+    while g.0 == seen {
         g = GEN_CV.wait(g).unwrap_or_else(|e| e.into_inner());
     }
 }
