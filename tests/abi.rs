@@ -384,7 +384,7 @@ int main(int argc, char **argv) {
     let (out, err, code) = build_and_run("abi_singleton", src);
     assert_eq!(code, Some(0), "stderr: {err}");
     let expect = "\
-provided 2 query 2
+provided 3 query 3
 main 1
 initialized 1
 world 0/1

@@ -55,7 +55,11 @@ fn init(name: &str, provided: c_int) -> c_int {
         let mut ep = ep;
         ep.abort(1, &msg);
     }
+    if provided == sys::MPI_THREAD_MULTIPLE {
+        ep.enable_threads();
+    }
     g.0 = Some(World::new(ep, provided));
+    crate::abi::threads::register();
     state::set_phase(RUNNING);
     sys::MPI_SUCCESS
 }
@@ -67,8 +71,10 @@ mpi_fn! {
 }
 
 mpi_fn! {
-    /// Provides min(required, MPI_THREAD_SERIALIZED): every call holds the
-    /// state lock, so calls from several threads one at a time are safe.
+    /// Provides min(required, MPI_THREAD_MULTIPLE) (a level below
+    /// MPI_THREAD_SINGLE is raised to it): calls from several threads run
+    /// one at a time, and under MULTIPLE a thread blocked in a
+    /// point-to-point wait lets the others in (see `abi::state`).
     fn MPI_Init_thread / PMPI_Init_thread(
         _argc: *mut c_int,
         _argv: *mut *mut *mut c_char,
@@ -81,7 +87,7 @@ mpi_fn! {
                 MpiError::new(sys::MPI_ERR_ARG, "null pointer passed as provided"),
             );
         }
-        let level = required.clamp(sys::MPI_THREAD_SINGLE, sys::MPI_THREAD_SERIALIZED);
+        let level = required.clamp(sys::MPI_THREAD_SINGLE, sys::MPI_THREAD_MULTIPLE);
         let rc = init("MPI_Init_thread", level);
         if rc == sys::MPI_SUCCESS {
             // SAFETY: checked non-null; the caller passes a valid int pointer.
@@ -143,11 +149,11 @@ mpi_fn! {
     /// Ends the whole job; the launcher prints the message naming the rank and
     /// the code.
     fn MPI_Abort / PMPI_Abort(comm: MPI_Comm, errorcode: c_int) -> c_int {
+        let msg = format!("it called MPI_Abort({}, {errorcode})", comm_name(comm));
+        state::nested_abort(errorcode, &msg);
         let mut g = lock();
         match g.0.as_mut() {
-            Some(w) if !w.finalized => w
-                .ep
-                .abort(errorcode, &format!("it called MPI_Abort({}, {errorcode})", comm_name(comm))),
+            Some(w) if !w.finalized => w.ep.abort(errorcode, &msg),
             _ => {
                 eprintln!(
                     "vaced: MPI_Abort(comm {comm:#x}, {errorcode}) called outside \
@@ -252,6 +258,9 @@ mpi_fn! {
     /// included, via `enter`); host monotonic time outside.
     fn MPI_Wtime / PMPI_Wtime() -> f64 {
         if state::phase() == RUNNING {
+            if let Some(t) = state::nested_vtime() {
+                return t.as_secs_f64();
+            }
             let mut g = lock();
             if let Some(w) = g.0.as_mut().filter(|w| !w.finalized) {
                 w.ep.enter();

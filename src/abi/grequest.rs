@@ -36,6 +36,9 @@ pub(crate) fn around(
     if !IN_USE.load(Ordering::Relaxed) {
         return body();
     }
+    if crate::abi::threads::multi() && name.starts_with("MPI_Wait") {
+        wait_for_other_threads(hs, count, name != "MPI_Waitany" && name != "MPI_Waitsome");
+    }
     let todo = {
         let g = lock();
         match g.0.as_ref() {
@@ -58,6 +61,30 @@ pub(crate) fn around(
     }
     let rc = body();
     run_frees(name, rc)
+}
+
+/// MPI_THREAD_MULTIPLE: while a Wait on the `count` requests at `hs` would
+/// wait for a generalized request that is not complete, and another thread
+/// may complete it, park until another call has released the library.
+fn wait_for_other_threads(hs: *const MPI_Request, count: c_int, all: bool) {
+    loop {
+        let seen = {
+            let g = lock();
+            let stuck = match g.0.as_ref() {
+                Some(w) if !w.finalized && !hs.is_null() && count > 0 => {
+                    // SAFETY: as in `around`.
+                    let v = unsafe { std::slice::from_raw_parts(hs, count as usize) };
+                    w.waits_for_greq(v, all) && w.ep.others_may_call()
+                }
+                _ => false,
+            };
+            if !stuck {
+                return;
+            }
+            crate::abi::threads::suspend_begin()
+        };
+        crate::abi::threads::suspend_end(seen);
+    }
 }
 
 /// Run the free callbacks due; the call's return code (or a callback's).

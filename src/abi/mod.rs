@@ -51,6 +51,7 @@ pub mod persistent;
 pub mod reduce;
 pub mod rma;
 mod state;
+mod threads;
 pub mod topo;
 mod typed_mem;
 mod userbuf;

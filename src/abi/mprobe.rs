@@ -1,13 +1,14 @@
 //! Matched probes: MPI_Mprobe, MPI_Improbe, MPI_Mrecv, MPI_Imrecv (see
 //! `mpi::message` for their semantics and timing).
 use crate::abi::buffers::{out, put_status, recv_target};
-use crate::abi::state::call;
+use crate::abi::state::{call, call_mut};
+use crate::mpi::blocking::Parked;
 use crate::sys::{self, MPI_Comm, MPI_Datatype, MPI_Message, MPI_Request, MPI_Status};
 use std::os::raw::{c_int, c_void};
 
 mpi_fn! {
     fn MPI_Mprobe / PMPI_Mprobe(source: c_int, tag: c_int, comm: MPI_Comm, message: *mut MPI_Message, status: *mut MPI_Status) -> c_int {
-        call("MPI_Mprobe", comm, |w| {
+        call_mut("MPI_Mprobe", comm, |w| {
             // SAFETY: null or a valid message pointer (caller).
             let m = unsafe { out(message, "message") }?;
             let (st, h) = w.mprobe(comm, source, tag)?;
@@ -40,16 +41,23 @@ mpi_fn! {
 
 mpi_fn! {
     fn MPI_Mrecv / PMPI_Mrecv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, message: *mut MPI_Message, status: *mut MPI_Status) -> c_int {
-        call("MPI_Mrecv", sys::MPI_COMM_WORLD, |w| {
-            // SAFETY: null or a valid message pointer (caller).
-            let m = unsafe { out(message, "message") }?;
-            let a = w.mrecv_args(*m, count, datatype, buf.is_null())?;
-            // SAFETY: buf has room for the checked elements and is not
-            // touched by the program until this blocking call returns.
-            let t = unsafe { recv_target(buf, &a) };
-            let req = w.start_mrecv(*m, &a, t);
-            *m = sys::MPI_MESSAGE_NULL;
-            let c = w.wait_req(req);
+        let mut parked: Parked = None;
+        call_mut("MPI_Mrecv", sys::MPI_COMM_WORLD, |w| {
+            let reqs = match parked.take() {
+                Some(r) => r,
+                None => {
+                    // SAFETY: null or a valid message pointer (caller).
+                    let m = unsafe { out(message, "message") }?;
+                    let a = w.mrecv_args(*m, count, datatype, buf.is_null())?;
+                    // SAFETY: buf has room for the checked elements and is not
+                    // touched by the program until this blocking call returns.
+                    let t = unsafe { recv_target(buf, &a) };
+                    let req = w.start_mrecv(*m, &a, t);
+                    *m = sys::MPI_MESSAGE_NULL;
+                    vec![req]
+                }
+            };
+            let c = w.wait_reqs(reqs, &mut parked)?.remove(0);
             // SAFETY: null, MPI_STATUS_IGNORE or a valid status (caller).
             unsafe { put_status(status, &c.status) };
             c.error.map_or(Ok(()), Err)

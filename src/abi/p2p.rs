@@ -2,8 +2,9 @@
 //! receives, MPI_Sendrecv / MPI_Sendrecv_replace, probes, and the
 //! buffered-send buffer (MPI_Buffer_attach / MPI_Buffer_detach).
 use crate::abi::buffers::{out, packed_payload, put_status, recv_target, send_payload};
-use crate::abi::state::call;
+use crate::abi::state::{call, call_mut};
 use crate::abi::typed_mem::elems;
+use crate::mpi::blocking::Parked;
 use crate::p2p::SendMode;
 use crate::sys::{self, MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status};
 use std::os::raw::{c_int, c_void};
@@ -23,12 +24,22 @@ unsafe fn send(
     comm: MPI_Comm,
     mode: SendMode,
 ) -> c_int {
-    call(name, comm, |w| {
-        let a = w.send_args(comm, count, datatype, dest, tag, buf.is_null())?;
-        // SAFETY: buf holds the checked elements and is not modified until
-        // this blocking call returns.
-        let p = unsafe { send_payload(buf, &a) };
-        w.send(&a, p, mode)
+    let mut parked: Parked = None;
+    call_mut(name, comm, |w| {
+        let reqs = match parked.take() {
+            Some(r) => r,
+            None => {
+                let a = w.send_args(comm, count, datatype, dest, tag, buf.is_null())?;
+                // SAFETY: buf holds the checked elements and is not modified
+                // until this blocking call returns.
+                let p = unsafe { send_payload(buf, &a) };
+                vec![w.start_send(&a, p, mode)?]
+            }
+        };
+        match w.wait_reqs(reqs, &mut parked)?.remove(0).error {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     })
 }
 
@@ -120,13 +131,19 @@ mpi_fn! {
 
 mpi_fn! {
     fn MPI_Recv / PMPI_Recv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> c_int {
-        call("MPI_Recv", comm, |w| {
-            let a = w.recv_args(comm, count, datatype, source, tag, buf.is_null())?;
-            // SAFETY: buf has room for the checked elements and is not
-            // touched by the program until this blocking call returns.
-            let t = unsafe { recv_target(buf, &a) };
-            let req = w.start_recv(&a, t);
-            let c = w.wait_req(req);
+        let mut parked: Parked = None;
+        call_mut("MPI_Recv", comm, |w| {
+            let reqs = match parked.take() {
+                Some(r) => r,
+                None => {
+                    let a = w.recv_args(comm, count, datatype, source, tag, buf.is_null())?;
+                    // SAFETY: buf has room for the checked elements and is not
+                    // touched by the program until this blocking call returns.
+                    let t = unsafe { recv_target(buf, &a) };
+                    vec![w.start_recv(&a, t)]
+                }
+            };
+            let c = w.wait_reqs(reqs, &mut parked)?.remove(0);
             // SAFETY: null, MPI_STATUS_IGNORE or a valid status (caller).
             unsafe { put_status(status, &c.status) };
             c.error.map_or(Ok(()), Err)
@@ -156,13 +173,21 @@ mpi_fn! {
         recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, source: c_int, recvtag: c_int,
         comm: MPI_Comm, status: *mut MPI_Status,
     ) -> c_int {
-        call("MPI_Sendrecv", comm, |w| {
-            let sa = w.send_args(comm, sendcount, sendtype, dest, sendtag, sendbuf.is_null())?;
-            let ra = w.recv_args(comm, recvcount, recvtype, source, recvtag, recvbuf.is_null())?;
-            // SAFETY: both buffers hold / have room for their checked elements
-            // for the duration of this blocking call (MPI's rule).
-            let (sp, rt) = unsafe { (send_payload(sendbuf, &sa), recv_target(recvbuf, &ra)) };
-            let c = w.sendrecv(&sa, sp, &ra, rt)?;
+        let mut parked: Parked = None;
+        call_mut("MPI_Sendrecv", comm, |w| {
+            let reqs = match parked.take() {
+                Some(r) => r,
+                None => {
+                    let sa = w.send_args(comm, sendcount, sendtype, dest, sendtag, sendbuf.is_null())?;
+                    let ra = w.recv_args(comm, recvcount, recvtype, source, recvtag, recvbuf.is_null())?;
+                    // SAFETY: both buffers hold / have room for their checked
+                    // elements for the duration of this blocking call (MPI's rule).
+                    let (sp, rt) = unsafe { (send_payload(sendbuf, &sa), recv_target(recvbuf, &ra)) };
+                    let s = w.start_send(&sa, sp, crate::p2p::SendMode::Standard)?;
+                    vec![s, w.start_recv(&ra, rt)]
+                }
+            };
+            let c = w.finish_sendrecv(reqs, &mut parked)?;
             // SAFETY: null, MPI_STATUS_IGNORE or a valid status (caller).
             unsafe { put_status(status, &c.status) };
             c.error.map_or(Ok(()), Err)
@@ -177,17 +202,26 @@ mpi_fn! {
         buf: *mut c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, sendtag: c_int,
         source: c_int, recvtag: c_int, comm: MPI_Comm, status: *mut MPI_Status,
     ) -> c_int {
-        call("MPI_Sendrecv_replace", comm, |w| {
-            let sa = w.send_args(comm, count, datatype, dest, sendtag, buf.is_null())?;
-            let ra = w.recv_args(comm, count, datatype, source, recvtag, buf.is_null())?;
-            // SAFETY: buf holds count elements of datatype (checked non-null
-            // unless empty); they are copied out before anything is received.
-            let src = unsafe { elems(buf, &sa.ty, sa.count) };
-            let sp = packed_payload(sa.ty.pack(src, sa.count));
-            // SAFETY: buf has room for the elements and is not touched by the
-            // program until this blocking call returns.
-            let rt = unsafe { recv_target(buf, &ra) };
-            let c = w.sendrecv(&sa, sp, &ra, rt)?;
+        let mut parked: Parked = None;
+        call_mut("MPI_Sendrecv_replace", comm, |w| {
+            let reqs = match parked.take() {
+                Some(r) => r,
+                None => {
+                    let sa = w.send_args(comm, count, datatype, dest, sendtag, buf.is_null())?;
+                    let ra = w.recv_args(comm, count, datatype, source, recvtag, buf.is_null())?;
+                    // SAFETY: buf holds count elements of datatype (checked
+                    // non-null unless empty); they are copied out before
+                    // anything is received.
+                    let src = unsafe { elems(buf, &sa.ty, sa.count) };
+                    let sp = packed_payload(sa.ty.pack(src, sa.count));
+                    // SAFETY: buf has room for the elements and is not touched
+                    // by the program until this blocking call returns.
+                    let rt = unsafe { recv_target(buf, &ra) };
+                    let s = w.start_send(&sa, sp, crate::p2p::SendMode::Standard)?;
+                    vec![s, w.start_recv(&ra, rt)]
+                }
+            };
+            let c = w.finish_sendrecv(reqs, &mut parked)?;
             // SAFETY: null, MPI_STATUS_IGNORE or a valid status (caller).
             unsafe { put_status(status, &c.status) };
             c.error.map_or(Ok(()), Err)
@@ -197,7 +231,7 @@ mpi_fn! {
 
 mpi_fn! {
     fn MPI_Probe / PMPI_Probe(source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> c_int {
-        call("MPI_Probe", comm, |w| {
+        call_mut("MPI_Probe", comm, |w| {
             let st = w.probe(comm, source, tag)?;
             // SAFETY: null, MPI_STATUS_IGNORE or a valid status (caller).
             unsafe { put_status(status, &st) };

@@ -3,6 +3,17 @@
 //! every MPI call takes: lock, check the phase, `enter`, work, `leave`, and
 //! errors through the communicator's error handler (a program's handler
 //! runs after the lock is released: it may call MPI).
+//!
+//! Threads (see `abi::threads`): calls from several threads run one at a
+//! time. Under MPI_THREAD_MULTIPLE a thread that finds the lock taken wakes
+//! the holder (it may be asleep in a blocking wait, which then suspends and
+//! lets it in), and blocking point-to-point calls run through [`call_mut`],
+//! which parks the thread while its wait is suspended and runs it again
+//! later. A call made by the thread that holds the lock (from a callback
+//! the library runs, e.g. a user reduction operator) is *nested*: see
+//! [`nested`].
+use crate::abi::threads;
+use crate::mpi::blocking;
 use crate::mpi::errhandler::{Action, UserFn};
 use crate::mpi::error::{fatal_message, MpiError, MpiResult};
 use crate::mpi::World;
@@ -17,9 +28,9 @@ pub(crate) struct Global(pub(crate) Option<World>);
 
 // SAFETY: the world holds raw user-buffer pointers inside the p2p endpoint
 // (SendBuf / RecvBuf). They are only dereferenced by whichever thread holds
-// STATE's lock, one thread at a time (at most MPI_THREAD_SERIALIZED is
-// provided), and MPI requires those buffers to stay valid for the process
-// until their operation completes, whatever thread calls MPI.
+// STATE's lock, one thread at a time (under MPI_THREAD_MULTIPLE too: every
+// call takes the lock), and MPI requires those buffers to stay valid for
+// the process until their operation completes, whatever thread calls MPI.
 unsafe impl Send for Global {}
 
 static STATE: Mutex<Global> = parking_lot::const_mutex(Global(None));
@@ -38,7 +49,133 @@ pub(crate) fn set_phase(p: u8) {
 }
 
 pub(crate) fn lock() -> MutexGuard<'static, Global> {
-    STATE.lock()
+    if let Some(g) = STATE.try_lock() {
+        return g;
+    }
+    if !threads::multi() {
+        return STATE.lock();
+    }
+    // the holder may sleep in a blocking wait: wake it to let us in
+    threads::want_begin();
+    let g = STATE.lock();
+    threads::want_end();
+    g
+}
+
+thread_local! {
+    /// The world while this thread holds the lock in [`call`] (null
+    /// otherwise): a call this thread makes meanwhile is nested.
+    static HELD: Cell<*mut World> = const { Cell::new(std::ptr::null_mut()) };
+}
+
+/// Arms [`HELD`] for the lifetime of a locked call.
+struct Held;
+
+impl Held {
+    fn arm(w: &mut World) -> Held {
+        HELD.set(w as *mut World);
+        Held
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        HELD.set(std::ptr::null_mut());
+    }
+}
+
+/// Calls that only read the state and change nothing outside their
+/// output arguments: the ones a callback the library runs while it holds
+/// its lock (a user reduction operator, a datatype conversion function)
+/// may make (a nested call).
+const NESTED_OK: &[&str] = &[
+    "MPI_Comm_rank",
+    "MPI_Comm_size",
+    "MPI_Comm_get_name",
+    "MPI_Comm_test_inter",
+    "MPI_Comm_compare",
+    "MPI_Query_thread",
+    "MPI_Is_thread_main",
+    "MPI_Get_processor_name",
+    "MPI_Type_size",
+    "MPI_Type_size_x",
+    "MPI_Type_size_c",
+    "MPI_Type_get_extent",
+    "MPI_Type_get_extent_x",
+    "MPI_Type_get_extent_c",
+    "MPI_Type_get_true_extent",
+    "MPI_Type_get_true_extent_x",
+    "MPI_Type_get_true_extent_c",
+    "MPI_Type_extent",
+    "MPI_Type_lb",
+    "MPI_Type_ub",
+    "MPI_Type_get_envelope",
+    "MPI_Type_get_envelope_c",
+    "MPI_Type_get_contents",
+    "MPI_Type_get_contents_c",
+    "MPI_Type_get_name",
+    "MPI_Group_size",
+    "MPI_Group_rank",
+    "MPI_Op_commutative",
+    "MPI_Topo_test",
+    "MPI_Cartdim_get",
+    "MPI_Cart_get",
+    "MPI_Cart_rank",
+    "MPI_Cart_coords",
+    "MPI_Get_count",
+    "MPI_Get_elements",
+    "MPI_Get_elements_x",
+];
+
+/// MPI_Wtime from inside a callback the library runs: the virtual time of
+/// the call it interrupts (None when not nested).
+pub(crate) fn nested_vtime() -> Option<crate::model::VTime> {
+    let held = HELD.get();
+    // SAFETY: as in `nested`; only read.
+    (!held.is_null()).then(|| unsafe { (*held).ep.vtime() })
+}
+
+/// MPI_Abort from inside a callback the library runs (the standard allows
+/// it in a user reduction operator): end the job now.
+pub(crate) fn nested_abort(code: c_int, msg: &str) {
+    let held = HELD.get();
+    if !held.is_null() {
+        // SAFETY: as in `nested`; the process exits in abort.
+        unsafe { (*held).ep.abort(code, msg) }
+    }
+}
+
+/// A call by the thread that holds the lock (from inside a callback the
+/// library runs). A call that only reads the state runs on it at once,
+/// without clock events (its time is the callback's, i.e. the program's
+/// computation); any other fails with MPI_ERR_OTHER (it would change what
+/// the interrupted call is working on, or wait for itself).
+fn nested(
+    held: *mut World,
+    call: &str,
+    comm: MPI_Comm,
+    f: impl FnOnce(&mut World) -> MpiResult<()>,
+) -> c_int {
+    // SAFETY: `held` is the world this thread locked in an enclosing `call`
+    // (HELD is armed only while that guard lives, and only this thread
+    // reads it). That call is suspended inside a callback of the program,
+    // which it runs without touching the world; the calls allowed here only
+    // read it (NESTED_OK), so the enclosing call finds it unchanged.
+    let w = unsafe { &mut *held };
+    let r = if NESTED_OK.contains(&call) {
+        f(w)
+    } else {
+        Err(MpiError::new(
+            sys::MPI_ERR_OTHER,
+            "called from inside a callback that MPI runs in the middle of another call              (e.g. a user reduction operator): only calls that query MPI objects may be              made there",
+        ))
+    };
+    let rc = match r {
+        Ok(()) => sys::MPI_SUCCESS,
+        Err(e) => error(w, comm, call, e),
+    };
+    run_pending();
+    rc
 }
 
 /// A program's error handler to call once the state lock is released:
@@ -160,20 +297,76 @@ pub(crate) fn call(
     comm: MPI_Comm,
     f: impl FnOnce(&mut World) -> MpiResult<()>,
 ) -> c_int {
+    let held = HELD.get();
+    if !held.is_null() {
+        return nested(held, call, comm, f);
+    }
     let mut g = lock();
     if g.0.as_ref().is_none_or(|w| w.finalized) {
         return not_running(&mut g, call);
     }
     let w = g.0.as_mut().expect("running world");
+    threads::register();
+    let armed = Held::arm(w);
     w.ep.enter_call(call);
     let rc = match f(w) {
         Ok(()) => sys::MPI_SUCCESS,
         Err(e) => error(w, comm, call, e),
     };
     w.ep.leave();
+    drop(armed);
     drop(g);
+    threads::released();
     run_pending();
     rc
+}
+
+/// [`call`] for a blocking point-to-point call whose body may be run
+/// again: under MPI_THREAD_MULTIPLE its waits may be suspended (the body
+/// returns the `suspended` error, having kept what it started); the thread
+/// then releases the lock, parks until another call has ended, and runs
+/// the body again. Without MULTIPLE this is [`call`].
+pub(crate) fn call_mut(
+    call: &str,
+    comm: MPI_Comm,
+    mut f: impl FnMut(&mut World) -> MpiResult<()>,
+) -> c_int {
+    if !threads::multi() || !HELD.get().is_null() {
+        return self::call(call, comm, f);
+    }
+    loop {
+        let mut g = lock();
+        if g.0.as_ref().is_none_or(|w| w.finalized) {
+            return not_running(&mut g, call);
+        }
+        let w = g.0.as_mut().expect("running world");
+        threads::register();
+        let armed = Held::arm(w);
+        w.ep.enter_call(call);
+        w.ep.set_yielding(true);
+        let r = f(w);
+        w.ep.set_yielding(false);
+        if let Err(e) = &r {
+            if blocking::is_suspended(e) {
+                w.ep.leave();
+                drop(armed);
+                let seen = threads::suspend_begin();
+                MutexGuard::unlock_fair(g);
+                threads::suspend_end(seen);
+                continue;
+            }
+        }
+        let rc = match r {
+            Ok(()) => sys::MPI_SUCCESS,
+            Err(e) => error(w, comm, call, e),
+        };
+        w.ep.leave();
+        drop(armed);
+        drop(g);
+        threads::released();
+        run_pending();
+        return rc;
+    }
 }
 
 /// Errors of the calls that work at any time (MPI_Error_string, ...): the

@@ -4,7 +4,7 @@
 //! calls become MPI_ERR_IN_STATUS.
 use crate::abi::buffers::{out, put_int_at, put_status, put_status_at, requests, status_in};
 use crate::abi::grequest::{around, run_frees};
-use crate::abi::state::call;
+use crate::abi::state::{call, call_mut};
 use crate::mpi::error::{MpiError, MpiResult};
 use crate::mpi::state::Completion;
 use crate::mpi::status::{empty_status, status_cancelled};
@@ -65,7 +65,7 @@ unsafe fn put_some(
 mpi_fn! {
     fn MPI_Wait / PMPI_Wait(request: *mut MPI_Request, status: *mut MPI_Status) -> c_int {
         around(request, 1, "MPI_Wait", || {
-            call("MPI_Wait", WORLD, |w| {
+            call_mut("MPI_Wait", WORLD, |w| {
                 // SAFETY: null or a valid request pointer (caller).
                 let r = unsafe { out(request, "request") }?;
                 let c = w.wait(r)?;
@@ -103,7 +103,7 @@ mpi_fn! {
 mpi_fn! {
     fn MPI_Waitall / PMPI_Waitall(count: c_int, array_of_requests: *mut MPI_Request, array_of_statuses: *mut MPI_Status) -> c_int {
         around(array_of_requests, count, "MPI_Waitall", || {
-            call("MPI_Waitall", WORLD, |w| {
+            call_mut("MPI_Waitall", WORLD, |w| {
                 // SAFETY: null or an array of count requests (caller).
                 let hs = unsafe { requests(array_of_requests, count) }?;
                 let cs = w.wait_all(hs)?;
@@ -141,7 +141,7 @@ mpi_fn! {
 mpi_fn! {
     fn MPI_Waitany / PMPI_Waitany(count: c_int, array_of_requests: *mut MPI_Request, indx: *mut c_int, status: *mut MPI_Status) -> c_int {
         around(array_of_requests, count, "MPI_Waitany", || {
-            call("MPI_Waitany", WORLD, |w| {
+            call_mut("MPI_Waitany", WORLD, |w| {
                 // SAFETY: null or an array of count requests; indx null or valid.
                 let (hs, ix) = unsafe { (requests(array_of_requests, count)?, out(indx, "indx")?) };
                 let (i, c) = match w.wait_any(hs)? {
@@ -183,7 +183,7 @@ mpi_fn! {
 mpi_fn! {
     fn MPI_Waitsome / PMPI_Waitsome(incount: c_int, array_of_requests: *mut MPI_Request, outcount: *mut c_int, array_of_indices: *mut c_int, array_of_statuses: *mut MPI_Status) -> c_int {
         around(array_of_requests, incount, "MPI_Waitsome", || {
-            call("MPI_Waitsome", WORLD, |w| {
+            call_mut("MPI_Waitsome", WORLD, |w| {
                 // SAFETY: null or an array of incount requests (caller).
                 let hs = unsafe { requests(array_of_requests, incount) }?;
                 let done = w.wait_some(hs)?;

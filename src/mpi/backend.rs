@@ -25,6 +25,13 @@ pub trait Backend {
     fn mprobe(&mut self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> (Status, usize);
     fn improbe(&mut self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> Option<(Status, usize)>;
     fn mrecv(&mut self, buf: Self::RecvBuf, m: usize) -> ReqId;
+    /// Blocking waits may be suspended (MPI_THREAD_MULTIPLE, see
+    /// `p2p::core::yielding`); a backend without threads ignores it.
+    fn set_yielding(&mut self, _on: bool) {}
+    /// The last blocking wait was suspended.
+    fn suspended(&self) -> bool {
+        false
+    }
 }
 
 impl Backend for Endpoint {
@@ -77,5 +84,11 @@ impl Backend for Endpoint {
     }
     fn mrecv(&mut self, buf: RecvBuf, m: usize) -> ReqId {
         Endpoint::mrecv(self, buf, m)
+    }
+    fn set_yielding(&mut self, on: bool) {
+        Endpoint::set_yielding(self, on)
+    }
+    fn suspended(&self) -> bool {
+        Endpoint::suspended(self)
     }
 }

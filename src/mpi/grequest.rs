@@ -122,7 +122,7 @@ impl<E: crate::mpi::backend::Backend> crate::mpi::World<E> {
     }
 
     /// The generalized request behind handle `h`.
-    fn greq_of(&self, h: sys::MPI_Request) -> crate::mpi::MpiResult<usize> {
+    pub(crate) fn greq_of(&self, h: sys::MPI_Request) -> crate::mpi::MpiResult<usize> {
         match self.reqs.get(h)?.state {
             crate::mpi::request::ReqState::Greq(g) => Ok(g),
             _ => crate::mpi::error::fail(

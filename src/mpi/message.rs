@@ -80,6 +80,7 @@ impl<E: Backend> World<E> {
             Source::Rank(w) => Some(w),
         };
         let (s, id) = self.ep.mprobe(src, tag, ctx);
+        self.check_suspended()?;
         let h = self.messages.insert(Matched { id, comm });
         Ok((probe_result(&group, &s), h))
     }

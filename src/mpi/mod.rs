@@ -6,6 +6,7 @@
 pub mod agree;
 pub mod attr;
 pub mod backend;
+pub mod blocking;
 pub mod bound_markers;
 pub mod bsend;
 pub mod coll_args;

@@ -303,7 +303,7 @@ impl<E: Backend> World<E> {
 
     /// Finish a request that is complete (in p2p, or Done): release it in
     /// p2p, unpack staged data, build its status.
-    fn finish(&mut self, mut req: Req) -> Completion {
+    pub(crate) fn finish(&mut self, mut req: Req) -> Completion {
         self.comms.settle_idups();
         let id = match req.state {
             ReqState::Done(st) => return Completion::ok(st),
@@ -483,6 +483,7 @@ impl<E: Backend> World<E> {
                 let mut ids = Vec::new();
                 s.push_ids(&mut ids);
                 self.ep.wait_all(&ids);
+                self.check_suspended()?;
                 Ok(self.take(h))
             }
         }
@@ -555,6 +556,7 @@ impl<E: Backend> World<E> {
         let (_, ids) = Self::active(&slots);
         if !ids.is_empty() {
             self.ep.wait_all(&ids);
+            self.check_suspended()?;
         }
         Ok(self.take_all(hs, &slots))
     }
@@ -600,7 +602,7 @@ impl<E: Backend> World<E> {
 
     /// Wait until at least one slot that waits for p2p requests is complete
     /// (none may be already): their positions, earliest completion first.
-    fn wait_some_slots(&mut self, slots: &[Slot]) -> Vec<usize> {
+    fn wait_some_slots(&mut self, slots: &[Slot]) -> MpiResult<Vec<usize>> {
         let (pos, ids) = Self::active(slots);
         let mut finished: Vec<usize> = Vec::new();
         let mut is_done = vec![false; ids.len()];
@@ -611,9 +613,10 @@ impl<E: Backend> World<E> {
                 is_done[open[j]] = true;
                 finished.push(open[j]);
             }
+            self.check_suspended()?;
             let c = Self::complete_slots(&pos, &finished);
             if !c.is_empty() {
-                return c;
+                return Ok(c);
             }
         }
     }
@@ -628,7 +631,7 @@ impl<E: Backend> World<E> {
                 return Err(Self::stuck(hs, &slots))
             }
             None if ids.is_empty() => return Ok(None),
-            None => self.wait_some_slots(&slots)[0],
+            None => self.wait_some_slots(&slots)?[0],
         };
         Ok(Some((i, self.take(&mut hs[i]))))
     }
@@ -666,7 +669,7 @@ impl<E: Backend> World<E> {
         } else if ids.is_empty() {
             return Ok(None);
         } else {
-            self.wait_some_slots(&slots)
+            self.wait_some_slots(&slots)?
         };
         Ok(Some(self.take_list(hs, &idx)))
     }
@@ -779,6 +782,7 @@ impl<E: Backend> World<E> {
             Source::Rank(w) => Some(w),
         };
         let s = self.ep.probe(src, tag, ctx);
+        self.check_suspended()?;
         Ok(probe_status(&group, &s))
     }
 

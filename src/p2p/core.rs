@@ -20,6 +20,7 @@ mod compound;
 pub use compound::{Poll, Progress};
 mod active;
 pub use active::{Active, Reply, ACTIVE_CTX_BIT};
+mod yielding;
 
 /// A message taken from the host inbox and not yet finished with.
 struct Held {
@@ -92,6 +93,8 @@ pub struct Core<L: Link> {
     compound_moved: bool,
     /// The handler of active messages (one-sided communication), if any.
     active: Option<Box<dyn Active>>,
+    /// Several host threads (MPI_THREAD_MULTIPLE): see `yielding`.
+    mt: yielding::Threads,
 }
 
 fn matches(m: &Msg, src: Option<u32>, tag: Option<i32>, ctx: u32) -> bool {
@@ -128,6 +131,7 @@ impl<L: Link> Core<L> {
             compounds: Vec::new(),
             compound_moved: false,
             active: None,
+            mt: Default::default(),
         }
     }
 
@@ -158,6 +162,7 @@ impl<L: Link> Core<L> {
     /// Entering the library: charge the computation since the last call.
     pub fn enter(&mut self) {
         let now = self.link.cpu_now_ns();
+        self.switch_thread(now);
         self.clock.enter(now);
         self.tv_pub = self.clock.now();
         self.publish_own();
@@ -669,6 +674,7 @@ impl<L: Link> Core<L> {
         if self.blocking && self.reqs.get(r).waited {
             self.lower_floor(t);
         }
+        self.note_parked_done(r);
         let req = self.reqs.get_mut(r);
         req.done = Some(t);
         req.status = st;
@@ -951,6 +957,7 @@ impl<L: Link> Core<L> {
     /// One waiting activity. `block`: a wait (sleeps until the goal is met);
     /// otherwise a test (a zero-length wait at tV). Returns AWTend.
     fn waiting(&mut self, goal: Goal, block: bool) -> VTime {
+        self.unpark_goal(goal);
         let start = self.clock.now();
         self.hist.begin(start);
         self.link.publish_vtime(start);
@@ -971,7 +978,12 @@ impl<L: Link> Core<L> {
             }
         }
         // Lines 11-20: the host inbox, in arrival order.
+        let mut suspended = false;
         while !self.goal_met(goal, by) {
+            if block && self.suspend_now() {
+                suspended = true;
+                break;
+            }
             if block && std::mem::take(&mut self.compound_moved) {
                 // A compound request started a round: messages held early
                 // for its new receives are now related.
@@ -985,6 +997,7 @@ impl<L: Link> Core<L> {
             match self.fetch(false) {
                 Some(m) => {
                     let i = self.access(m);
+                    self.note_parked_probe(i);
                     if self.msg(i).ta > start && !(block && self.related(i, goal)) {
                         self.early.push(i);
                     } else {
@@ -992,8 +1005,15 @@ impl<L: Link> Core<L> {
                     }
                 }
                 None if !block => break,
+                None if self.yield_wanted() => {
+                    suspended = true;
+                    break;
+                }
                 None => self.idle(goal),
             }
+        }
+        if suspended {
+            return self.suspend(goal, start);
         }
         // Exact mode: an outcome that depends on what has arrived by a time
         // waits until nothing arriving by then can still come.
@@ -1100,7 +1120,7 @@ impl<L: Link> Core<L> {
     /// Our own bound word now (see `decide`).
     fn own_word(&self) -> u64 {
         let held = self.early.iter().map(|&i| self.msg(i).ta).min();
-        let base = if self.blocking {
+        let base = if self.blocking && !self.link.others_running() {
             // Deciding at T, the wait ends at T or, if something completed
             // meanwhile, possibly as early as that (Waitany, Probe).
             self.deciding.map(|t| self.floor.map_or(t, |f| f.min(t)))
@@ -1270,7 +1290,28 @@ impl<L: Link> Core<L> {
         let mine = self.earliest_early_index();
         let early_min = mine.map(|k| self.msg(self.early[k]).ta);
         self.link.publish_blocked(early_min, &self.describe(goal));
-        if !self.link.idle_begin() {
+        if self.mt.yielding {
+            // Another thread of the rank may call MPI: sleep until a record
+            // or a poke (such a thread pokes us to get in), and count as
+            // idle only while every other thread is parked.
+            let seen = self.link.pokes();
+            if self.link.yield_requested() {
+                // a thread asked in before we read the poke count: its
+                // poke would not wake us (the caller suspends the wait)
+                return;
+            }
+            self.link.refresh_threads();
+            if self.link.others_running() {
+                self.link.wait_poked(seen);
+                return;
+            }
+            if !self.link.idle_begin() {
+                self.link.prefer_next(self.awaited_source(goal));
+                self.link.wait_poked(seen);
+                self.link.idle_end();
+                return;
+            }
+        } else if !self.link.idle_begin() {
             self.link.prefer_next(self.awaited_source(goal));
             self.link.wait_incoming();
             self.link.idle_end();
@@ -1463,6 +1504,9 @@ impl<L: Link> Core<L> {
     /// MPI_Probe: wait until a matching message is in the unexpected queue.
     pub fn probe(&mut self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> Status {
         self.waiting(Goal::Probe(src, tag, ctx), true);
+        if self.suspended() {
+            return Status::default();
+        }
         self.probe_status(src, tag, ctx)
             .expect("probe ended without a message")
     }
@@ -1484,6 +1528,9 @@ impl<L: Link> Core<L> {
     /// [`Core::mrecv`].
     pub fn mprobe(&mut self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> (Status, usize) {
         let st = self.probe(src, tag, ctx);
+        if self.suspended() {
+            return (st, usize::MAX);
+        }
         (st, self.take_matched(src, tag, ctx))
     }
 

@@ -3,17 +3,32 @@
 use super::core::Core;
 use super::link::Link;
 use crate::model::{Model, VTime};
+use crate::transport::threads;
 use crate::transport::Port;
 use crate::transport::{cma, cputime, RankResult, RankState, Segment, SegmentConfig};
 use std::cell::Cell;
+
+thread_local! {
+    /// The calling thread's CPU clock at its library entries and exits
+    /// (each thread that calls MPI has its own).
+    static CALL_CLOCK: Cell<Option<cputime::CallClock>> = const { Cell::new(None) };
+}
+
+/// Run `f` on the calling thread's [`cputime::CallClock`].
+fn with_call_clock(f: impl FnOnce(&mut cputime::CallClock) -> u64) -> u64 {
+    CALL_CLOCK.with(|c| {
+        let mut clock = c.get().unwrap_or_default();
+        let t = f(&mut clock);
+        c.set(Some(clock));
+        t
+    })
+}
 
 /// The shared-memory transport as a [`Link`].
 pub struct PortLink {
     port: Port,
     pid: u32,
     cma: bool,
-    /// The thread CPU clock at library entries and exits.
-    cpu: Cell<cputime::CallClock>,
 }
 
 impl Link for PortLink {
@@ -85,16 +100,19 @@ impl Link for PortLink {
         self.port.prefer_next(rank)
     }
     fn cpu_now_ns(&self) -> u64 {
-        let mut c = self.cpu.get();
-        let t = c.enter();
-        self.cpu.set(c);
-        t
+        with_call_clock(|c| c.enter())
     }
     fn cpu_leave_ns(&self) -> u64 {
-        let mut c = self.cpu.get();
-        let t = c.leave();
-        self.cpu.set(c);
-        t
+        with_call_clock(|c| c.leave())
+    }
+    fn yield_requested(&self) -> bool {
+        threads::yield_requested()
+    }
+    fn others_running(&self) -> bool {
+        threads::others_running()
+    }
+    fn refresh_threads(&self) {
+        threads::refresh()
     }
     fn pull_pid(&self) -> Option<u32> {
         self.cma.then_some(self.pid)
@@ -210,11 +228,11 @@ impl Core<PortLink> {
         crate::transport::batch_policy();
         port.acquire_token();
         port.segment().slot(rank).set_state(RankState::Running);
+        CALL_CLOCK.with(|c| c.set(Some(cputime::CallClock::new())));
         let link = PortLink {
             port,
             pid,
             cma: use_cma,
-            cpu: Cell::new(cputime::CallClock::new()),
         };
         let mut core = Core::new(link, model);
         match std::env::var("VACED_SYNC").as_deref() {
@@ -227,6 +245,12 @@ impl Core<PortLink> {
             }
         }
         Ok(core)
+    }
+
+    /// MPI_Init_thread provided MPI_THREAD_MULTIPLE: other threads may wake
+    /// this rank (see `transport::threads`).
+    pub fn enable_threads(&self) {
+        threads::enable(self.link.port.segment().clone(), self.rank());
     }
 
     /// MPI_Finalize: settle background sends, publish the results, give the

@@ -55,6 +55,19 @@ pub trait Link {
     /// Let another rank run application code (a poll found nothing).
     fn yield_core(&mut self);
 
+    // ---- several host threads (MPI_THREAD_MULTIPLE) ----------------------
+
+    /// Another thread of this rank waits to enter the library.
+    fn yield_requested(&self) -> bool {
+        false
+    }
+    /// Another thread of this rank runs (it may call MPI at any time).
+    fn others_running(&self) -> bool {
+        false
+    }
+    /// Look again at which threads of this rank run, before going idle.
+    fn refresh_threads(&self) {}
+
     // ---- quiescence: the whole job idle, nothing in flight --------------
 
     /// Publish, before going idle, the arrival time of the earliest message

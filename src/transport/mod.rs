@@ -45,6 +45,7 @@ mod shm;
 pub mod spill;
 #[cfg(test)]
 mod tests;
+pub mod threads;
 mod tokens;
 mod waiters;
 
@@ -339,14 +340,11 @@ impl Port {
     /// A reason for rank `j` to wake was made true (a record in its inbox,
     /// a poke): queue it for a core token if it is parked, else ring it.
     pub fn wake(&self, j: u32) {
-        if !tokens::claim_parked(&self.seg, j) {
-            self.seg.slot(j).bell.ring();
-        }
+        wake_rank(&self.seg, j);
     }
     /// Tell rank `j` that a bound it waits on rose, and wake it.
     pub fn poke(&self, j: u32) {
-        self.seg.slot(j).add_poke();
-        self.wake(j);
+        poke_rank(&self.seg, j);
     }
     pub fn acquire_token(&mut self) {
         if !self.holds_token {
@@ -369,6 +367,19 @@ impl Port {
             self.acquire_token();
         }
     }
+}
+
+/// [`Port::wake`] without a port (any thread of the process).
+pub fn wake_rank(seg: &Segment, j: u32) {
+    if !tokens::claim_parked(seg, j) {
+        seg.slot(j).bell.ring();
+    }
+}
+
+/// [`Port::poke`] without a port (any thread of the process).
+pub fn poke_rank(seg: &Segment, j: u32) {
+    seg.slot(j).add_poke();
+    wake_rank(seg, j);
 }
 
 /// A snapshot of the job's activity word.

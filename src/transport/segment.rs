@@ -13,6 +13,7 @@ use super::tokens::TokenState;
 use std::io;
 use std::mem::size_of;
 use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::Arc;
 
 /// Sizes fixed when the launcher creates the segment.
 #[derive(Debug, Clone, Copy)]
@@ -346,9 +347,11 @@ fn check_config(name: &str, cfg: &SegmentConfig) -> io::Result<()> {
     Ok(())
 }
 
-/// The mapped segment.
+/// The mapped segment. Clones share the one mapping (another thread of
+/// the rank may hold a clone to wake the rank, see `transport::threads`).
+#[derive(Clone)]
 pub struct Segment {
-    map: Mapping,
+    map: Arc<Mapping>,
     name: String,
     nranks: u32,
     cores: u32,
@@ -365,7 +368,7 @@ impl Segment {
         let fd = shm::open(name, libc::O_RDWR | libc::O_CREAT | libc::O_EXCL)?;
         let seg = (|| {
             shm::allocate(&fd, name, layout.total as u64)?;
-            let map = Mapping::new(&fd, name, layout.total)?;
+            let map = Arc::new(Mapping::new(&fd, name, layout.total)?);
             Ok::<_, io::Error>(Segment {
                 map,
                 name: name.to_string(),
@@ -409,7 +412,7 @@ impl Segment {
             return Err(bad(format!("only {size} bytes, not a vaced segment")));
         }
         let size = usize::try_from(size).map_err(|_| bad(format!("{size} bytes is too big")))?;
-        let map = Mapping::new(&fd, name, size)?;
+        let map = Arc::new(Mapping::new(&fd, name, size)?);
         // SAFETY: the mapping is at least one page-aligned `Header` long and
         // `Header` is atomics only (valid for any bytes).
         let h = unsafe { &*(map.ptr() as *const Header) };

@@ -1,0 +1,46 @@
+//! Thread support at the ABI: the thread levels (MPI_Init_thread provides
+//! up to MPI_THREAD_MULTIPLE; MPI_Query_thread, MPI_Is_thread_main live in
+//! `abi::env`) and the bookkeeping `abi::state` does around each call under
+//! MPI_THREAD_MULTIPLE (see `transport::threads` and
+//! `p2p::core::yielding`): threads that call MPI are registered, parked
+//! while their blocking call is suspended, and woken when another call
+//! releases the library.
+use crate::transport::threads as t;
+
+pub(crate) use t::multi;
+
+/// Count the calling thread as one that calls MPI (MULTIPLE mode).
+pub(crate) fn register() {
+    if t::multi() {
+        t::register();
+    }
+}
+
+/// A thread waits for the lock: wake its holder.
+pub(crate) fn want_begin() {
+    t::want_begin();
+}
+
+/// The waiting thread has the lock.
+pub(crate) fn want_end() {
+    t::want_end();
+}
+
+/// A call released the library: parked threads try again.
+pub(crate) fn released() {
+    if t::multi() {
+        t::bump();
+    }
+}
+
+/// The calling thread's blocking call was suspended and it is about to
+/// release the library: the generation to wait past.
+pub(crate) fn suspend_begin() -> u64 {
+    t::suspend()
+}
+
+/// Wait, the library released, until another call has released it after
+/// ours (something may have changed for our wait), then go on.
+pub(crate) fn suspend_end(seen: u64) {
+    t::wait_generation(seen);
+}
