@@ -4581,6 +4581,54 @@ module mpi
       integer :: win
       integer :: ierror
     end subroutine PMPI_WIN_ALLOCATE
+    subroutine MPI_WIN_ALLOCATE_SHARED(size, disp_unit, info, comm, baseptr, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer, intent(in) :: disp_unit
+      integer, intent(in) :: info
+      integer, intent(in) :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+      type(*), dimension(*) :: baseptr
+      integer :: win
+      integer :: ierror
+    end subroutine MPI_WIN_ALLOCATE_SHARED
+    subroutine PMPI_WIN_ALLOCATE_SHARED(size, disp_unit, info, comm, baseptr, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer, intent(in) :: disp_unit
+      integer, intent(in) :: info
+      integer, intent(in) :: comm
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+      type(*), dimension(*) :: baseptr
+      integer :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_ALLOCATE_SHARED
+    subroutine MPI_WIN_ATTACH(win, base, size, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: win
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      type(*), dimension(*) :: base
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer :: ierror
+    end subroutine MPI_WIN_ATTACH
+    subroutine PMPI_WIN_ATTACH(win, base, size, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: win
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      type(*), dimension(*) :: base
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer :: ierror
+    end subroutine PMPI_WIN_ATTACH
+    subroutine MPI_WIN_CALL_ERRHANDLER(win, errorcode, ierror)
+      integer, intent(in) :: win
+      integer, intent(in) :: errorcode
+      integer :: ierror
+    end subroutine MPI_WIN_CALL_ERRHANDLER
+    subroutine PMPI_WIN_CALL_ERRHANDLER(win, errorcode, ierror)
+      integer, intent(in) :: win
+      integer, intent(in) :: errorcode
+      integer :: ierror
+    end subroutine PMPI_WIN_CALL_ERRHANDLER
     subroutine MPI_WIN_COMPLETE(win, ierror)
       integer, intent(in) :: win
       integer :: ierror
@@ -4611,6 +4659,40 @@ module mpi
       integer :: win
       integer :: ierror
     end subroutine PMPI_WIN_CREATE
+    subroutine MPI_WIN_CREATE_DYNAMIC(info, comm, win, ierror)
+      integer, intent(in) :: info
+      integer, intent(in) :: comm
+      integer :: win
+      integer :: ierror
+    end subroutine MPI_WIN_CREATE_DYNAMIC
+    subroutine PMPI_WIN_CREATE_DYNAMIC(info, comm, win, ierror)
+      integer, intent(in) :: info
+      integer, intent(in) :: comm
+      integer :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_CREATE_DYNAMIC
+    subroutine MPI_WIN_CREATE_ERRHANDLER(win_errhandler_fn, errhandler, ierror)
+      external :: win_errhandler_fn
+      integer :: errhandler
+      integer :: ierror
+    end subroutine MPI_WIN_CREATE_ERRHANDLER
+    subroutine PMPI_WIN_CREATE_ERRHANDLER(win_errhandler_fn, errhandler, ierror)
+      external :: win_errhandler_fn
+      integer :: errhandler
+      integer :: ierror
+    end subroutine PMPI_WIN_CREATE_ERRHANDLER
+    subroutine MPI_WIN_DETACH(win, base, ierror)
+      integer, intent(in) :: win
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      type(*), dimension(*) :: base
+      integer :: ierror
+    end subroutine MPI_WIN_DETACH
+    subroutine PMPI_WIN_DETACH(win, base, ierror)
+      integer, intent(in) :: win
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      type(*), dimension(*) :: base
+      integer :: ierror
+    end subroutine PMPI_WIN_DETACH
     subroutine MPI_WIN_FENCE(assert, win, ierror)
       integer, intent(in) :: assert
       integer, intent(in) :: win
@@ -4789,6 +4871,26 @@ module mpi
       character(len=*), intent(in) :: win_name
       integer :: ierror
     end subroutine PMPI_WIN_SET_NAME
+    subroutine MPI_WIN_SHARED_QUERY(win, rank, size, disp_unit, baseptr, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: win
+      integer, intent(in) :: rank
+      integer(kind=MPI_ADDRESS_KIND) :: size
+      integer :: disp_unit
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+      type(*), dimension(*) :: baseptr
+      integer :: ierror
+    end subroutine MPI_WIN_SHARED_QUERY
+    subroutine PMPI_WIN_SHARED_QUERY(win, rank, size, disp_unit, baseptr, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: win
+      integer, intent(in) :: rank
+      integer(kind=MPI_ADDRESS_KIND) :: size
+      integer :: disp_unit
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+      type(*), dimension(*) :: baseptr
+      integer :: ierror
+    end subroutine PMPI_WIN_SHARED_QUERY
     subroutine MPI_WIN_START(group, assert, win, ierror)
       integer, intent(in) :: group
       integer, intent(in) :: assert

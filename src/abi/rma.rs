@@ -2,12 +2,13 @@
 //! argument checking, window memory and user buffers turned into safe
 //! handles; the semantics are in `crate::rma`. Errors go to the window's
 //! error handler (MPI_ERRORS_ARE_FATAL unless set otherwise).
-use crate::abi::state::call;
+use crate::abi::state::{call, raise_through};
 use crate::mpi::coll_args::{self as args, whole, Block, UserBuf};
-use crate::mpi::error::{fail, fatal_message, MpiResult};
+use crate::mpi::error::{fail, MpiResult};
 use crate::mpi::info::with_infos;
 use crate::mpi::op::{basic_of, kernel, Predef};
 use crate::mpi::World;
+use crate::rma::memory::WinMem;
 use crate::rma::ops::{OpKind, TargetSpec};
 use crate::rma::window::{GetDest, NewWin};
 use crate::sys::{
@@ -18,28 +19,30 @@ use std::alloc::Layout;
 use std::os::raw::{c_int, c_void};
 
 /// Run `f` as MPI call `name` on window `win`: an error goes to the
-/// window's error handler.
-fn win_call(name: &str, win: MPI_Win, f: impl FnOnce(&mut World) -> MpiResult<()>) -> c_int {
-    let mut returned = None;
-    let rc = call(name, sys::MPI_COMM_WORLD, |w| match f(w) {
+/// window's error handler (a program's handler runs once the state lock is
+/// released); with an invalid window, to MPI_COMM_WORLD's (as MPICH).
+pub(crate) fn win_call(
+    name: &str,
+    win: MPI_Win,
+    f: impl FnOnce(&mut World) -> MpiResult<()>,
+) -> c_int {
+    let mut rc = sys::MPI_SUCCESS;
+    let r = call(name, sys::MPI_COMM_WORLD, |w| match f(w) {
         Ok(()) => Ok(()),
-        Err(e)
-            if w.rma
-                .wins
-                .get(&win)
-                .map_or(w.errhandler_for(sys::MPI_COMM_WORLD), |x| x.errhandler)
-                == sys::MPI_ERRORS_RETURN =>
-        {
-            returned = Some(e.class);
-            Ok(())
-        }
-        Err(e) => {
-            let msg = fatal_message(w.rank(), name, &e);
-            eprintln!("{msg}");
-            w.ep.abort(e.class, &msg)
-        }
+        Err(e) => match w.rma.wins.get(&win) {
+            Some(x) => {
+                let eh = x.errhandler;
+                rc = raise_through(w, eh, win, name, &e);
+                Ok(())
+            }
+            None => Err(e),
+        },
     });
-    returned.unwrap_or(rc)
+    if rc != sys::MPI_SUCCESS {
+        rc
+    } else {
+        r
+    }
 }
 
 /// The hints of an info argument (a copy; MPI_INFO_NULL: none).
@@ -134,7 +137,7 @@ mpi_fn! {
                 size: n,
                 disp_unit,
                 flavor: sys::MPI_WIN_FLAVOR_CREATE,
-                mem,
+                mem: WinMem::Fixed(mem),
                 allocated: None,
                 info: hints,
             })?;
@@ -168,7 +171,7 @@ mpi_fn! {
                 size: n as u64,
                 disp_unit,
                 flavor: sys::MPI_WIN_FLAVOR_ALLOCATE,
-                mem,
+                mem: WinMem::Fixed(mem),
                 allocated: Some((p as usize, n.max(1))),
                 info: hints,
             });
@@ -241,6 +244,8 @@ mpi_fn! {
             if errhandler.is_null() {
                 return fail(sys::MPI_ERR_ARG, "null pointer passed as errhandler");
             }
+            // the program gets a reference (MPI_Errhandler_free drops it)
+            w.errhandlers.add_ref(eh);
             // SAFETY: checked non-null; MPI's contract: writable.
             unsafe { errhandler.write(eh) };
             Ok(())

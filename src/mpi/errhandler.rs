@@ -1,9 +1,10 @@
 //! Error handlers: the predefined ones (MPI_ERRORS_ARE_FATAL,
 //! MPI_ERRORS_RETURN, MPI-4's MPI_ERRORS_ABORT) and the handlers a program
-//! creates (MPI_Comm_create_errhandler, the MPI-1 MPI_Errhandler_create).
+//! creates (MPI_Comm_create_errhandler, the MPI-1 MPI_Errhandler_create,
+//! MPI_Win_create_errhandler).
 //!
 //! A user handler records the kind of object it was created for (a
-//! communicator today; windows and files later): attaching it to an object
+//! communicator or a window; files later): attaching it to an object
 //! of another kind is MPI_ERR_ARG. Handles are `0x94000000 + n` (MPICH's
 //! direct errhandler kind) and never reused. MPI_Errhandler_free drops the
 //! program's reference: the handle becomes invalid for new uses once every
@@ -21,6 +22,9 @@ use std::collections::HashMap;
 /// `MPI_Comm_errhandler_function *` (C: `void f(MPI_Comm *, int *, ...)`;
 /// Fortran: `SUBROUTINE F(COMM, ERROR_CODE)`, the same by reference).
 pub type CommFn = sys::MPI_Comm_errhandler_function;
+
+/// `MPI_Win_errhandler_function *` (C: `void f(MPI_Win *, int *, ...)`).
+pub type WinFn = sys::MPI_Win_errhandler_function;
 
 /// The kinds of MPI object an error handler can be attached to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,12 +48,14 @@ impl ObjKind {
 #[derive(Debug, Clone, Copy)]
 pub enum UserFn {
     Comm(CommFn),
+    Win(WinFn),
 }
 
 impl UserFn {
     fn kind(&self) -> ObjKind {
         match self {
             UserFn::Comm(_) => ObjKind::Comm,
+            UserFn::Win(_) => ObjKind::Win,
         }
     }
 }

@@ -81,9 +81,12 @@
 //!   barrier, then the duplicate is freed.
 //! * An operation on the origin's own window goes through the same packets
 //!   (an intra-node message to itself).
+pub mod dynamic;
+pub mod memory;
 pub mod ops;
 pub mod packet;
 pub mod pscw;
+pub mod shared;
 pub mod sync;
 pub mod target;
 pub mod window;

@@ -3,6 +3,7 @@
 //! are the identity.
 use crate::sys::{
     MPI_Comm, MPI_Datatype, MPI_Errhandler, MPI_Fint, MPI_Group, MPI_Info, MPI_Op, MPI_Request,
+    MPI_Win,
 };
 
 /// `MPI_X_c2f` / `MPI_X_f2c` for a handle type (identity).
@@ -29,6 +30,7 @@ handle_conversions! {
     MPI_Request: MPI_Request_c2f / PMPI_Request_c2f, MPI_Request_f2c / PMPI_Request_f2c;
     MPI_Errhandler: MPI_Errhandler_c2f / PMPI_Errhandler_c2f, MPI_Errhandler_f2c / PMPI_Errhandler_f2c;
     MPI_Info: MPI_Info_c2f / PMPI_Info_c2f, MPI_Info_f2c / PMPI_Info_f2c;
+    MPI_Win: MPI_Win_c2f / PMPI_Win_c2f, MPI_Win_f2c / PMPI_Win_f2c;
 }
 
 #[cfg(test)]

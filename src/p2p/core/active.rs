@@ -98,6 +98,14 @@ impl<L: Link> Core<L> {
         ta
     }
 
+    /// A copy of `bytes` bytes the rank makes itself between its memory and
+    /// memory it shares with another process on the node (a direct
+    /// one-sided operation on a shared-memory window): tV += bytes/Bmem.
+    pub fn copy_local(&mut self, bytes: u64) {
+        let t = self.clock.now() + self.model.mem_time(bytes);
+        self.clock.advance_comm(t);
+    }
+
     /// A request that nothing completes but an active-message handler
     /// ([`Reply::Complete`]) or [`Core::complete_request`].
     pub fn open_request(&mut self) -> ReqId {
