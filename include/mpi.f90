@@ -376,6 +376,66 @@ module mpi
       logical :: flag
       integer :: ierror
     end subroutine MPI_COMM_DUP_FN
+    subroutine MPI_TYPE_NULL_COPY_FN(oldcomm, comm_keyval, extra_state, attribute_val_in, &
+        attribute_val_out, flag, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: oldcomm
+      integer, intent(in) :: comm_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val_in
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val_out
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_TYPE_NULL_COPY_FN
+    subroutine MPI_TYPE_NULL_DELETE_FN(comm, comm_keyval, attribute_val, extra_state, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: comm
+      integer, intent(in) :: comm_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer :: ierror
+    end subroutine MPI_TYPE_NULL_DELETE_FN
+    subroutine MPI_TYPE_DUP_FN(oldcomm, comm_keyval, extra_state, attribute_val_in, &
+        attribute_val_out, flag, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: oldcomm
+      integer, intent(in) :: comm_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val_in
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val_out
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_TYPE_DUP_FN
+    subroutine MPI_WIN_NULL_COPY_FN(oldcomm, comm_keyval, extra_state, attribute_val_in, &
+        attribute_val_out, flag, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: oldcomm
+      integer, intent(in) :: comm_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val_in
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val_out
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_WIN_NULL_COPY_FN
+    subroutine MPI_WIN_NULL_DELETE_FN(comm, comm_keyval, attribute_val, extra_state, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: comm
+      integer, intent(in) :: comm_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer :: ierror
+    end subroutine MPI_WIN_NULL_DELETE_FN
+    subroutine MPI_WIN_DUP_FN(oldcomm, comm_keyval, extra_state, attribute_val_in, &
+        attribute_val_out, flag, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: oldcomm
+      integer, intent(in) :: comm_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val_in
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val_out
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_WIN_DUP_FN
     subroutine MPI_NULL_COPY_FN(oldcomm, keyval, extra_state, attribute_val_in, attribute_val_out, &
         flag, ierror)
       integer, intent(in) :: oldcomm
@@ -4059,6 +4119,24 @@ module mpi
       integer :: newtype
       integer :: ierror
     end subroutine PMPI_TYPE_CREATE_INDEXED_BLOCK
+    subroutine MPI_TYPE_CREATE_KEYVAL(type_copy_attr_fn, type_delete_attr_fn, type_keyval, &
+        extra_state, ierror)
+      import :: MPI_ADDRESS_KIND
+      external :: type_copy_attr_fn
+      external :: type_delete_attr_fn
+      integer :: type_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_KEYVAL
+    subroutine PMPI_TYPE_CREATE_KEYVAL(type_copy_attr_fn, type_delete_attr_fn, type_keyval, &
+        extra_state, ierror)
+      import :: MPI_ADDRESS_KIND
+      external :: type_copy_attr_fn
+      external :: type_delete_attr_fn
+      integer :: type_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer :: ierror
+    end subroutine PMPI_TYPE_CREATE_KEYVAL
     subroutine MPI_TYPE_CREATE_RESIZED(oldtype, lb, extent, newtype, ierror)
       import :: MPI_ADDRESS_KIND
       integer, intent(in) :: oldtype
@@ -4117,6 +4195,16 @@ module mpi
       integer :: newtype
       integer :: ierror
     end subroutine PMPI_TYPE_CREATE_SUBARRAY
+    subroutine MPI_TYPE_DELETE_ATTR(datatype, type_keyval, ierror)
+      integer, intent(in) :: datatype
+      integer, intent(in) :: type_keyval
+      integer :: ierror
+    end subroutine MPI_TYPE_DELETE_ATTR
+    subroutine PMPI_TYPE_DELETE_ATTR(datatype, type_keyval, ierror)
+      integer, intent(in) :: datatype
+      integer, intent(in) :: type_keyval
+      integer :: ierror
+    end subroutine PMPI_TYPE_DELETE_ATTR
     subroutine MPI_TYPE_DUP(oldtype, newtype, ierror)
       integer, intent(in) :: oldtype
       integer :: newtype
@@ -4145,6 +4233,30 @@ module mpi
       integer :: datatype
       integer :: ierror
     end subroutine PMPI_TYPE_FREE
+    subroutine MPI_TYPE_FREE_KEYVAL(type_keyval, ierror)
+      integer :: type_keyval
+      integer :: ierror
+    end subroutine MPI_TYPE_FREE_KEYVAL
+    subroutine PMPI_TYPE_FREE_KEYVAL(type_keyval, ierror)
+      integer :: type_keyval
+      integer :: ierror
+    end subroutine PMPI_TYPE_FREE_KEYVAL
+    subroutine MPI_TYPE_GET_ATTR(datatype, type_keyval, attribute_val, flag, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: datatype
+      integer, intent(in) :: type_keyval
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_TYPE_GET_ATTR
+    subroutine PMPI_TYPE_GET_ATTR(datatype, type_keyval, attribute_val, flag, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: datatype
+      integer, intent(in) :: type_keyval
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+      logical :: flag
+      integer :: ierror
+    end subroutine PMPI_TYPE_GET_ATTR
     subroutine MPI_TYPE_GET_CONTENTS(datatype, max_integers, max_addresses, max_datatypes, &
         array_of_integers, array_of_addresses, array_of_datatypes, ierror)
       import :: MPI_ADDRESS_KIND
@@ -4357,6 +4469,20 @@ module mpi
       integer :: datatype
       integer :: ierror
     end subroutine PMPI_TYPE_MATCH_SIZE
+    subroutine MPI_TYPE_SET_ATTR(datatype, type_keyval, attribute_val, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: datatype
+      integer, intent(in) :: type_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+      integer :: ierror
+    end subroutine MPI_TYPE_SET_ATTR
+    subroutine PMPI_TYPE_SET_ATTR(datatype, type_keyval, attribute_val, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: datatype
+      integer, intent(in) :: type_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+      integer :: ierror
+    end subroutine PMPI_TYPE_SET_ATTR
     subroutine MPI_TYPE_SET_NAME(datatype, type_name, ierror)
       integer, intent(in) :: datatype
       character(len=*), intent(in) :: type_name
@@ -4681,6 +4807,34 @@ module mpi
       integer :: errhandler
       integer :: ierror
     end subroutine PMPI_WIN_CREATE_ERRHANDLER
+    subroutine MPI_WIN_CREATE_KEYVAL(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state, &
+        ierror)
+      import :: MPI_ADDRESS_KIND
+      external :: win_copy_attr_fn
+      external :: win_delete_attr_fn
+      integer :: win_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer :: ierror
+    end subroutine MPI_WIN_CREATE_KEYVAL
+    subroutine PMPI_WIN_CREATE_KEYVAL(win_copy_attr_fn, win_delete_attr_fn, win_keyval, &
+        extra_state, ierror)
+      import :: MPI_ADDRESS_KIND
+      external :: win_copy_attr_fn
+      external :: win_delete_attr_fn
+      integer :: win_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer :: ierror
+    end subroutine PMPI_WIN_CREATE_KEYVAL
+    subroutine MPI_WIN_DELETE_ATTR(win, win_keyval, ierror)
+      integer, intent(in) :: win
+      integer, intent(in) :: win_keyval
+      integer :: ierror
+    end subroutine MPI_WIN_DELETE_ATTR
+    subroutine PMPI_WIN_DELETE_ATTR(win, win_keyval, ierror)
+      integer, intent(in) :: win
+      integer, intent(in) :: win_keyval
+      integer :: ierror
+    end subroutine PMPI_WIN_DELETE_ATTR
     subroutine MPI_WIN_DETACH(win, base, ierror)
       integer, intent(in) :: win
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
@@ -4747,6 +4901,14 @@ module mpi
       integer :: win
       integer :: ierror
     end subroutine PMPI_WIN_FREE
+    subroutine MPI_WIN_FREE_KEYVAL(win_keyval, ierror)
+      integer :: win_keyval
+      integer :: ierror
+    end subroutine MPI_WIN_FREE_KEYVAL
+    subroutine PMPI_WIN_FREE_KEYVAL(win_keyval, ierror)
+      integer :: win_keyval
+      integer :: ierror
+    end subroutine PMPI_WIN_FREE_KEYVAL
     subroutine MPI_WIN_GET_ATTR(win, win_keyval, attribute_val, flag, ierror)
       import :: MPI_ADDRESS_KIND
       integer, intent(in) :: win
@@ -4841,6 +5003,20 @@ module mpi
       integer, intent(in) :: win
       integer :: ierror
     end subroutine PMPI_WIN_POST
+    subroutine MPI_WIN_SET_ATTR(win, win_keyval, attribute_val, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: win
+      integer, intent(in) :: win_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+      integer :: ierror
+    end subroutine MPI_WIN_SET_ATTR
+    subroutine PMPI_WIN_SET_ATTR(win, win_keyval, attribute_val, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: win
+      integer, intent(in) :: win_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+      integer :: ierror
+    end subroutine PMPI_WIN_SET_ATTR
     subroutine MPI_WIN_SET_ERRHANDLER(win, errhandler, ierror)
       integer, intent(in) :: win
       integer, intent(in) :: errhandler

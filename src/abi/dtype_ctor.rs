@@ -5,6 +5,7 @@
 //! MPI_Type_get_envelope / MPI_Type_get_contents. User arrays become slices
 //! here; the type maps are built by `crate::mpi::typemap`.
 use crate::abi::buffers::out;
+use crate::abi::obj_attr;
 use crate::abi::state::call;
 use crate::mpi::bound_markers;
 use crate::mpi::datatype::Datatype;
@@ -289,14 +290,25 @@ mpi_fn! {
 mpi_fn! {
     /// The new type has the old one's commit state.
     fn MPI_Type_dup / PMPI_Type_dup(oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
-        call("MPI_Type_dup", WORLD, |w| {
+        let mut made = None;
+        let rc = call("MPI_Type_dup", WORLD, |w| {
             let t = typemap::dup(&old(w, oldtype)?);
             // SAFETY: null or a valid handle pointer (caller).
             let o = unsafe { out(newtype, "newtype") }?;
             let committed = w.types.is_committed(oldtype);
             *o = w.types.insert(t, committed)?;
+            made = Some(*o);
             Ok(())
-        })
+        });
+        let Some(new) = made else { return rc };
+        // then the attributes' copy callbacks (with the lock released)
+        if let Err(rc) = obj_attr::copy_attrs(obj_attr::Kind::Type, "MPI_Type_dup", oldtype, new) {
+            call("MPI_Type_dup", WORLD, |w| w.types.free(new));
+            // SAFETY: as above.
+            unsafe { newtype.write(sys::MPI_DATATYPE_NULL) };
+            return rc;
+        }
+        rc
     }
 }
 
@@ -314,10 +326,20 @@ mpi_fn! {
     /// Types built from the freed one, and operations in progress with it,
     /// are not affected.
     fn MPI_Type_free / PMPI_Type_free(datatype: *mut MPI_Datatype) -> c_int {
+        if !datatype.is_null() {
+            // the attributes' delete callbacks first (a failure leaves the
+            // type alone)
+            // SAFETY: checked non-null; the caller's handle pointer.
+            let h = unsafe { datatype.read() };
+            if let Err(rc) = obj_attr::free_attrs(obj_attr::Kind::Type, "MPI_Type_free", h) {
+                return rc;
+            }
+        }
         call("MPI_Type_free", WORLD, |w| {
             // SAFETY: null or a valid handle pointer (caller).
             let h = unsafe { out(datatype, "datatype") }?;
             w.types.free(*h)?;
+            w.type_attrs.forget(*h);
             *h = sys::MPI_DATATYPE_NULL;
             Ok(())
         })

@@ -35,6 +35,7 @@ pub mod info;
 pub mod mpit;
 pub mod mprobe;
 pub mod neighbor;
+pub mod obj_attr;
 pub mod op;
 pub mod p2p;
 pub mod pack;

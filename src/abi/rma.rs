@@ -203,6 +203,11 @@ mpi_fn! {
         }
         // SAFETY: checked non-null; MPI's contract: readable and writable.
         let h = unsafe { win.read() };
+        // the attributes' delete callbacks run first (a failure leaves the
+        // window alone)
+        if let Err(rc) = crate::abi::obj_attr::free_attrs(crate::abi::obj_attr::Kind::Win, "MPI_Win_free", h) {
+            return rc;
+        }
         win_call("MPI_Win_free", h, |w| {
             if let Some((p, n)) = w.win_free(h)? {
                 let layout = Layout::from_size_align(n, ALIGN).expect("made before");
@@ -785,7 +790,9 @@ mpi_fn! {
                 sys::MPI_WIN_CREATE_FLAVOR => &x.attrs.flavor as *const c_int as *const c_void,
                 sys::MPI_WIN_MODEL => &x.attrs.model as *const c_int as *const c_void,
                 _ => {
-                    return fail(sys::MPI_ERR_KEYVAL, format!("invalid window keyval {win_keyval}"));
+                    let found = crate::abi::obj_attr::win_user_attr(w, win, win_keyval)?;
+                    // SAFETY: the caller's pointers (checked non-null).
+                    return unsafe { crate::abi::obj_attr::put_found(found, attribute_val, flag) };
                 }
             };
             // SAFETY: checked non-null; MPI's contract: `attribute_val`

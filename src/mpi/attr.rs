@@ -79,19 +79,29 @@ pub enum Found {
     Absent,
 }
 
-/// Keyval handles -> keyvals.
+/// Keyval handles -> keyvals, for one kind of object (communicators,
+/// datatypes or windows: each has its own table, and a keyval of one kind
+/// is invalid for another).
 #[derive(Debug, Clone)]
 pub struct KeyvalTable {
     map: HashMap<c_int, Keyval>,
     next: c_int,
+    /// The kind's predefined keyvals (read-only, never freed).
+    predefined: &'static [c_int],
 }
 
+/// The predefined communicator keyvals.
+const COMM_PREDEFINED: [c_int; 4] = [
+    PREDEFINED[0].0,
+    PREDEFINED[1].0,
+    PREDEFINED[2].0,
+    PREDEFINED[3].0,
+];
+
 impl Default for KeyvalTable {
+    /// The communicators' table.
     fn default() -> Self {
-        KeyvalTable {
-            map: HashMap::new(),
-            next: FIRST_KEYVAL,
-        }
+        KeyvalTable::new(FIRST_KEYVAL, &COMM_PREDEFINED)
     }
 }
 
@@ -108,6 +118,16 @@ fn bad_keyval(kv: c_int) -> String {
 }
 
 impl KeyvalTable {
+    /// A table whose handles start at `first` (MPICH encodes the object
+    /// kind in a keyval's handle), with these predefined keyvals.
+    pub fn new(first: c_int, predefined: &'static [c_int]) -> KeyvalTable {
+        KeyvalTable {
+            map: HashMap::new(),
+            next: first,
+            predefined,
+        }
+    }
+
     /// MPI_Comm_create_keyval.
     pub fn create(&mut self, copy: CopyFn, delete: DeleteFn, extra_state: usize) -> c_int {
         let h = self.next;
@@ -135,7 +155,7 @@ impl KeyvalTable {
 
     /// A user keyval for set / delete (predefined ones are read-only).
     fn settable(&self, kv: c_int, what: &str) -> MpiResult<&Keyval> {
-        if predefined_index(kv).is_some() {
+        if self.predefined.contains(&kv) {
             return fail(
                 sys::MPI_ERR_KEYVAL,
                 format!("the predefined attribute {kv:#x} cannot be {what}"),
@@ -146,14 +166,18 @@ impl KeyvalTable {
 
     /// MPI_Comm_free_keyval.
     pub fn free(&mut self, kv: c_int) -> MpiResult<()> {
-        if predefined_index(kv).is_some() {
+        if self.predefined.contains(&kv) {
             return fail(
                 sys::MPI_ERR_KEYVAL,
                 format!("the predefined keyval {kv:#x} cannot be freed"),
             );
         }
-        self.get(kv)?;
-        let k = self.map.get_mut(&kv).expect("checked");
+        let Some(k) = self.map.get_mut(&kv) else {
+            return fail(sys::MPI_ERR_KEYVAL, bad_keyval(kv));
+        };
+        // Freeing a keyval again while attributes still hold it is allowed
+        // and does nothing (as in MPICH: a delete callback may free the
+        // keyval of the attribute it deletes, and the program free it too).
         k.freed = true;
         if k.refs == 0 {
             self.map.remove(&kv);
@@ -187,6 +211,83 @@ impl KeyvalTable {
             value: a.value,
         }
     }
+
+    /// The value of `kv` in an object's attribute list (None: not set).
+    pub fn lookup(&self, attrs: &[Attr], kv: c_int) -> MpiResult<Option<usize>> {
+        self.get(kv)?;
+        Ok(attrs.iter().find(|a| a.keyval == kv).map(|a| a.value))
+    }
+
+    /// Check for a set / delete of `kv` (`what`) in a list; the delete
+    /// callback to run on the value there, if any.
+    pub fn replaced(&self, attrs: &[Attr], kv: c_int, what: &str) -> MpiResult<Option<DeleteCall>> {
+        self.settable(kv, what)?;
+        Ok(attrs
+            .iter()
+            .find(|a| a.keyval == kv)
+            .map(|a| self.delete_call(a)))
+    }
+
+    /// Store `kv` = `value` in a list (in place of an old value, which
+    /// keeps its position in the order of setting).
+    pub fn store(&mut self, attrs: &mut Vec<Attr>, kv: c_int, value: usize) -> MpiResult<()> {
+        self.settable(kv, "set")?;
+        match attrs.iter_mut().find(|a| a.keyval == kv) {
+            Some(a) => a.value = value,
+            None => {
+                attrs.push(Attr { keyval: kv, value });
+                self.attach(kv);
+            }
+        }
+        Ok(())
+    }
+
+    /// Remove the attributes with these keyvals from a list (their delete
+    /// callbacks have run).
+    pub fn remove(&mut self, attrs: &mut Vec<Attr>, kvs: &[c_int]) {
+        let mut gone = Vec::new();
+        attrs.retain(|a| {
+            let drop = kvs.contains(&a.keyval);
+            if drop {
+                gone.push(a.keyval);
+            }
+            !drop
+        });
+        for kv in gone {
+            self.detach(kv);
+        }
+    }
+
+    /// The copy callbacks a duplication runs, in the order the attributes
+    /// were set (attributes whose keyval has no copy function are not
+    /// copied).
+    pub fn copies(&self, attrs: &[Attr]) -> Vec<CopyCall> {
+        attrs
+            .iter()
+            .filter_map(|a| {
+                let k = &self.map[&a.keyval];
+                k.copy.map(|_| CopyCall {
+                    keyval: a.keyval,
+                    copy: k.copy,
+                    extra_state: k.extra_state,
+                    value: a.value,
+                })
+            })
+            .collect()
+    }
+
+    /// The delete callbacks of a whole list, in the reverse order of
+    /// setting.
+    pub fn deletes(&self, attrs: &[Attr]) -> Vec<DeleteCall> {
+        attrs.iter().rev().map(|a| self.delete_call(a)).collect()
+    }
+
+    /// Count copied attributes as users of their keyvals.
+    pub fn hold(&mut self, attrs: &[Attr]) {
+        for a in attrs {
+            self.attach(a.keyval);
+        }
+    }
 }
 
 impl CommTable {
@@ -196,71 +297,41 @@ impl CommTable {
         if let Some(i) = predefined_index(kv) {
             return Ok(Found::Predefined(i));
         }
-        self.keyvals.get(kv)?;
-        Ok(c.attrs
-            .iter()
-            .find(|a| a.keyval == kv)
-            .map_or(Found::Absent, |a| Found::User(a.value)))
+        Ok(self
+            .keyvals
+            .lookup(&c.attrs, kv)?
+            .map_or(Found::Absent, Found::User))
     }
 
     /// First step of MPI_Comm_set_attr: check, and the delete callback to
     /// run on the value being replaced, if any.
     pub fn set_attr_begin(&self, comm: MPI_Comm, kv: c_int) -> MpiResult<Option<DeleteCall>> {
         let c = self.get(comm)?;
-        self.keyvals.settable(kv, "set")?;
-        Ok(c.attrs
-            .iter()
-            .find(|a| a.keyval == kv)
-            .map(|a| self.keyvals.delete_call(a)))
+        self.keyvals.replaced(&c.attrs, kv, "set")
     }
 
     /// Last step of MPI_Comm_set_attr: store the value (in place of the old
     /// one, which keeps its position in the order of setting).
     pub fn set_attr_end(&mut self, comm: MPI_Comm, kv: c_int, value: usize) -> MpiResult<()> {
-        self.keyvals.settable(kv, "set")?;
-        let c = self.get_mut(comm)?;
-        let added = match c.attrs.iter_mut().find(|a| a.keyval == kv) {
-            Some(a) => {
-                a.value = value;
-                false
-            }
-            None => {
-                c.attrs.push(Attr { keyval: kv, value });
-                true
-            }
-        };
-        if added {
-            self.keyvals.attach(kv);
-        }
-        Ok(())
+        let mut attrs = std::mem::take(&mut self.get_mut(comm)?.attrs);
+        let r = self.keyvals.store(&mut attrs, kv, value);
+        self.get_mut(comm)?.attrs = attrs;
+        r
     }
 
     /// First step of MPI_Comm_delete_attr: the delete callback to run (None
     /// when the attribute is not set: nothing to do).
     pub fn delete_attr_begin(&self, comm: MPI_Comm, kv: c_int) -> MpiResult<Option<DeleteCall>> {
         let c = self.get(comm)?;
-        self.keyvals.settable(kv, "deleted")?;
-        Ok(c.attrs
-            .iter()
-            .find(|a| a.keyval == kv)
-            .map(|a| self.keyvals.delete_call(a)))
+        self.keyvals.replaced(&c.attrs, kv, "deleted")
     }
 
     /// Remove the attributes of `comm` with these keyvals (their delete
     /// callbacks have run).
     pub fn drop_attrs(&mut self, comm: MPI_Comm, kvs: &[c_int]) -> MpiResult<()> {
-        let c = self.get_mut(comm)?;
-        let mut gone = Vec::new();
-        c.attrs.retain(|a| {
-            let drop = kvs.contains(&a.keyval);
-            if drop {
-                gone.push(a.keyval);
-            }
-            !drop
-        });
-        for kv in gone {
-            self.keyvals.detach(kv);
-        }
+        let mut attrs = std::mem::take(&mut self.get_mut(comm)?.attrs);
+        self.keyvals.remove(&mut attrs, kvs);
+        self.get_mut(comm)?.attrs = attrs;
         Ok(())
     }
 
@@ -268,37 +339,18 @@ impl CommTable {
     /// were set (attributes whose keyval has MPI_COMM_NULL_COPY_FN are not
     /// copied).
     pub fn copy_calls(&self, comm: MPI_Comm) -> MpiResult<Vec<CopyCall>> {
-        let c = self.get(comm)?;
-        Ok(c.attrs
-            .iter()
-            .filter_map(|a| {
-                let k = &self.keyvals.map[&a.keyval];
-                k.copy.map(|_| CopyCall {
-                    keyval: a.keyval,
-                    copy: k.copy,
-                    extra_state: k.extra_state,
-                    value: a.value,
-                })
-            })
-            .collect())
+        Ok(self.keyvals.copies(&self.get(comm)?.attrs))
     }
 
     /// The delete callbacks of every attribute of `comm`, in the reverse
     /// order of setting (as MPI requires for MPI_COMM_SELF at MPI_Finalize).
     pub fn delete_calls(&self, comm: MPI_Comm) -> MpiResult<Vec<DeleteCall>> {
-        let c = self.get(comm)?;
-        Ok(c.attrs
-            .iter()
-            .rev()
-            .map(|a| self.keyvals.delete_call(a))
-            .collect())
+        Ok(self.keyvals.deletes(&self.get(comm)?.attrs))
     }
 
     /// Attach copied attributes to a new communicator's keyvals.
     pub(crate) fn hold_keyvals(&mut self, attrs: &[Attr]) {
-        for a in attrs {
-            self.keyvals.attach(a.keyval);
-        }
+        self.keyvals.hold(attrs);
     }
 }
 
@@ -394,7 +446,8 @@ mod tests {
         // a freed keyval is invalid for the program, alive for its attributes
         t.keyvals.free(kv).unwrap();
         assert_eq!(t.get_attr(h, kv).unwrap_err().class, sys::MPI_ERR_KEYVAL);
-        assert_eq!(t.keyvals.free(kv).unwrap_err().class, sys::MPI_ERR_KEYVAL);
+        // freeing it again while an attribute holds it does nothing
+        t.keyvals.free(kv).unwrap();
         assert_eq!(t.keyvals.held(), 2);
         assert_eq!(t.delete_calls(h).unwrap().len(), 2);
         t.drop_attrs(h, &[kv]).unwrap();
@@ -404,6 +457,8 @@ mod tests {
         assert!(t.delete_attr_begin(h, kv2).unwrap().is_none());
         t.keyvals.free(kv2).unwrap();
         assert_eq!(t.keyvals.held(), 0);
+        // once no attribute holds it, the handle is gone
+        assert_eq!(t.keyvals.free(kv2).unwrap_err().class, sys::MPI_ERR_KEYVAL);
         assert_eq!(
             t.keyvals.free(sys::MPI_TAG_UB).unwrap_err().class,
             sys::MPI_ERR_KEYVAL

@@ -170,8 +170,9 @@ impl TypeTable {
         Ok(())
     }
 
-    /// MPI_Type_free: MPI_ERR_TYPE for a predefined type.
-    pub fn free(&mut self, handle: MPI_Datatype) -> MpiResult<()> {
+    /// Whether MPI_Type_free may free `handle`: MPI_ERR_TYPE for a
+    /// predefined type.
+    pub fn freeable(&self, handle: MPI_Datatype) -> MpiResult<()> {
         let e = self.entry(handle)?;
         if e.predefined {
             return fail(
@@ -179,6 +180,12 @@ impl TypeTable {
                 format!("cannot free the predefined datatype {}", e.ty.name()),
             );
         }
+        Ok(())
+    }
+
+    /// MPI_Type_free: MPI_ERR_TYPE for a predefined type.
+    pub fn free(&mut self, handle: MPI_Datatype) -> MpiResult<()> {
+        self.freeable(handle)?;
         self.map.remove(&handle);
         Ok(())
     }

@@ -36,6 +36,7 @@ pub mod info;
 pub mod isendrecv;
 pub mod message;
 pub mod neighbor_calls;
+pub mod obj_attr;
 pub mod op;
 pub mod pack;
 pub mod persistent;

@@ -136,6 +136,9 @@ pub struct World<E: Backend = Endpoint> {
     pub messages: crate::mpi::message::Messages,
     /// One-sided communication: windows (see `crate::rma`).
     pub rma: crate::rma::Rma,
+    /// Attributes on datatypes and windows (see `mpi::obj_attr`).
+    pub type_attrs: crate::mpi::obj_attr::ObjAttrs,
+    pub win_attrs: crate::mpi::obj_attr::ObjAttrs,
 }
 
 fn check_count(count: c_int) -> MpiResult<usize> {
@@ -167,6 +170,8 @@ impl<E: Backend> World<E> {
             greqs: Default::default(),
             messages: Default::default(),
             rma: Default::default(),
+            type_attrs: crate::mpi::obj_attr::ObjAttrs::types(),
+            win_attrs: crate::mpi::obj_attr::ObjAttrs::windows(),
         }
     }
 

@@ -158,8 +158,8 @@ pub enum Predefined {
     Dup,
 }
 
-/// (symbol, our definition's address, meaning) of the six procedures.
-fn predefined_procs() -> [(&'static CStr, usize, Predefined); 6] {
+/// (symbol, our definition's address, meaning) of the twelve procedures.
+fn predefined_procs() -> [(&'static CStr, usize, Predefined); 12] {
     let (copy, delete, dup): (
         FortranCopy<MPI_Aint>,
         FortranDelete<MPI_Aint>,
@@ -174,7 +174,47 @@ fn predefined_procs() -> [(&'static CStr, usize, Predefined); 6] {
         FortranDelete<MPI_Fint>,
         FortranCopy<MPI_Fint>,
     ) = (mpi_null_copy_fn_, mpi_null_delete_fn_, mpi_dup_fn_);
+    let (tcopy, tdelete, tdup): (
+        FortranCopy<MPI_Aint>,
+        FortranDelete<MPI_Aint>,
+        FortranCopy<MPI_Aint>,
+    ) = (
+        mpi_type_null_copy_fn_,
+        mpi_type_null_delete_fn_,
+        mpi_type_dup_fn_,
+    );
+    let (wcopy, wdelete, wdup): (
+        FortranCopy<MPI_Aint>,
+        FortranDelete<MPI_Aint>,
+        FortranCopy<MPI_Aint>,
+    ) = (
+        mpi_win_null_copy_fn_,
+        mpi_win_null_delete_fn_,
+        mpi_win_dup_fn_,
+    );
     [
+        (
+            c"mpi_type_null_copy_fn_",
+            tcopy as usize,
+            Predefined::NullCopy,
+        ),
+        (
+            c"mpi_type_null_delete_fn_",
+            tdelete as usize,
+            Predefined::NullDelete,
+        ),
+        (c"mpi_type_dup_fn_", tdup as usize, Predefined::Dup),
+        (
+            c"mpi_win_null_copy_fn_",
+            wcopy as usize,
+            Predefined::NullCopy,
+        ),
+        (
+            c"mpi_win_null_delete_fn_",
+            wdelete as usize,
+            Predefined::NullDelete,
+        ),
+        (c"mpi_win_dup_fn_", wdup as usize, Predefined::Dup),
         (
             c"mpi_comm_null_copy_fn_",
             copy as usize,
@@ -219,6 +259,10 @@ pub fn predefined(addr: usize) -> Option<Predefined> {
         .map(|&(_, w)| w)
 }
 
+/// The C call that makes a keyval of one kind (communicator, datatype or
+/// window: the callback types are the same functions of int handles).
+type Creator = unsafe extern "C" fn(CopyFn, DeleteFn, *mut c_int, *mut c_void) -> c_int;
+
 /// Creates a C keyval for Fortran procedures `copy` / `delete` (their
 /// addresses), with values of type `V`.
 ///
@@ -227,6 +271,7 @@ pub fn predefined(addr: usize) -> Option<Predefined> {
 /// interfaces [`FortranCopy<V>`] / [`FortranDelete<V>`] (or predefined
 /// ones); `keyval` is the INTEGER gfortran passes.
 unsafe fn create_keyval<V: Value>(
+    creator: Creator,
     copy: usize,
     delete: usize,
     keyval: *mut MPI_Fint,
@@ -259,8 +304,7 @@ unsafe fn create_keyval<V: Value>(
     }));
     // SAFETY: C callbacks of the right types, the record as their extra
     // state; KEYVAL is the INTEGER gfortran passes.
-    let rc =
-        unsafe { sys::PMPI_Comm_create_keyval(c_copy, c_delete, keyval, record as *mut c_void) };
+    let rc = unsafe { creator(c_copy, c_delete, keyval, record as *mut c_void) };
     if rc != sys::MPI_SUCCESS {
         // SAFETY: no keyval refers to the record: taken back once.
         drop(unsafe { Box::from_raw(record) });
@@ -282,6 +326,7 @@ pub unsafe extern "C" fn mpi_comm_create_keyval_(
     // reference; MPI's contract gives the procedures the MPI-2 interfaces.
     let rc = unsafe {
         create_keyval::<MPI_Aint>(
+            sys::PMPI_Comm_create_keyval,
             comm_copy_attr_fn as usize,
             comm_delete_attr_fn as usize,
             comm_keyval,
@@ -305,7 +350,13 @@ pub unsafe extern "C" fn mpi_keyval_create_(
 ) {
     // SAFETY: as for mpi_comm_create_keyval_, with the MPI-1 interfaces.
     let rc = unsafe {
-        create_keyval::<MPI_Fint>(copy_fn as usize, delete_fn as usize, keyval, *extra_state)
+        create_keyval::<MPI_Fint>(
+            sys::PMPI_Keyval_create,
+            copy_fn as usize,
+            delete_fn as usize,
+            keyval,
+            *extra_state,
+        )
     };
     // SAFETY: the IERROR argument gfortran passes.
     unsafe { put_ierror(ierror, rc) };
@@ -423,6 +474,10 @@ pub unsafe extern "C" fn mpi_attr_get_(
 pmpi_twin!(mpi_attr_get_(comm: *const MPI_Fint, keyval: *const MPI_Fint, attribute_val: *mut MPI_Fint, flag: *mut MPI_Fint, ierror: *mut MPI_Fint));
 
 fortran! {
+    mpi_type_free_keyval_ = PMPI_Type_free_keyval(type_keyval: IntOut);
+    mpi_type_delete_attr_ = PMPI_Type_delete_attr(datatype: Int, type_keyval: Int);
+    mpi_win_free_keyval_ = PMPI_Win_free_keyval(win_keyval: IntOut);
+    mpi_win_delete_attr_ = PMPI_Win_delete_attr(win: Int, win_keyval: Int);
     mpi_comm_free_keyval_ = PMPI_Comm_free_keyval(comm_keyval: IntOut);
     mpi_keyval_free_ = PMPI_Keyval_free(keyval: IntOut);
     mpi_comm_delete_attr_ = PMPI_Comm_delete_attr(comm: Int, comm_keyval: Int);
@@ -490,6 +545,88 @@ macro_rules! predefined_procedures {
 
 predefined_procedures!(MPI_Aint: mpi_comm_null_copy_fn_, mpi_comm_null_delete_fn_, mpi_comm_dup_fn_);
 predefined_procedures!(MPI_Fint: mpi_null_copy_fn_, mpi_null_delete_fn_, mpi_dup_fn_);
+predefined_procedures!(MPI_Aint: mpi_type_null_copy_fn_, mpi_type_null_delete_fn_, mpi_type_dup_fn_);
+predefined_procedures!(MPI_Aint: mpi_win_null_copy_fn_, mpi_win_null_delete_fn_, mpi_win_dup_fn_);
+
+/// The keyval and set calls of datatypes and windows (MPI-2 interfaces:
+/// INTEGER(KIND=MPI_ADDRESS_KIND) values).
+macro_rules! object_keyval_and_set {
+    ($create:ident = $ccreate:ident, $set:ident = $cset:ident) => {
+        #[doc = concat!("`", stringify!($create), "(COPY_FN, DELETE_FN, KEYVAL, EXTRA_STATE, IERROR)`")]
+        #[no_mangle]
+        pub unsafe extern "C" fn $create(
+            copy_attr_fn: *const c_void,
+            delete_attr_fn: *const c_void,
+            keyval: *mut MPI_Fint,
+            extra_state: *const MPI_Aint,
+            ierror: *mut MPI_Fint,
+        ) {
+            // SAFETY: as for mpi_comm_create_keyval_.
+            let rc = unsafe {
+                create_keyval::<MPI_Aint>(
+                    sys::$ccreate,
+                    copy_attr_fn as usize,
+                    delete_attr_fn as usize,
+                    keyval,
+                    *extra_state,
+                )
+            };
+            // SAFETY: the IERROR argument gfortran passes.
+            unsafe { put_ierror(ierror, rc) };
+        }
+        pmpi_twin!($create(copy_attr_fn: *const c_void, delete_attr_fn: *const c_void, keyval: *mut MPI_Fint, extra_state: *const MPI_Aint, ierror: *mut MPI_Fint));
+
+        #[doc = concat!("`", stringify!($set), "(HANDLE, KEYVAL, ATTRIBUTE_VAL, IERROR)`")]
+        #[no_mangle]
+        pub unsafe extern "C" fn $set(
+            handle: *const MPI_Fint,
+            keyval: *const MPI_Fint,
+            attribute_val: *const MPI_Aint,
+            ierror: *mut MPI_Fint,
+        ) {
+            // SAFETY: as for mpi_comm_set_attr_.
+            let rc = unsafe { sys::$cset(*handle, *keyval, (*attribute_val).to_c()) };
+            // SAFETY: the IERROR argument gfortran passes.
+            unsafe { put_ierror(ierror, rc) };
+        }
+        pmpi_twin!($set(handle: *const MPI_Fint, keyval: *const MPI_Fint, attribute_val: *const MPI_Aint, ierror: *mut MPI_Fint));
+    };
+}
+
+object_keyval_and_set!(
+    mpi_type_create_keyval_ = PMPI_Type_create_keyval,
+    mpi_type_set_attr_ = PMPI_Type_set_attr
+);
+object_keyval_and_set!(
+    mpi_win_create_keyval_ = PMPI_Win_create_keyval,
+    mpi_win_set_attr_ = PMPI_Win_set_attr
+);
+
+/// `MPI_TYPE_GET_ATTR(DATATYPE, TYPE_KEYVAL, ATTRIBUTE_VAL, FLAG, IERROR)`
+#[no_mangle]
+pub unsafe extern "C" fn mpi_type_get_attr_(
+    datatype: *const MPI_Fint,
+    type_keyval: *const MPI_Fint,
+    attribute_val: *mut MPI_Aint,
+    flag: *mut MPI_Fint,
+    ierror: *mut MPI_Fint,
+) {
+    let mut p: *mut c_void = std::ptr::null_mut();
+    let mut found: c_int = 0;
+    // SAFETY: by-reference INTEGERs; p and found are locals.
+    let rc = unsafe {
+        sys::PMPI_Type_get_attr(
+            *datatype,
+            *type_keyval,
+            &mut p as *mut *mut c_void as *mut c_void,
+            &mut found,
+        )
+    };
+    let got = (rc, (found != 0).then_some(p as MPI_Aint));
+    // SAFETY: the arguments gfortran passes, by reference.
+    unsafe { put_attr(got, attribute_val, flag, ierror) };
+}
+pmpi_twin!(mpi_type_get_attr_(datatype: *const MPI_Fint, type_keyval: *const MPI_Fint, attribute_val: *mut MPI_Aint, flag: *mut MPI_Fint, ierror: *mut MPI_Fint));
 
 #[cfg(test)]
 mod tests {
@@ -611,8 +748,9 @@ mod tests {
         let procs = predefined_procs();
         let what: Vec<_> = procs.iter().map(|p| predefined(p.1)).collect();
         use Predefined::*;
-        let expected = [NullCopy, NullDelete, Dup, NullCopy, NullDelete, Dup];
-        assert_eq!(what, expected.map(Some));
+        // type, window, communicator (MPI-2), MPI-1
+        let expected = [NullCopy, NullDelete, Dup].repeat(4);
+        assert_eq!(what, expected.into_iter().map(Some).collect::<Vec<_>>());
         let user: FortranCopy<MPI_Aint> = test_copy;
         assert_eq!(predefined(user as usize), None);
         assert_eq!(predefined(0), None);

@@ -152,6 +152,31 @@ pub const HAND_WRITTEN: &[(&str, &str, HandIface)] = &[
         HandIface::Sub("win: Int, win_keyval: Int, attribute_val: AintOut, flag: Flag"),
     ),
     (
+        "mpi_type_create_keyval_",
+        "PMPI_Type_create_keyval",
+        HandIface::Sub("type_copy_attr_fn: Proc, type_delete_attr_fn: Proc, type_keyval: IntOut, extra_state: Aint"),
+    ),
+    (
+        "mpi_win_create_keyval_",
+        "PMPI_Win_create_keyval",
+        HandIface::Sub("win_copy_attr_fn: Proc, win_delete_attr_fn: Proc, win_keyval: IntOut, extra_state: Aint"),
+    ),
+    (
+        "mpi_type_set_attr_",
+        "PMPI_Type_set_attr",
+        HandIface::Sub("datatype: Int, type_keyval: Int, attribute_val: Aint"),
+    ),
+    (
+        "mpi_win_set_attr_",
+        "PMPI_Win_set_attr",
+        HandIface::Sub("win: Int, win_keyval: Int, attribute_val: Aint"),
+    ),
+    (
+        "mpi_type_get_attr_",
+        "PMPI_Type_get_attr",
+        HandIface::Sub("datatype: Int, type_keyval: Int, attribute_val: AintOut, flag: Flag"),
+    ),
+    (
         "mpi_comm_get_attr_",
         "PMPI_Comm_get_attr",
         HandIface::Sub("comm: Int, comm_keyval: Int, attribute_val: AintOut, flag: Flag"),
@@ -199,10 +224,16 @@ pub const HAND_WRITTEN: &[(&str, &str, HandIface)] = &[
 /// The predefined attribute callback procedures (src/abi/fortran/attr.rs):
 /// Fortran name and arguments (all but IERROR). EXTERNAL in mpif.h, with
 /// explicit interfaces in the module.
-pub const PREDEFINED_PROCS: [(&str, &str); 6] = [
+pub const PREDEFINED_PROCS: [(&str, &str); 12] = [
     ("MPI_COMM_NULL_COPY_FN", COPY_ARGS),
     ("MPI_COMM_NULL_DELETE_FN", DELETE_ARGS),
     ("MPI_COMM_DUP_FN", COPY_ARGS),
+    ("MPI_TYPE_NULL_COPY_FN", COPY_ARGS),
+    ("MPI_TYPE_NULL_DELETE_FN", DELETE_ARGS),
+    ("MPI_TYPE_DUP_FN", COPY_ARGS),
+    ("MPI_WIN_NULL_COPY_FN", COPY_ARGS),
+    ("MPI_WIN_NULL_DELETE_FN", DELETE_ARGS),
+    ("MPI_WIN_DUP_FN", COPY_ARGS),
     ("MPI_NULL_COPY_FN", COPY_ARGS_1),
     ("MPI_NULL_DELETE_FN", DELETE_ARGS_1),
     ("MPI_DUP_FN", COPY_ARGS_1),

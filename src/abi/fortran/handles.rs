@@ -65,6 +65,8 @@ mod tests {
             );
             assert_eq!(MPI_Info_c2f(sys::MPI_INFO_NULL), sys::MPI_INFO_NULL);
             assert_eq!(PMPI_Info_f2c(sys::MPI_INFO_NULL), sys::MPI_INFO_NULL);
+            assert_eq!(MPI_Win_c2f(sys::MPI_WIN_NULL), sys::MPI_WIN_NULL);
+            assert_eq!(MPI_Win_f2c(0x20000003), 0x20000003);
         }
     }
 }

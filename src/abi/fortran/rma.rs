@@ -1,7 +1,8 @@
 //! Fortran bindings of the one-sided communication calls. MPI_WIN_ALLOCATE
 //! returns the base address in an INTEGER(KIND=MPI_ADDRESS_KIND) (mpif.h's
 //! form; use it with a Cray pointer or C_F_POINTER). MPI_WIN_GET_ATTR is
-//! written by hand: Fortran gets the attribute's value, not its address.
+//! written by hand: Fortran gets the attribute's value, not its address
+//! (the program's own attributes: the value it stored).
 use super::kinds::put_ierror;
 use crate::sys::{self, MPI_Aint, MPI_Fint};
 use std::os::raw::{c_int, c_void};
@@ -32,14 +33,24 @@ pub unsafe extern "C" fn mpi_win_get_attr_(
         )
     };
     if rc == sys::MPI_SUCCESS as c_int && found != 0 {
-        let v = if *unsafe { &*win_keyval } == sys::MPI_WIN_BASE {
-            p as MPI_Aint
-        } else if *unsafe { &*win_keyval } == sys::MPI_WIN_SIZE {
+        // SAFETY: the INTEGER gfortran passes.
+        let kv = unsafe { *win_keyval };
+        let v = if kv == sys::MPI_WIN_SIZE {
             // SAFETY: PMPI_Win_get_attr points to the window's MPI_Aint size.
             unsafe { *(p as *const MPI_Aint) }
-        } else {
-            // SAFETY: the other attributes are ints of the window.
+        } else if [
+            sys::MPI_WIN_DISP_UNIT,
+            sys::MPI_WIN_CREATE_FLAVOR,
+            sys::MPI_WIN_MODEL,
+        ]
+        .contains(&kv)
+        {
+            // SAFETY: these attributes are ints of the window.
             unsafe { *(p as *const c_int) as MPI_Aint }
+        } else {
+            // MPI_WIN_BASE (the address) and the program's attributes (the
+            // value stored)
+            p as MPI_Aint
         };
         // SAFETY: the ATTRIBUTE_VAL argument gfortran passes.
         unsafe { attribute_val.write(v) };
