@@ -79,9 +79,9 @@ fn dynamic_window_unattached_target_memory_is_a_range_error() {
 /// rank 1 grants at once: LOCK_GRANTED arrives at T + 4 M(H), done at
 /// T + 5 M(H) in MPI_Win_unlock, which then issues the queued PUT of P bytes
 /// (tV = T + 5 M(H) + M(P), ta = T + 5 M(H) + 2 M(P)) and UNLOCK asking for
-/// an ACK (sent at tV, it arrives no earlier than the PUT: u = max(T + 7 M(H)
-/// + M(P), T + 5 M(H) + 2 M(P))); rank 1 answers the ACK at u, done at
-/// u + 3 M(H): the unlock returns then.
+/// an ACK (sent at tV, it arrives no earlier than the PUT: u =
+/// max(T + 7 M(H) + M(P), T + 5 M(H) + 2 M(P))); rank 1 answers the ACK at
+/// u, done at u + 3 M(H): the unlock returns then.
 #[test]
 fn put_to_a_dynamic_window_under_lock_is_exact() {
     let prog = program("rma_dynamic");
