@@ -746,21 +746,21 @@ mpi_fn! {
 }
 
 mpi_fn! {
-    /// The hints replace those the window had (vaced acts on none of them).
+    /// The keys MPICH knows change (see `crate::rma::hints`); others are dropped.
     fn MPI_Win_set_info / PMPI_Win_set_info(win: MPI_Win, info: MPI_Info) -> c_int {
         win_call("MPI_Win_set_info", win, |w| {
             let hints = check_info(info)?;
-            w.rma.get_mut(win)?.info = hints;
+            w.rma.get_mut(win)?.info.set(&hints)?;
             Ok(())
         })
     }
 }
 
 mpi_fn! {
-    /// A new info object with the window's hints.
+    /// A new info object with every hint MPICH reports and its value.
     fn MPI_Win_get_info / PMPI_Win_get_info(win: MPI_Win, info_used: *mut MPI_Info) -> c_int {
         win_call("MPI_Win_get_info", win, |w| {
-            let hints = w.rma.get(win)?.info.clone();
+            let hints = w.rma.get(win)?.info.to_info();
             if info_used.is_null() {
                 return fail(sys::MPI_ERR_ARG, "null pointer passed as info_used");
             }

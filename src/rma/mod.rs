@@ -82,6 +82,7 @@
 //! * An operation on the origin's own window goes through the same packets
 //!   (an intra-node message to itself).
 pub mod dynamic;
+pub mod hints;
 pub mod memory;
 pub mod ops;
 pub mod packet;

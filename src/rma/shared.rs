@@ -13,7 +13,7 @@
 //!   mapped by every member, so loads and stores of one rank are seen by
 //!   the others (the program's own computation). Rank r's memory follows
 //!   rank r-1's without a gap (MPICH's default); with the info key
-//!   `alloc_shared_noncontig` = "true" each rank's part starts on a
+//!   `alloc_shared_noncontig` = "true" (see `hints`) each rank's part starts on a
 //!   4096-byte page boundary (as MPICH rounds up). The object's name is
 //!   removed when the window is freed, or by the launcher when the job
 //!   dies.
@@ -105,7 +105,8 @@ impl World {
                 ),
             );
         }
-        let noncontig = info.get("alloc_shared_noncontig") == Some("true");
+        let hints = super::hints::WinHints::new(sys::MPI_WIN_FLAVOR_SHARED, &info)?;
+        let noncontig = hints.alloc_shared_noncontig;
         let s = self.win_setup(comm, size, disp_unit, 0)?;
         let (offs, total) = layout(&s.sizes, noncontig);
         let name = winshm::name(&self.ep.job(), &format!("{}-{}", s.ranks[0], s.ctx));
@@ -150,6 +151,7 @@ impl World {
                 allocated: None,
                 info,
             },
+            hints,
             Some(sh),
         );
         Ok((win, base))

@@ -105,7 +105,7 @@ pub struct Window {
     /// MPI_Win_set_name / get_name.
     pub name: String,
     /// The hints given at creation or by MPI_Win_set_info.
-    pub info: crate::mpi::info::Info,
+    pub info: super::hints::WinHints,
     /// Attribute values (MPI_Win_get_attr returns their addresses: boxed,
     /// so they stay put while the window lives).
     pub attrs: Box<Attrs>,
@@ -211,8 +211,9 @@ impl World {
     /// MPI_Win_create / MPI_Win_allocate / MPI_Win_create_dynamic, once the
     /// ABI has the memory.
     pub fn win_create(&mut self, a: NewWin) -> MpiResult<MPI_Win> {
+        let hints = super::hints::WinHints::new(a.flavor, &a.info)?;
         let s = self.win_setup(a.comm, a.size, a.disp_unit, a.base)?;
-        Ok(self.win_register(s, a, None))
+        Ok(self.win_register(s, a, hints, None))
     }
 
     /// The communication of a window's creation: a duplicate of the
@@ -257,6 +258,7 @@ impl World {
         &mut self,
         s: Setup,
         a: NewWin,
+        hints: super::hints::WinHints,
         shared: Option<super::shared::Shared>,
     ) -> MPI_Win {
         if !self.ep.has_active() {
@@ -289,7 +291,7 @@ impl World {
             exposed: None,
             next_tag: super::packet::FIRST_GET_TAG,
             name: String::new(),
-            info: a.info,
+            info: hints,
             attrs: Box::new(Attrs {
                 size: a.size as sys::MPI_Aint,
                 disp_unit: a.disp_unit,
