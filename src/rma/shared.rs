@@ -14,7 +14,8 @@
 //!   the others (the program's own computation). Rank r's memory follows
 //!   rank r-1's without a gap (MPICH's default); with the info key
 //!   `alloc_shared_noncontig` = "true" (see `hints`) each rank's part starts on a
-//!   4096-byte page boundary (as MPICH rounds up). The object's name is
+//!   4096-byte page boundary (as MPICH rounds up). The base address of a
+//!   rank without memory is null (rank 0's excepted, as CH3). The object's name is
 //!   removed when the window is freed, or by the launcher when the job
 //!   dies.
 //! * Creation timing: that of MPI_Win_create (the duplicate and the
@@ -62,6 +63,18 @@ impl Shared {
     pub fn remove_name(&self) {
         if self.owner {
             let _ = self.seg.unlink();
+        }
+    }
+
+    /// The address of window rank `r`'s memory, as MPICH's CH3 gives it:
+    /// null for a rank without memory, except rank 0 (the segment's start)
+    /// while some rank has memory.
+    fn base_of(&self, r: usize, sizes: &[u64]) -> usize {
+        let any = sizes.iter().any(|&s| s > 0);
+        if (r == 0 && any) || sizes[r] > 0 {
+            self.seg.addr(self.offs[r])
+        } else {
+            0
         }
     }
 }
@@ -133,12 +146,12 @@ impl World {
         })?;
         let me = s.me;
         let mem = seg.part(offs[me], size as usize);
-        let base = seg.addr(offs[me]);
         let sh = Shared {
             seg,
             offs,
             owner: me == 0,
         };
+        let base = sh.base_of(me, &s.sizes);
         let win = self.win_register(
             s,
             NewWin {
@@ -176,7 +189,7 @@ impl World {
         } else {
             super::ops::target_rank(w, rank)?
         };
-        Ok((w.sizes[r], w.disp_units[r] as i32, sh.seg.addr(sh.offs[r])))
+        Ok((w.sizes[r], w.disp_units[r] as i32, sh.base_of(r, &w.sizes)))
     }
 
     /// Whether operations on `win` are direct copies (a shared window).

@@ -102,8 +102,11 @@ int main(int argc, char **argv) {
         elems[r] = r == 1 ? 0 : 4 * (r + 1);
         CHECK(sz == elems[r] * (MPI_Aint)sizeof(int), "size of %d: %ld", r, (long)sz);
         CHECK(du == sizeof(int), "unit of %d: %d", r, du);
-        if (r > 0)
-            CHECK(base[r] == base[r - 1] + elems[r - 1], "rank %d's part is not after rank %d's", r, r - 1);
+        if (r == 1)
+            CHECK(base[r] == NULL, "rank 1 has no memory: base %p", (void *)base[r]);
+        else if (r > 1)
+            CHECK(base[r] == base[r - 2 + (r > 2)] + elems[r - 2 + (r > 2)],
+                  "rank %d's part is not after rank %d's", r, r - 2 + (r > 2));
     }
     CHECK(base[rank] == mine, "query of myself");
     {
