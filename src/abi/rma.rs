@@ -45,6 +45,12 @@ pub(crate) fn win_call(
     }
 }
 
+/// Before a window is made: the targets of accumulates on long double
+/// apply them with the C kernels of the ABI (see `crate::rma::target`).
+pub(crate) fn register_kernels() {
+    crate::mpi::op::set_long_double_kernel(crate::abi::op::long_double_apply);
+}
+
 /// The hints of an info argument (a copy; MPI_INFO_NULL: none).
 fn check_info(info: MPI_Info) -> MpiResult<crate::mpi::info::Info> {
     if info == sys::MPI_INFO_NULL {
@@ -119,6 +125,7 @@ const ALIGN: usize = 16;
 
 mpi_fn! {
     fn MPI_Win_create / PMPI_Win_create(base: *mut c_void, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, win: *mut MPI_Win) -> c_int {
+        register_kernels();
         call("MPI_Win_create", comm, |w| {
             let n = check_size(size)?;
             let hints = check_info(info)?;
@@ -150,6 +157,7 @@ mpi_fn! {
 
 mpi_fn! {
     fn MPI_Win_allocate / PMPI_Win_allocate(size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, baseptr: *mut c_void, win: *mut MPI_Win) -> c_int {
+        register_kernels();
         call("MPI_Win_allocate", comm, |w| {
             let n = check_size(size)? as usize;
             let hints = check_info(info)?;
@@ -383,7 +391,10 @@ fn acc_basic(
         );
     };
     let (k, _) = basic_of(b).expect("checked");
-    if !matches!(kernel(p, k), Some(crate::mpi::op::Kernel::Native(_))) {
+    if !matches!(
+        kernel(p, k),
+        Some(crate::mpi::op::Kernel::Native(_) | crate::mpi::op::Kernel::LongDouble(..))
+    ) {
         return fail(
             sys::MPI_ERR_OP,
             format!("{} is not defined on datatype {}", p.name(), ty.name()),

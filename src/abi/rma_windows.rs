@@ -2,7 +2,7 @@
 //! MPI_Win_attach, MPI_Win_detach, MPI_Win_allocate_shared,
 //! MPI_Win_shared_query: argument checking and the memory handed to
 //! `crate::rma::dynamic` / `crate::rma::shared`.
-use crate::abi::rma::win_call;
+use crate::abi::rma::{register_kernels, win_call};
 use crate::abi::state::call;
 use crate::mpi::error::{fail, MpiResult};
 use crate::mpi::info::with_infos;
@@ -29,6 +29,7 @@ fn size_arg(size: MPI_Aint, what: &str) -> MpiResult<u64> {
 
 mpi_fn! {
     fn MPI_Win_create_dynamic / PMPI_Win_create_dynamic(info: MPI_Info, comm: MPI_Comm, win: *mut MPI_Win) -> c_int {
+        register_kernels();
         call("MPI_Win_create_dynamic", comm, |w| {
             let h = hints(info)?;
             if win.is_null() {
@@ -73,6 +74,7 @@ mpi_fn! {
 
 mpi_fn! {
     fn MPI_Win_allocate_shared / PMPI_Win_allocate_shared(size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, baseptr: *mut c_void, win: *mut MPI_Win) -> c_int {
+        register_kernels();
         call("MPI_Win_allocate_shared", comm, |w| {
             let n = size_arg(size, "window size")?;
             let h = hints(info)?;

@@ -339,12 +339,18 @@ fn ack(dest: u32, ctx: u32, vsize: u64) -> Reply {
 }
 
 /// The kernel of a predefined operator on a basic type (checked at the
-/// origin: only those reach a target).
-pub fn acc_kernel(op: i32, dtype: i32) -> fn(&[u8], &mut [u8]) {
+/// origin: only those reach a target; long double ones through the C
+/// kernels the ABI registered when it checked the operation).
+pub fn acc_kernel(op: i32, dtype: i32) -> Box<dyn Fn(&[u8], &mut [u8])> {
     let p = Predef::from_handle(op).expect("checked at the origin");
     let (b, _) = basic_of(dtype).expect("checked at the origin");
     match kernel(p, b) {
-        Some(Kernel::Native(f)) => f,
-        _ => panic!("vaced: accumulate operator without a kernel (checked at the origin)"),
+        Some(Kernel::Native(f)) => Box::new(f),
+        Some(Kernel::LongDouble(o, kind)) => {
+            let f = crate::mpi::op::long_double_kernel()
+                .expect("vaced: long double kernels not registered (checked at the origin)");
+            Box::new(move |a: &[u8], b: &mut [u8]| f(o, kind, a, b))
+        }
+        None => panic!("vaced: accumulate operator without a kernel (checked at the origin)"),
     }
 }

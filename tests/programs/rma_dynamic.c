@@ -124,6 +124,24 @@ int main(int argc, char **argv) {
         CHECK(got[i] == ll * 1000 + i, "got[%d] = %d on rank %d", i, got[i], rank);
     MPI_Barrier(MPI_COMM_WORLD);
 
+    /* long double: Accumulate (the target applies the C kernels) and
+     * Fetch_and_op */
+    long double *ld = calloc(2, sizeof(long double)), lsrc[2] = {rank + 0.25L, 2.0L}, lold;
+    MPI_Aint lda, ldall[64];
+    MPI_Win_attach(win, ld, 2 * sizeof(long double));
+    MPI_Get_address(ld, &lda);
+    MPI_Allgather(&lda, 1, MPI_AINT, ldall, 1, MPI_AINT, MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win);
+    MPI_Accumulate(lsrc, 2, MPI_LONG_DOUBLE, right, ldall[right], 2, MPI_LONG_DOUBLE, MPI_SUM, win);
+    MPI_Win_flush(right, win);
+    MPI_Fetch_and_op(&lsrc[1], &lold, MPI_LONG_DOUBLE, right, ldall[right], MPI_PROD, win);
+    MPI_Win_unlock(right, win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(lold == rank + 0.25L, "fetched long double %Lg", lold);
+    CHECK(ld[0] == 2.0L * (left + 0.25L) && ld[1] == 2.0L, "long doubles %Lg %Lg", ld[0], ld[1]);
+    MPI_Win_detach(win, ld);
+    free(ld);
+
     /* errors */
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     int rc = MPI_Win_detach(win, got), cls;
