@@ -338,10 +338,13 @@ fn ack(dest: u32, ctx: u32, vsize: u64) -> Reply {
     }
 }
 
+/// `inout = in (op) inout` on whole packed elements.
+pub type AccKernel = Box<dyn Fn(&[u8], &mut [u8])>;
+
 /// The kernel of a predefined operator on a basic type (checked at the
 /// origin: only those reach a target; long double ones through the C
 /// kernels the ABI registered when it checked the operation).
-pub fn acc_kernel(op: i32, dtype: i32) -> Box<dyn Fn(&[u8], &mut [u8])> {
+pub fn acc_kernel(op: i32, dtype: i32) -> AccKernel {
     let p = Predef::from_handle(op).expect("checked at the origin");
     let (b, _) = basic_of(dtype).expect("checked at the origin");
     match kernel(p, b) {
