@@ -48,50 +48,82 @@ impl WinMem {
         };
         match self {
             WinMem::Fixed(b) => end <= b.len() as u64,
-            WinMem::Dynamic(m) => m
-                .range(..=o)
-                .next_back()
-                .is_some_and(|(&a, b)| end <= a + b.len() as u64),
+            WinMem::Dynamic(_) => self.pieces(o, l).is_some(),
         }
     }
 
-    /// The bytes of a run (checked).
-    fn run(&mut self, o: u64, l: u64) -> &mut [u8] {
+    /// A dynamic window's run as pieces of attached regions (a run may
+    /// cross from one region into the next when they are adjacent, as
+    /// consecutive arrays attached one by one): (region, offset in it,
+    /// length); None if some byte is not attached.
+    fn pieces(&self, o: u64, l: u64) -> Option<Vec<(u64, usize, usize)>> {
+        let WinMem::Dynamic(m) = self else {
+            return Some(vec![(0, o as usize, l as usize)]);
+        };
+        let end = o.checked_add(l)?;
+        let mut v = Vec::new();
+        let mut at = o;
+        while at < end {
+            let (&a, b) = m.range(..=at).next_back()?;
+            let r_end = a + b.len() as u64;
+            if at >= r_end {
+                return None;
+            }
+            let n = end.min(r_end) - at;
+            v.push((a, (at - a) as usize, n as usize));
+            at += n;
+        }
+        Some(v)
+    }
+
+    /// The bytes of a piece.
+    fn piece(&mut self, (a, off, n): (u64, usize, usize)) -> &mut [u8] {
         match self {
-            WinMem::Fixed(b) => &mut b.as_mut_slice()[o as usize..(o + l) as usize],
+            WinMem::Fixed(b) => &mut b.as_mut_slice()[off..off + n],
             WinMem::Dynamic(m) => {
-                let (&a, b) = m.range_mut(..=o).next_back().expect("checked run");
-                let at = (o - a) as usize;
-                &mut b.as_mut_slice()[at..at + l as usize]
+                &mut m.get_mut(&a).expect("checked run").as_mut_slice()[off..off + n]
             }
         }
     }
 
-    /// Copy packed `data` into the runs.
+    /// Copy packed `data` into the runs (checked).
     pub fn scatter(&mut self, runs: &[(u64, u64)], data: &[u8]) {
         let mut at = 0;
         for &(o, l) in runs {
-            self.run(o, l).copy_from_slice(&data[at..at + l as usize]);
-            at += l as usize;
+            for p in self.pieces(o, l).expect("checked run") {
+                self.piece(p).copy_from_slice(&data[at..at + p.2]);
+                at += p.2;
+            }
         }
     }
 
-    /// The runs' bytes, packed.
+    /// The runs' bytes, packed (checked).
     pub fn gather(&mut self, runs: &[(u64, u64)]) -> Vec<u8> {
         let mut v = Vec::new();
         for &(o, l) in runs {
-            v.extend_from_slice(self.run(o, l));
+            for p in self.pieces(o, l).expect("checked run") {
+                v.extend_from_slice(self.piece(p));
+            }
         }
         v
     }
 
     /// Apply an accumulate packet (operator `p.op` on elements of basic
-    /// type `p.dtype`) to the runs.
+    /// type `p.dtype`) to the runs (checked). A run split between two
+    /// attached regions is combined in a copy, then copied back.
     pub fn accumulate(&mut self, p: &Packet) {
         let f = acc_kernel(p.op, p.dtype);
         let mut at = 0;
         for &(o, l) in &p.runs {
-            f(&p.data[at..at + l as usize], self.run(o, l));
+            let data = &p.data[at..at + l as usize];
+            let ps = self.pieces(o, l).expect("checked run");
+            if let [one] = ps[..] {
+                f(data, self.piece(one));
+            } else {
+                let mut tmp = self.gather(&[(o, l)]);
+                f(data, &mut tmp);
+                self.scatter(&[(o, l)], &tmp);
+            }
             at += l as usize;
         }
     }
@@ -154,6 +186,20 @@ mod tests {
         m.scatter(&[(pa + 4, 4), (pb, 8)], &[1; 12]);
         assert_eq!(m.gather(&[(pa + 3, 2)]), vec![0, 1]);
         assert!(m.check(&[(pb + 4, 8)]).is_err());
+        // a run across two adjacent regions
+        let mut c = vec![0u8; 16];
+        let pc = c.as_ptr() as u64;
+        let mut m2 = WinMem::Dynamic(BTreeMap::new());
+        m2.attach(buf(&mut c[..8])).unwrap();
+        m2.attach(buf(&mut c[8..])).unwrap();
+        m2.check(&[(pc + 4, 8)]).unwrap();
+        m2.scatter(&[(pc + 4, 8)], &[7; 8]);
+        assert_eq!(
+            m2.gather(&[(pc + 2, 12)]),
+            vec![0, 0, 7, 7, 7, 7, 7, 7, 7, 7, 0, 0]
+        );
+        assert!(m2.check(&[(pc + 12, 8)]).is_err());
+        drop(m2);
         m.detach(pb).unwrap();
         assert!(m.check(&[(pb, 1)]).is_err());
         assert!(m.detach(pb).is_err());

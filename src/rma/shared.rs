@@ -30,7 +30,9 @@
 //!   clock does not move. Accumulate-like operations take the window's
 //!   accumulate lock (a futex in the object): they are atomic with respect
 //!   to each other across processes. Request-based operations complete at
-//!   the call.
+//!   the call. An operation that reads (GET, GET_ACCUMULATE, CAS) gives the
+//!   host core to a waiting rank, as an MPI_Test that finds nothing does (a
+//!   polling loop must not keep the rank it waits for off the cores).
 //! * Synchronization follows CH3 for targets on the same node: MPI_Win_lock
 //!   (without MPI_MODE_NOCHECK) waits for LOCK_GRANTED; MPI_Win_lock_all
 //!   sends a shared LOCK to every member and waits for every grant; flush
@@ -249,6 +251,9 @@ impl World {
         self.ep.copy_local(moved as u64);
         if let (Some(d), Some(mut g)) = (result, i.get) {
             g.buf.unpack(&g.blocks, &d);
+            // a read is how programs poll shared memory (e.g. a
+            // Compare_and_swap loop): let the others run
+            self.ep.yield_core();
         }
         Ok(())
     }

@@ -299,11 +299,15 @@ impl World {
         Ok(())
     }
 
-    /// MPI_Win_sync: the memory of the window is that of the process, so
-    /// a memory barrier is all there is to do.
+    /// MPI_Win_sync: the memory of the window is that of the process (or
+    /// shared with the node's processes), so a memory barrier is all there
+    /// is to do. No virtual time passes; the host core goes to a waiting
+    /// rank, as in an MPI_Test that finds nothing (programs poll shared
+    /// memory with loads and MPI_Win_sync).
     pub fn win_sync(&mut self, win: MPI_Win) -> MpiResult<()> {
         self.rma.get(win)?;
         std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+        self.ep.yield_core();
         Ok(())
     }
 }

@@ -106,6 +106,14 @@ impl<L: Link> Core<L> {
         self.clock.advance_comm(t);
     }
 
+    /// Give the core token to a rank waiting for one (a poll that found
+    /// nothing to wait for: a direct one-sided read, MPI_Win_sync), as an
+    /// MPI_Test that finds nothing does: a rank spinning on shared memory
+    /// must not keep the rank it waits for off the cores.
+    pub fn yield_core(&mut self) {
+        self.link.yield_core();
+    }
+
     /// A request that nothing completes but an active-message handler
     /// ([`Reply::Complete`]) or [`Core::complete_request`].
     pub fn open_request(&mut self) -> ReqId {
