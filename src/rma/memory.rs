@@ -187,7 +187,7 @@ mod tests {
         assert_eq!(m.gather(&[(pa + 3, 2)]), vec![0, 1]);
         assert!(m.check(&[(pb + 4, 8)]).is_err());
         // a run across two adjacent regions
-        let mut c = vec![0u8; 16];
+        let mut c = [0u8; 16];
         let pc = c.as_ptr() as u64;
         let mut m2 = WinMem::Dynamic(BTreeMap::new());
         m2.attach(buf(&mut c[..8])).unwrap();
