@@ -8,6 +8,8 @@
  * MPI_Win_allocate_shared on MPI_COMM_WORLD must fail with
  * MPI_ERR_RMA_SHARED: prints "multi-node refused <rank>".
  *
+ * With the argument "abort": rank 0 aborts the job while a shared window
+ * exists (its object must not outlive the job).
  * With 2 ranks and the argument "time": each rank prints "S rank t0 t1 t2"
  * (picoseconds): t0..t1 a Put and a Get of P bytes, a Fetch_and_op and a
  * Compare_and_swap of one int under lock_all(MPI_MODE_NOCHECK); t1..t2 an
@@ -60,6 +62,17 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc > 1 && strcmp(argv[1], "abort") == 0) {
+        /* the job dies with the window's object in place */
+        char *b;
+        MPI_Win w;
+        MPI_Win_allocate_shared(4096, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &b, &w);
+        b[0] = 1;
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0) MPI_Abort(MPI_COMM_WORLD, 3);
+        MPI_Barrier(MPI_COMM_WORLD);
+        return 0;
+    }
     if (argc > 1 && strcmp(argv[1], "time") == 0) {
         timing(rank);
         MPI_Finalize();
