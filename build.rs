@@ -1,7 +1,8 @@
 //! Build script: bindgen over include/mpi.h (the single source of truth for the
 //! ABI), the C shims that stable Rust cannot express (C-variadic functions),
 //! and the Fortran side generated from mpi.h: include/mpif.h and the `mpi`
-//! module (include/mpi.f90, compiled into target/<profile>/fmod/).
+//! and `mpi_f08` modules (include/mpi.f90, include/mpi_f08.f90, compiled
+//! into target/<profile>/fmod/).
 use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -25,6 +26,11 @@ fn main() {
     let header = manifest.join("include/mpi.h");
     println!("cargo:rerun-if-changed={}", header.display());
     println!("cargo:rerun-if-changed=src/abi/shims.c");
+    // Calls inside libvaced.so to its own functions bind to its own
+    // definitions: a program (or profiling library) that defines MPI_SEND
+    // itself and calls PMPI_SEND reaches ours, not itself again (the
+    // Fortran PMPI_ entry points forward to the MPI_ ones).
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-Bsymbolic-functions");
 
     let bindings = bindgen::Builder::default()
         .header(header.to_str().unwrap())
@@ -61,15 +67,17 @@ fn write_if_changed(path: &Path, text: &str) {
     }
 }
 
-/// Generates include/mpif.h and include/mpi.f90 from mpi.h (values from
-/// bindgen) and the binding tables, then compiles the `mpi` module with the
-/// Fortran compiler (VACED_FC, else gfortran) into `target/<profile>/fmod`,
+/// Generates include/mpif.h, include/mpi.f90 and include/mpi_f08.f90 from
+/// mpi.h (values from bindgen) and the binding tables, then compiles the
+/// `mpi` and `mpi_f08` modules with the Fortran compiler (VACED_FC, else
+/// gfortran) into `target/<profile>/fmod`,
 /// next to libvaced.so, where the mpif77 / mpif90 wrappers look for it.
 fn fortran(manifest: &Path, out: &Path, sys_rs: &str) {
     let dir = manifest.join("src/abi/fortran");
     println!("cargo:rerun-if-changed={}", dir.display());
     println!("cargo:rerun-if-changed=include/mpif.h");
     println!("cargo:rerun-if-changed=include/mpi.f90");
+    println!("cargo:rerun-if-changed=include/mpi_f08.f90");
     println!("cargo:rerun-if-env-changed=VACED_FC");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("src/abi/fortran")
@@ -94,6 +102,8 @@ fn fortran(manifest: &Path, out: &Path, sys_rs: &str) {
     write_if_changed(&manifest.join("include/mpif.h"), &g.mpif_h);
     let module = manifest.join("include/mpi.f90");
     write_if_changed(&module, &g.mpi_f90);
+    let module_f08 = manifest.join("include/mpi_f08.f90");
+    write_if_changed(&module_f08, &g.mpi_f08_f90);
     write_if_changed(&out.join("fortran_sys_consts.rs"), &g.sys_table);
 
     // OUT_DIR is target/<profile>/build/vaced-<hash>/out.
@@ -104,19 +114,21 @@ fn fortran(manifest: &Path, out: &Path, sys_rs: &str) {
         return;
     }
     std::fs::create_dir_all(&fmod).unwrap();
-    let o = Command::new(&fc)
-        .arg("-c")
-        .arg(&module)
-        .arg("-J")
-        .arg(&fmod)
-        .arg("-o")
-        .arg(out.join("mpi_module.o"))
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "{fc} failed on {}:\n{}",
-        module.display(),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    for (source, object) in [(&module, "mpi_module.o"), (&module_f08, "mpi_f08_module.o")] {
+        let o = Command::new(&fc)
+            .arg("-c")
+            .arg(source)
+            .arg("-J")
+            .arg(&fmod)
+            .arg("-o")
+            .arg(out.join(object))
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{fc} failed on {}:\n{}",
+            source.display(),
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
 }

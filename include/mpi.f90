@@ -4,8 +4,10 @@
 ! the binding table of src/abi/fortran/: do not edit. build.rs compiles
 ! it with the installed gfortran into target/<profile>/fmod/mpi.mod.
 !
-! Every routine has an explicit interface (but MPI_PCONTROL); choice
-! buffers are declared NO_ARG_CHECK, so they take any type and rank.
+! As MPICH's module: explicit interfaces for the routines without choice
+! buffers (routines with one are called without an interface, like
+! mpif.h's, so a program may pass any buffer, and may define its own
+! MPI_SEND for profiling), MPI_PCONTROL aside; the generic MPI_SIZEOF.
 module mpi
   implicit none
   integer, parameter :: MPI_VERSION = 3
@@ -293,6 +295,23 @@ module mpi
   integer, parameter :: MPI_WIN_SEPARATE = 1
   integer, parameter :: MPI_WIN_UNIFIED = 2
 
+  ! ---- MPI-IO
+  integer, parameter :: MPI_MODE_CREATE = 1
+  integer, parameter :: MPI_MODE_RDONLY = 2
+  integer, parameter :: MPI_MODE_WRONLY = 4
+  integer, parameter :: MPI_MODE_RDWR = 8
+  integer, parameter :: MPI_MODE_DELETE_ON_CLOSE = 16
+  integer, parameter :: MPI_MODE_UNIQUE_OPEN = 32
+  integer, parameter :: MPI_MODE_EXCL = 64
+  integer, parameter :: MPI_MODE_APPEND = 128
+  integer, parameter :: MPI_MODE_SEQUENTIAL = 256
+  integer, parameter :: MPI_SEEK_SET = 600
+  integer, parameter :: MPI_SEEK_CUR = 602
+  integer, parameter :: MPI_SEEK_END = 604
+  integer(kind=8), parameter :: MPI_DISPLACEMENT_CURRENT = -54278278
+  integer, parameter :: MPI_MAX_DATAREP_STRING = 128
+  integer, parameter :: MPI_CONVERSION_FN_NULL = 0
+
   ! ---- Fortran only
   integer, parameter :: MPI_SOURCE = 3
   integer, parameter :: MPI_TAG = 4
@@ -481,48 +500,6 @@ module mpi
       integer, intent(in) :: errorcode
       integer :: ierror
     end subroutine PMPI_ABORT
-    subroutine MPI_ACCUMULATE(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-        target_count, target_datatype, op, win, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: win
-      integer :: ierror
-    end subroutine MPI_ACCUMULATE
-    subroutine PMPI_ACCUMULATE(origin_addr, origin_count, origin_datatype, target_rank, &
-        target_disp, target_count, target_datatype, op, win, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: win
-      integer :: ierror
-    end subroutine PMPI_ACCUMULATE
-    subroutine MPI_ADDRESS(location, address, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
-      type(*), dimension(*) :: location
-      integer :: address
-      integer :: ierror
-    end subroutine MPI_ADDRESS
-    subroutine PMPI_ADDRESS(location, address, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
-      type(*), dimension(*) :: location
-      integer :: address
-      integer :: ierror
-    end subroutine PMPI_ADDRESS
     subroutine MPI_ADD_ERROR_CLASS(errorclass, ierror)
       integer :: errorclass
       integer :: ierror
@@ -551,184 +528,6 @@ module mpi
       character(len=*), intent(in) :: string
       integer :: ierror
     end subroutine PMPI_ADD_ERROR_STRING
-    subroutine MPI_ALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-        ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_ALLGATHER
-    subroutine PMPI_ALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-        ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_ALLGATHER
-    subroutine MPI_ALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-        comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_ALLGATHERV
-    subroutine PMPI_ALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-        comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_ALLGATHERV
-    subroutine MPI_ALLOC_MEM(size, info, baseptr, ierror)
-      import :: MPI_ADDRESS_KIND
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
-      integer, intent(in) :: info
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
-      type(*), dimension(*) :: baseptr
-      integer :: ierror
-    end subroutine MPI_ALLOC_MEM
-    subroutine PMPI_ALLOC_MEM(size, info, baseptr, ierror)
-      import :: MPI_ADDRESS_KIND
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
-      integer, intent(in) :: info
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
-      type(*), dimension(*) :: baseptr
-      integer :: ierror
-    end subroutine PMPI_ALLOC_MEM
-    subroutine MPI_ALLREDUCE(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_ALLREDUCE
-    subroutine PMPI_ALLREDUCE(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_ALLREDUCE
-    subroutine MPI_ALLTOALL(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-        ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_ALLTOALL
-    subroutine PMPI_ALLTOALL(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-        ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_ALLTOALL
-    subroutine MPI_ALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
-        recvtype, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: sdispls
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: rdispls
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_ALLTOALLV
-    subroutine PMPI_ALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
-        recvtype, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: sdispls
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: rdispls
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_ALLTOALLV
-    subroutine MPI_ALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
-        recvtypes, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: sdispls
-      integer, dimension(*) :: sendtypes
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: rdispls
-      integer, dimension(*) :: recvtypes
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_ALLTOALLW
-    subroutine PMPI_ALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-        rdispls, recvtypes, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: sdispls
-      integer, dimension(*) :: sendtypes
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: rdispls
-      integer, dimension(*) :: recvtypes
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_ALLTOALLW
     subroutine MPI_ATTR_DELETE(comm, keyval, ierror)
       integer, intent(in) :: comm
       integer, intent(in) :: keyval
@@ -773,90 +572,6 @@ module mpi
       integer, intent(in) :: comm
       integer :: ierror
     end subroutine PMPI_BARRIER
-    subroutine MPI_BCAST(buffer, count, datatype, root, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      type(*), dimension(*) :: buffer
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_BCAST
-    subroutine PMPI_BCAST(buffer, count, datatype, root, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      type(*), dimension(*) :: buffer
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_BCAST
-    subroutine MPI_BSEND(buf, count, datatype, dest, tag, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_BSEND
-    subroutine PMPI_BSEND(buf, count, datatype, dest, tag, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_BSEND
-    subroutine MPI_BSEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_BSEND_INIT
-    subroutine PMPI_BSEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_BSEND_INIT
-    subroutine MPI_BUFFER_ATTACH(buffer, size, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      type(*), dimension(*) :: buffer
-      integer, intent(in) :: size
-      integer :: ierror
-    end subroutine MPI_BUFFER_ATTACH
-    subroutine PMPI_BUFFER_ATTACH(buffer, size, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      type(*), dimension(*) :: buffer
-      integer, intent(in) :: size
-      integer :: ierror
-    end subroutine PMPI_BUFFER_ATTACH
-    subroutine MPI_BUFFER_DETACH(buffer_addr, size, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
-      type(*), dimension(*) :: buffer_addr
-      integer :: size
-      integer :: ierror
-    end subroutine MPI_BUFFER_DETACH
-    subroutine PMPI_BUFFER_DETACH(buffer_addr, size, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
-      type(*), dimension(*) :: buffer_addr
-      integer :: size
-      integer :: ierror
-    end subroutine PMPI_BUFFER_DETACH
     subroutine MPI_CANCEL(request, ierror)
       integer :: request
       integer :: ierror
@@ -1265,36 +980,6 @@ module mpi
       logical :: flag
       integer :: ierror
     end subroutine PMPI_COMM_TEST_INTER
-    subroutine MPI_COMPARE_AND_SWAP(origin_addr, compare_addr, result_addr, datatype, target_rank, &
-        target_disp, win, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: compare_addr
-      type(*), dimension(*) :: compare_addr
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      type(*), dimension(*) :: result_addr
-      integer, intent(in) :: datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: win
-      integer :: ierror
-    end subroutine MPI_COMPARE_AND_SWAP
-    subroutine PMPI_COMPARE_AND_SWAP(origin_addr, compare_addr, result_addr, datatype, target_rank, &
-        target_disp, win, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: compare_addr
-      type(*), dimension(*) :: compare_addr
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      type(*), dimension(*) :: result_addr
-      integer, intent(in) :: datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: win
-      integer :: ierror
-    end subroutine PMPI_COMPARE_AND_SWAP
     subroutine MPI_DIMS_CREATE(nnodes, ndims, dims, ierror)
       integer, intent(in) :: nnodes
       integer, intent(in) :: ndims
@@ -1307,92 +992,6 @@ module mpi
       integer, dimension(*) :: dims
       integer :: ierror
     end subroutine PMPI_DIMS_CREATE
-    subroutine MPI_DIST_GRAPH_CREATE(comm_old, n, sources, degrees, destinations, weights, info, &
-        reorder, comm_dist_graph, ierror)
-      integer, intent(in) :: comm_old
-      integer, intent(in) :: n
-      integer, dimension(*) :: sources
-      integer, dimension(*) :: degrees
-      integer, dimension(*) :: destinations
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: weights
-      type(*), dimension(*) :: weights
-      integer, intent(in) :: info
-      logical, intent(in) :: reorder
-      integer :: comm_dist_graph
-      integer :: ierror
-    end subroutine MPI_DIST_GRAPH_CREATE
-    subroutine PMPI_DIST_GRAPH_CREATE(comm_old, n, sources, degrees, destinations, weights, info, &
-        reorder, comm_dist_graph, ierror)
-      integer, intent(in) :: comm_old
-      integer, intent(in) :: n
-      integer, dimension(*) :: sources
-      integer, dimension(*) :: degrees
-      integer, dimension(*) :: destinations
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: weights
-      type(*), dimension(*) :: weights
-      integer, intent(in) :: info
-      logical, intent(in) :: reorder
-      integer :: comm_dist_graph
-      integer :: ierror
-    end subroutine PMPI_DIST_GRAPH_CREATE
-    subroutine MPI_DIST_GRAPH_CREATE_ADJACENT(comm_old, indegree, sources, sourceweights, &
-        outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror)
-      integer, intent(in) :: comm_old
-      integer, intent(in) :: indegree
-      integer, dimension(*) :: sources
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sourceweights
-      type(*), dimension(*) :: sourceweights
-      integer, intent(in) :: outdegree
-      integer, dimension(*) :: destinations
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: destweights
-      type(*), dimension(*) :: destweights
-      integer, intent(in) :: info
-      logical, intent(in) :: reorder
-      integer :: comm_dist_graph
-      integer :: ierror
-    end subroutine MPI_DIST_GRAPH_CREATE_ADJACENT
-    subroutine PMPI_DIST_GRAPH_CREATE_ADJACENT(comm_old, indegree, sources, sourceweights, &
-        outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror)
-      integer, intent(in) :: comm_old
-      integer, intent(in) :: indegree
-      integer, dimension(*) :: sources
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sourceweights
-      type(*), dimension(*) :: sourceweights
-      integer, intent(in) :: outdegree
-      integer, dimension(*) :: destinations
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: destweights
-      type(*), dimension(*) :: destweights
-      integer, intent(in) :: info
-      logical, intent(in) :: reorder
-      integer :: comm_dist_graph
-      integer :: ierror
-    end subroutine PMPI_DIST_GRAPH_CREATE_ADJACENT
-    subroutine MPI_DIST_GRAPH_NEIGHBORS(comm, maxindegree, sources, sourceweights, maxoutdegree, &
-        destinations, destweights, ierror)
-      integer, intent(in) :: comm
-      integer, intent(in) :: maxindegree
-      integer, dimension(*) :: sources
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sourceweights
-      type(*), dimension(*) :: sourceweights
-      integer, intent(in) :: maxoutdegree
-      integer, dimension(*) :: destinations
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: destweights
-      type(*), dimension(*) :: destweights
-      integer :: ierror
-    end subroutine MPI_DIST_GRAPH_NEIGHBORS
-    subroutine PMPI_DIST_GRAPH_NEIGHBORS(comm, maxindegree, sources, sourceweights, maxoutdegree, &
-        destinations, destweights, ierror)
-      integer, intent(in) :: comm
-      integer, intent(in) :: maxindegree
-      integer, dimension(*) :: sources
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sourceweights
-      type(*), dimension(*) :: sourceweights
-      integer, intent(in) :: maxoutdegree
-      integer, dimension(*) :: destinations
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: destweights
-      type(*), dimension(*) :: destweights
-      integer :: ierror
-    end subroutine PMPI_DIST_GRAPH_NEIGHBORS
     subroutine MPI_DIST_GRAPH_NEIGHBORS_COUNT(comm, indegree, outdegree, weighted, ierror)
       integer, intent(in) :: comm
       integer :: indegree
@@ -1467,56 +1066,302 @@ module mpi
       integer :: resultlen
       integer :: ierror
     end subroutine PMPI_ERROR_STRING
-    subroutine MPI_EXSCAN(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
+    subroutine MPI_FILE_CALL_ERRHANDLER(fh, errorcode, ierror)
+      integer, intent(in) :: fh
+      integer, intent(in) :: errorcode
       integer :: ierror
-    end subroutine MPI_EXSCAN
-    subroutine PMPI_EXSCAN(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
+    end subroutine MPI_FILE_CALL_ERRHANDLER
+    subroutine PMPI_FILE_CALL_ERRHANDLER(fh, errorcode, ierror)
+      integer, intent(in) :: fh
+      integer, intent(in) :: errorcode
       integer :: ierror
-    end subroutine PMPI_EXSCAN
-    subroutine MPI_FETCH_AND_OP(origin_addr, result_addr, datatype, target_rank, target_disp, op, &
-        win, ierror)
+    end subroutine PMPI_FILE_CALL_ERRHANDLER
+    subroutine MPI_FILE_CLOSE(fh, ierror)
+      integer :: fh
+      integer :: ierror
+    end subroutine MPI_FILE_CLOSE
+    subroutine PMPI_FILE_CLOSE(fh, ierror)
+      integer :: fh
+      integer :: ierror
+    end subroutine PMPI_FILE_CLOSE
+    subroutine MPI_FILE_CREATE_ERRHANDLER(file_errhandler_fn, errhandler, ierror)
+      external :: file_errhandler_fn
+      integer :: errhandler
+      integer :: ierror
+    end subroutine MPI_FILE_CREATE_ERRHANDLER
+    subroutine PMPI_FILE_CREATE_ERRHANDLER(file_errhandler_fn, errhandler, ierror)
+      external :: file_errhandler_fn
+      integer :: errhandler
+      integer :: ierror
+    end subroutine PMPI_FILE_CREATE_ERRHANDLER
+    subroutine MPI_FILE_DELETE(filename, info, ierror)
+      character(len=*), intent(in) :: filename
+      integer, intent(in) :: info
+      integer :: ierror
+    end subroutine MPI_FILE_DELETE
+    subroutine PMPI_FILE_DELETE(filename, info, ierror)
+      character(len=*), intent(in) :: filename
+      integer, intent(in) :: info
+      integer :: ierror
+    end subroutine PMPI_FILE_DELETE
+    subroutine MPI_FILE_GET_AMODE(fh, amode, ierror)
+      integer, intent(in) :: fh
+      integer :: amode
+      integer :: ierror
+    end subroutine MPI_FILE_GET_AMODE
+    subroutine PMPI_FILE_GET_AMODE(fh, amode, ierror)
+      integer, intent(in) :: fh
+      integer :: amode
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_AMODE
+    subroutine MPI_FILE_GET_ATOMICITY(fh, flag, ierror)
+      integer, intent(in) :: fh
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_FILE_GET_ATOMICITY
+    subroutine PMPI_FILE_GET_ATOMICITY(fh, flag, ierror)
+      integer, intent(in) :: fh
+      logical :: flag
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_ATOMICITY
+    subroutine MPI_FILE_GET_BYTE_OFFSET(fh, offset, disp, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer(kind=MPI_OFFSET_KIND) :: disp
+      integer :: ierror
+    end subroutine MPI_FILE_GET_BYTE_OFFSET
+    subroutine PMPI_FILE_GET_BYTE_OFFSET(fh, offset, disp, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer(kind=MPI_OFFSET_KIND) :: disp
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_BYTE_OFFSET
+    subroutine MPI_FILE_GET_ERRHANDLER(file, errhandler, ierror)
+      integer, intent(in) :: file
+      integer :: errhandler
+      integer :: ierror
+    end subroutine MPI_FILE_GET_ERRHANDLER
+    subroutine PMPI_FILE_GET_ERRHANDLER(file, errhandler, ierror)
+      integer, intent(in) :: file
+      integer :: errhandler
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_ERRHANDLER
+    subroutine MPI_FILE_GET_GROUP(fh, group, ierror)
+      integer, intent(in) :: fh
+      integer :: group
+      integer :: ierror
+    end subroutine MPI_FILE_GET_GROUP
+    subroutine PMPI_FILE_GET_GROUP(fh, group, ierror)
+      integer, intent(in) :: fh
+      integer :: group
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_GROUP
+    subroutine MPI_FILE_GET_INFO(fh, info_used, ierror)
+      integer, intent(in) :: fh
+      integer :: info_used
+      integer :: ierror
+    end subroutine MPI_FILE_GET_INFO
+    subroutine PMPI_FILE_GET_INFO(fh, info_used, ierror)
+      integer, intent(in) :: fh
+      integer :: info_used
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_INFO
+    subroutine MPI_FILE_GET_POSITION(fh, offset, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: offset
+      integer :: ierror
+    end subroutine MPI_FILE_GET_POSITION
+    subroutine PMPI_FILE_GET_POSITION(fh, offset, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: offset
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_POSITION
+    subroutine MPI_FILE_GET_POSITION_SHARED(fh, offset, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: offset
+      integer :: ierror
+    end subroutine MPI_FILE_GET_POSITION_SHARED
+    subroutine PMPI_FILE_GET_POSITION_SHARED(fh, offset, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: offset
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_POSITION_SHARED
+    subroutine MPI_FILE_GET_SIZE(fh, size, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: size
+      integer :: ierror
+    end subroutine MPI_FILE_GET_SIZE
+    subroutine PMPI_FILE_GET_SIZE(fh, size, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: size
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_SIZE
+    subroutine MPI_FILE_GET_TYPE_EXTENT(fh, datatype, extent, ierror)
       import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      type(*), dimension(*) :: result_addr
+      integer, intent(in) :: fh
       integer, intent(in) :: datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: op
-      integer, intent(in) :: win
+      integer(kind=MPI_ADDRESS_KIND) :: extent
       integer :: ierror
-    end subroutine MPI_FETCH_AND_OP
-    subroutine PMPI_FETCH_AND_OP(origin_addr, result_addr, datatype, target_rank, target_disp, op, &
-        win, ierror)
+    end subroutine MPI_FILE_GET_TYPE_EXTENT
+    subroutine PMPI_FILE_GET_TYPE_EXTENT(fh, datatype, extent, ierror)
       import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      type(*), dimension(*) :: result_addr
+      integer, intent(in) :: fh
       integer, intent(in) :: datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: op
-      integer, intent(in) :: win
+      integer(kind=MPI_ADDRESS_KIND) :: extent
       integer :: ierror
-    end subroutine PMPI_FETCH_AND_OP
+    end subroutine PMPI_FILE_GET_TYPE_EXTENT
+    subroutine MPI_FILE_GET_VIEW(fh, disp, etype, filetype, datarep, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: disp
+      integer :: etype
+      integer :: filetype
+      character(len=*) :: datarep
+      integer :: ierror
+    end subroutine MPI_FILE_GET_VIEW
+    subroutine PMPI_FILE_GET_VIEW(fh, disp, etype, filetype, datarep, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND) :: disp
+      integer :: etype
+      integer :: filetype
+      character(len=*) :: datarep
+      integer :: ierror
+    end subroutine PMPI_FILE_GET_VIEW
+    subroutine MPI_FILE_OPEN(comm, filename, amode, info, fh, ierror)
+      integer, intent(in) :: comm
+      character(len=*), intent(in) :: filename
+      integer, intent(in) :: amode
+      integer, intent(in) :: info
+      integer :: fh
+      integer :: ierror
+    end subroutine MPI_FILE_OPEN
+    subroutine PMPI_FILE_OPEN(comm, filename, amode, info, fh, ierror)
+      integer, intent(in) :: comm
+      character(len=*), intent(in) :: filename
+      integer, intent(in) :: amode
+      integer, intent(in) :: info
+      integer :: fh
+      integer :: ierror
+    end subroutine PMPI_FILE_OPEN
+    subroutine MPI_FILE_PREALLOCATE(fh, size, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: size
+      integer :: ierror
+    end subroutine MPI_FILE_PREALLOCATE
+    subroutine PMPI_FILE_PREALLOCATE(fh, size, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: size
+      integer :: ierror
+    end subroutine PMPI_FILE_PREALLOCATE
+    subroutine MPI_FILE_SEEK(fh, offset, whence, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer, intent(in) :: whence
+      integer :: ierror
+    end subroutine MPI_FILE_SEEK
+    subroutine PMPI_FILE_SEEK(fh, offset, whence, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer, intent(in) :: whence
+      integer :: ierror
+    end subroutine PMPI_FILE_SEEK
+    subroutine MPI_FILE_SEEK_SHARED(fh, offset, whence, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer, intent(in) :: whence
+      integer :: ierror
+    end subroutine MPI_FILE_SEEK_SHARED
+    subroutine PMPI_FILE_SEEK_SHARED(fh, offset, whence, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer, intent(in) :: whence
+      integer :: ierror
+    end subroutine PMPI_FILE_SEEK_SHARED
+    subroutine MPI_FILE_SET_ATOMICITY(fh, flag, ierror)
+      integer, intent(in) :: fh
+      logical, intent(in) :: flag
+      integer :: ierror
+    end subroutine MPI_FILE_SET_ATOMICITY
+    subroutine PMPI_FILE_SET_ATOMICITY(fh, flag, ierror)
+      integer, intent(in) :: fh
+      logical, intent(in) :: flag
+      integer :: ierror
+    end subroutine PMPI_FILE_SET_ATOMICITY
+    subroutine MPI_FILE_SET_ERRHANDLER(file, errhandler, ierror)
+      integer, intent(in) :: file
+      integer, intent(in) :: errhandler
+      integer :: ierror
+    end subroutine MPI_FILE_SET_ERRHANDLER
+    subroutine PMPI_FILE_SET_ERRHANDLER(file, errhandler, ierror)
+      integer, intent(in) :: file
+      integer, intent(in) :: errhandler
+      integer :: ierror
+    end subroutine PMPI_FILE_SET_ERRHANDLER
+    subroutine MPI_FILE_SET_INFO(fh, info, ierror)
+      integer, intent(in) :: fh
+      integer, intent(in) :: info
+      integer :: ierror
+    end subroutine MPI_FILE_SET_INFO
+    subroutine PMPI_FILE_SET_INFO(fh, info, ierror)
+      integer, intent(in) :: fh
+      integer, intent(in) :: info
+      integer :: ierror
+    end subroutine PMPI_FILE_SET_INFO
+    subroutine MPI_FILE_SET_SIZE(fh, size, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: size
+      integer :: ierror
+    end subroutine MPI_FILE_SET_SIZE
+    subroutine PMPI_FILE_SET_SIZE(fh, size, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: size
+      integer :: ierror
+    end subroutine PMPI_FILE_SET_SIZE
+    subroutine MPI_FILE_SET_VIEW(fh, disp, etype, filetype, datarep, info, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: disp
+      integer, intent(in) :: etype
+      integer, intent(in) :: filetype
+      character(len=*), intent(in) :: datarep
+      integer, intent(in) :: info
+      integer :: ierror
+    end subroutine MPI_FILE_SET_VIEW
+    subroutine PMPI_FILE_SET_VIEW(fh, disp, etype, filetype, datarep, info, ierror)
+      import :: MPI_OFFSET_KIND
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: disp
+      integer, intent(in) :: etype
+      integer, intent(in) :: filetype
+      character(len=*), intent(in) :: datarep
+      integer, intent(in) :: info
+      integer :: ierror
+    end subroutine PMPI_FILE_SET_VIEW
+    subroutine MPI_FILE_SYNC(fh, ierror)
+      integer, intent(in) :: fh
+      integer :: ierror
+    end subroutine MPI_FILE_SYNC
+    subroutine PMPI_FILE_SYNC(fh, ierror)
+      integer, intent(in) :: fh
+      integer :: ierror
+    end subroutine PMPI_FILE_SYNC
     subroutine MPI_FINALIZE(ierror)
       integer :: ierror
     end subroutine MPI_FINALIZE
@@ -1531,156 +1376,6 @@ module mpi
       logical :: flag
       integer :: ierror
     end subroutine PMPI_FINALIZED
-    subroutine MPI_FREE_MEM(base, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      type(*), dimension(*) :: base
-      integer :: ierror
-    end subroutine MPI_FREE_MEM
-    subroutine PMPI_FREE_MEM(base, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      type(*), dimension(*) :: base
-      integer :: ierror
-    end subroutine PMPI_FREE_MEM
-    subroutine MPI_GATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-        ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_GATHER
-    subroutine PMPI_GATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-        ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_GATHER
-    subroutine MPI_GATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-        root, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_GATHERV
-    subroutine PMPI_GATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-        root, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_GATHERV
-    subroutine MPI_GET(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-        target_count, target_datatype, win, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: win
-      integer :: ierror
-    end subroutine MPI_GET
-    subroutine PMPI_GET(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-        target_count, target_datatype, win, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: win
-      integer :: ierror
-    end subroutine PMPI_GET
-    subroutine MPI_GET_ACCUMULATE(origin_addr, origin_count, origin_datatype, result_addr, &
-        result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
-        win, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      type(*), dimension(*) :: result_addr
-      integer, intent(in) :: result_count
-      integer, intent(in) :: result_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: win
-      integer :: ierror
-    end subroutine MPI_GET_ACCUMULATE
-    subroutine PMPI_GET_ACCUMULATE(origin_addr, origin_count, origin_datatype, result_addr, &
-        result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
-        win, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      type(*), dimension(*) :: result_addr
-      integer, intent(in) :: result_count
-      integer, intent(in) :: result_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: win
-      integer :: ierror
-    end subroutine PMPI_GET_ACCUMULATE
-    subroutine MPI_GET_ADDRESS(location, address, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
-      type(*), dimension(*) :: location
-      integer(kind=MPI_ADDRESS_KIND) :: address
-      integer :: ierror
-    end subroutine MPI_GET_ADDRESS
-    subroutine PMPI_GET_ADDRESS(location, address, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
-      type(*), dimension(*) :: location
-      integer(kind=MPI_ADDRESS_KIND) :: address
-      integer :: ierror
-    end subroutine PMPI_GET_ADDRESS
     subroutine MPI_GET_COUNT(status, datatype, count, ierror)
       import :: MPI_STATUS_SIZE
       integer, dimension(MPI_STATUS_SIZE) :: status
@@ -2043,180 +1738,6 @@ module mpi
       integer :: newgroup
       integer :: ierror
     end subroutine PMPI_GROUP_UNION
-    subroutine MPI_IALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-        request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IALLGATHER
-    subroutine PMPI_IALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-        request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IALLGATHER
-    subroutine MPI_IALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-        comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IALLGATHERV
-    subroutine PMPI_IALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-        recvtype, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IALLGATHERV
-    subroutine MPI_IALLREDUCE(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IALLREDUCE
-    subroutine PMPI_IALLREDUCE(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IALLREDUCE
-    subroutine MPI_IALLTOALL(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-        request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IALLTOALL
-    subroutine PMPI_IALLTOALL(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-        request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IALLTOALL
-    subroutine MPI_IALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
-        recvtype, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: sdispls
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: rdispls
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IALLTOALLV
-    subroutine PMPI_IALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-        rdispls, recvtype, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: sdispls
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: rdispls
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IALLTOALLV
-    subroutine MPI_IALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-        rdispls, recvtypes, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: sdispls
-      integer, dimension(*) :: sendtypes
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: rdispls
-      integer, dimension(*) :: recvtypes
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IALLTOALLW
-    subroutine PMPI_IALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-        rdispls, recvtypes, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: sdispls
-      integer, dimension(*) :: sendtypes
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: rdispls
-      integer, dimension(*) :: recvtypes
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IALLTOALLW
     subroutine MPI_IBARRIER(comm, request, ierror)
       integer, intent(in) :: comm
       integer :: request
@@ -2227,134 +1748,6 @@ module mpi
       integer :: request
       integer :: ierror
     end subroutine PMPI_IBARRIER
-    subroutine MPI_IBCAST(buffer, count, datatype, root, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      type(*), dimension(*) :: buffer
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IBCAST
-    subroutine PMPI_IBCAST(buffer, count, datatype, root, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      type(*), dimension(*) :: buffer
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IBCAST
-    subroutine MPI_IBSEND(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IBSEND
-    subroutine PMPI_IBSEND(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IBSEND
-    subroutine MPI_IEXSCAN(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IEXSCAN
-    subroutine PMPI_IEXSCAN(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IEXSCAN
-    subroutine MPI_IGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-        request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IGATHER
-    subroutine PMPI_IGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-        request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IGATHER
-    subroutine MPI_IGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-        root, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IGATHERV
-    subroutine PMPI_IGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-        root, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IGATHERV
     subroutine MPI_IMPROBE(source, tag, comm, flag, message, status, ierror)
       import :: MPI_STATUS_SIZE
       integer, intent(in) :: source
@@ -2375,24 +1768,6 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE) :: status
       integer :: ierror
     end subroutine PMPI_IMPROBE
-    subroutine MPI_IMRECV(buf, count, datatype, message, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer :: message
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IMRECV
-    subroutine PMPI_IMRECV(buf, count, datatype, message, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer :: message
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IMRECV
     subroutine MPI_INFO_CREATE(info, ierror)
       integer :: info
       integer :: ierror
@@ -2559,322 +1934,6 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE) :: status
       integer :: ierror
     end subroutine PMPI_IPROBE
-    subroutine MPI_IRECV(buf, count, datatype, source, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: source
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IRECV
-    subroutine PMPI_IRECV(buf, count, datatype, source, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: source
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IRECV
-    subroutine MPI_IREDUCE(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IREDUCE
-    subroutine PMPI_IREDUCE(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IREDUCE
-    subroutine MPI_IREDUCE_SCATTER(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
-        ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IREDUCE_SCATTER
-    subroutine PMPI_IREDUCE_SCATTER(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
-        ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IREDUCE_SCATTER
-    subroutine MPI_IREDUCE_SCATTER_BLOCK(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
-        ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IREDUCE_SCATTER_BLOCK
-    subroutine PMPI_IREDUCE_SCATTER_BLOCK(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
-        ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IREDUCE_SCATTER_BLOCK
-    subroutine MPI_IRSEND(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_IRSEND
-    subroutine PMPI_IRSEND(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_IRSEND
-    subroutine MPI_ISCAN(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_ISCAN
-    subroutine PMPI_ISCAN(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_ISCAN
-    subroutine MPI_ISCATTER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-        request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_ISCATTER
-    subroutine PMPI_ISCATTER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
-        comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_ISCATTER
-    subroutine MPI_ISCATTERV(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
-        root, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_ISCATTERV
-    subroutine PMPI_ISCATTERV(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
-        root, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_ISCATTERV
-    subroutine MPI_ISEND(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_ISEND
-    subroutine PMPI_ISEND(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_ISEND
-    subroutine MPI_ISENDRECV(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
-        recvtype, source, recvtag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      integer, intent(in) :: dest
-      integer, intent(in) :: sendtag
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: source
-      integer, intent(in) :: recvtag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_ISENDRECV
-    subroutine PMPI_ISENDRECV(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
-        recvtype, source, recvtag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      integer, intent(in) :: dest
-      integer, intent(in) :: sendtag
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: source
-      integer, intent(in) :: recvtag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_ISENDRECV
-    subroutine MPI_ISENDRECV_REPLACE(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
-        request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: sendtag
-      integer, intent(in) :: source
-      integer, intent(in) :: recvtag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_ISENDRECV_REPLACE
-    subroutine PMPI_ISENDRECV_REPLACE(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
-        request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: sendtag
-      integer, intent(in) :: source
-      integer, intent(in) :: recvtag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_ISENDRECV_REPLACE
-    subroutine MPI_ISSEND(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_ISSEND
-    subroutine PMPI_ISSEND(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_ISSEND
     subroutine MPI_IS_THREAD_MAIN(flag, ierror)
       logical :: flag
       integer :: ierror
@@ -2923,168 +1982,6 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE) :: status
       integer :: ierror
     end subroutine PMPI_MPROBE
-    subroutine MPI_MRECV(buf, count, datatype, message, status, ierror)
-      import :: MPI_STATUS_SIZE
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer :: message
-      integer, dimension(MPI_STATUS_SIZE) :: status
-      integer :: ierror
-    end subroutine MPI_MRECV
-    subroutine PMPI_MRECV(buf, count, datatype, message, status, ierror)
-      import :: MPI_STATUS_SIZE
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer :: message
-      integer, dimension(MPI_STATUS_SIZE) :: status
-      integer :: ierror
-    end subroutine PMPI_MRECV
-    subroutine MPI_NEIGHBOR_ALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-        comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_NEIGHBOR_ALLGATHER
-    subroutine PMPI_NEIGHBOR_ALLGATHER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-        comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_NEIGHBOR_ALLGATHER
-    subroutine MPI_NEIGHBOR_ALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-        recvtype, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_NEIGHBOR_ALLGATHERV
-    subroutine PMPI_NEIGHBOR_ALLGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-        recvtype, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_NEIGHBOR_ALLGATHERV
-    subroutine MPI_NEIGHBOR_ALLTOALL(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-        comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_NEIGHBOR_ALLTOALL
-    subroutine PMPI_NEIGHBOR_ALLTOALL(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-        comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_NEIGHBOR_ALLTOALL
-    subroutine MPI_NEIGHBOR_ALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-        rdispls, recvtype, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: sdispls
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: rdispls
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_NEIGHBOR_ALLTOALLV
-    subroutine PMPI_NEIGHBOR_ALLTOALLV(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-        rdispls, recvtype, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: sdispls
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, dimension(*) :: rdispls
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_NEIGHBOR_ALLTOALLV
-    subroutine MPI_NEIGHBOR_ALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-        rdispls, recvtypes, comm, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
-      integer, dimension(*) :: sendtypes
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
-      integer, dimension(*) :: recvtypes
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_NEIGHBOR_ALLTOALLW
-    subroutine PMPI_NEIGHBOR_ALLTOALLW(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
-        recvcounts, rdispls, recvtypes, comm, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
-      integer, dimension(*) :: sendtypes
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
-      integer, dimension(*) :: recvtypes
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_NEIGHBOR_ALLTOALLW
     subroutine MPI_OP_COMMUTATIVE(op, commute, ierror)
       integer, intent(in) :: op
       logical :: commute
@@ -3115,58 +2012,6 @@ module mpi
       integer :: op
       integer :: ierror
     end subroutine PMPI_OP_FREE
-    subroutine MPI_PACK(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*) :: inbuf
-      integer, intent(in) :: incount
-      integer, intent(in) :: datatype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      type(*), dimension(*) :: outbuf
-      integer, intent(in) :: outsize
-      integer :: position
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_PACK
-    subroutine PMPI_PACK(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*) :: inbuf
-      integer, intent(in) :: incount
-      integer, intent(in) :: datatype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      type(*), dimension(*) :: outbuf
-      integer, intent(in) :: outsize
-      integer :: position
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_PACK
-    subroutine MPI_PACK_EXTERNAL(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
-        ierror)
-      import :: MPI_ADDRESS_KIND
-      character(len=*), intent(in) :: datarep
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*) :: inbuf
-      integer, intent(in) :: incount
-      integer, intent(in) :: datatype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      type(*), dimension(*) :: outbuf
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: outsize
-      integer(kind=MPI_ADDRESS_KIND) :: position
-      integer :: ierror
-    end subroutine MPI_PACK_EXTERNAL
-    subroutine PMPI_PACK_EXTERNAL(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
-        ierror)
-      import :: MPI_ADDRESS_KIND
-      character(len=*), intent(in) :: datarep
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*) :: inbuf
-      integer, intent(in) :: incount
-      integer, intent(in) :: datatype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      type(*), dimension(*) :: outbuf
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: outsize
-      integer(kind=MPI_ADDRESS_KIND) :: position
-      integer :: ierror
-    end subroutine PMPI_PACK_EXTERNAL
     subroutine MPI_PACK_EXTERNAL_SIZE(datarep, incount, datatype, size, ierror)
       import :: MPI_ADDRESS_KIND
       character(len=*), intent(in) :: datarep
@@ -3213,34 +2058,6 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE) :: status
       integer :: ierror
     end subroutine PMPI_PROBE
-    subroutine MPI_PUT(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-        target_count, target_datatype, win, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: win
-      integer :: ierror
-    end subroutine MPI_PUT
-    subroutine PMPI_PUT(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-        target_count, target_datatype, win, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: win
-      integer :: ierror
-    end subroutine PMPI_PUT
     subroutine MPI_QUERY_THREAD(provided, ierror)
       integer :: provided
       integer :: ierror
@@ -3249,172 +2066,26 @@ module mpi
       integer :: provided
       integer :: ierror
     end subroutine PMPI_QUERY_THREAD
-    subroutine MPI_RACCUMULATE(origin_addr, origin_count, origin_datatype, target_rank, &
-        target_disp, target_count, target_datatype, op, win, request, ierror)
+    subroutine MPI_REGISTER_DATAREP(datarep, read_conversion_fn, write_conversion_fn, &
+        dtype_file_extent_fn, extra_state, ierror)
       import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: win
-      integer :: request
+      character(len=*), intent(in) :: datarep
+      external :: read_conversion_fn
+      external :: write_conversion_fn
+      external :: dtype_file_extent_fn
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
       integer :: ierror
-    end subroutine MPI_RACCUMULATE
-    subroutine PMPI_RACCUMULATE(origin_addr, origin_count, origin_datatype, target_rank, &
-        target_disp, target_count, target_datatype, op, win, request, ierror)
+    end subroutine MPI_REGISTER_DATAREP
+    subroutine PMPI_REGISTER_DATAREP(datarep, read_conversion_fn, write_conversion_fn, &
+        dtype_file_extent_fn, extra_state, ierror)
       import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: win
-      integer :: request
+      character(len=*), intent(in) :: datarep
+      external :: read_conversion_fn
+      external :: write_conversion_fn
+      external :: dtype_file_extent_fn
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
       integer :: ierror
-    end subroutine PMPI_RACCUMULATE
-    subroutine MPI_RECV(buf, count, datatype, source, tag, comm, status, ierror)
-      import :: MPI_STATUS_SIZE
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: source
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer, dimension(MPI_STATUS_SIZE) :: status
-      integer :: ierror
-    end subroutine MPI_RECV
-    subroutine PMPI_RECV(buf, count, datatype, source, tag, comm, status, ierror)
-      import :: MPI_STATUS_SIZE
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: source
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer, dimension(MPI_STATUS_SIZE) :: status
-      integer :: ierror
-    end subroutine PMPI_RECV
-    subroutine MPI_RECV_INIT(buf, count, datatype, source, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: source
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_RECV_INIT
-    subroutine PMPI_RECV_INIT(buf, count, datatype, source, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: source
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_RECV_INIT
-    subroutine MPI_REDUCE(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_REDUCE
-    subroutine PMPI_REDUCE(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_REDUCE
-    subroutine MPI_REDUCE_LOCAL(inbuf, inoutbuf, count, datatype, op, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*) :: inbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
-      type(*), dimension(*) :: inoutbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer :: ierror
-    end subroutine MPI_REDUCE_LOCAL
-    subroutine PMPI_REDUCE_LOCAL(inbuf, inoutbuf, count, datatype, op, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*) :: inbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
-      type(*), dimension(*) :: inoutbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer :: ierror
-    end subroutine PMPI_REDUCE_LOCAL
-    subroutine MPI_REDUCE_SCATTER(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_REDUCE_SCATTER
-    subroutine PMPI_REDUCE_SCATTER(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, dimension(*) :: recvcounts
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_REDUCE_SCATTER
-    subroutine MPI_REDUCE_SCATTER_BLOCK(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_REDUCE_SCATTER_BLOCK
-    subroutine PMPI_REDUCE_SCATTER_BLOCK(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_REDUCE_SCATTER_BLOCK
+    end subroutine PMPI_REGISTER_DATAREP
     subroutine MPI_REQUEST_FREE(request, ierror)
       integer :: request
       integer :: ierror
@@ -3437,382 +2108,6 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE) :: status
       integer :: ierror
     end subroutine PMPI_REQUEST_GET_STATUS
-    subroutine MPI_RGET(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-        target_count, target_datatype, win, request, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: win
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_RGET
-    subroutine PMPI_RGET(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-        target_count, target_datatype, win, request, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: win
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_RGET
-    subroutine MPI_RGET_ACCUMULATE(origin_addr, origin_count, origin_datatype, result_addr, &
-        result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
-        win, request, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      type(*), dimension(*) :: result_addr
-      integer, intent(in) :: result_count
-      integer, intent(in) :: result_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: win
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_RGET_ACCUMULATE
-    subroutine PMPI_RGET_ACCUMULATE(origin_addr, origin_count, origin_datatype, result_addr, &
-        result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
-        win, request, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      type(*), dimension(*) :: result_addr
-      integer, intent(in) :: result_count
-      integer, intent(in) :: result_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: win
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_RGET_ACCUMULATE
-    subroutine MPI_RPUT(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-        target_count, target_datatype, win, request, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: win
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_RPUT
-    subroutine PMPI_RPUT(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-        target_count, target_datatype, win, request, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*) :: origin_addr
-      integer, intent(in) :: origin_count
-      integer, intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      integer, intent(in) :: target_datatype
-      integer, intent(in) :: win
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_RPUT
-    subroutine MPI_RSEND(buf, count, datatype, dest, tag, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_RSEND
-    subroutine PMPI_RSEND(buf, count, datatype, dest, tag, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_RSEND
-    subroutine MPI_RSEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_RSEND_INIT
-    subroutine PMPI_RSEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_RSEND_INIT
-    subroutine MPI_SCAN(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_SCAN
-    subroutine PMPI_SCAN(sendbuf, recvbuf, count, datatype, op, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_SCAN
-    subroutine MPI_SCATTER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-        ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_SCATTER
-    subroutine PMPI_SCATTER(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-        ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_SCATTER
-    subroutine MPI_SCATTERV(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
-        root, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_SCATTERV
-    subroutine PMPI_SCATTERV(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
-        root, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, dimension(*) :: sendcounts
-      integer, dimension(*) :: displs
-      integer, intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: root
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_SCATTERV
-    subroutine MPI_SEND(buf, count, datatype, dest, tag, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_SEND
-    subroutine PMPI_SEND(buf, count, datatype, dest, tag, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_SEND
-    subroutine MPI_SENDRECV(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
-        recvtype, source, recvtag, comm, status, ierror)
-      import :: MPI_STATUS_SIZE
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      integer, intent(in) :: dest
-      integer, intent(in) :: sendtag
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: source
-      integer, intent(in) :: recvtag
-      integer, intent(in) :: comm
-      integer, dimension(MPI_STATUS_SIZE) :: status
-      integer :: ierror
-    end subroutine MPI_SENDRECV
-    subroutine PMPI_SENDRECV(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
-        recvtype, source, recvtag, comm, status, ierror)
-      import :: MPI_STATUS_SIZE
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
-      integer, intent(in) :: sendcount
-      integer, intent(in) :: sendtype
-      integer, intent(in) :: dest
-      integer, intent(in) :: sendtag
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
-      integer, intent(in) :: recvcount
-      integer, intent(in) :: recvtype
-      integer, intent(in) :: source
-      integer, intent(in) :: recvtag
-      integer, intent(in) :: comm
-      integer, dimension(MPI_STATUS_SIZE) :: status
-      integer :: ierror
-    end subroutine PMPI_SENDRECV
-    subroutine MPI_SENDRECV_REPLACE(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
-        status, ierror)
-      import :: MPI_STATUS_SIZE
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: sendtag
-      integer, intent(in) :: source
-      integer, intent(in) :: recvtag
-      integer, intent(in) :: comm
-      integer, dimension(MPI_STATUS_SIZE) :: status
-      integer :: ierror
-    end subroutine MPI_SENDRECV_REPLACE
-    subroutine PMPI_SENDRECV_REPLACE(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
-        status, ierror)
-      import :: MPI_STATUS_SIZE
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: sendtag
-      integer, intent(in) :: source
-      integer, intent(in) :: recvtag
-      integer, intent(in) :: comm
-      integer, dimension(MPI_STATUS_SIZE) :: status
-      integer :: ierror
-    end subroutine PMPI_SENDRECV_REPLACE
-    subroutine MPI_SEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_SEND_INIT
-    subroutine PMPI_SEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_SEND_INIT
-    subroutine MPI_SSEND(buf, count, datatype, dest, tag, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_SSEND
-    subroutine PMPI_SSEND(buf, count, datatype, dest, tag, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_SSEND
-    subroutine MPI_SSEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine MPI_SSEND_INIT
-    subroutine PMPI_SSEND_INIT(buf, count, datatype, dest, tag, comm, request, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      integer, intent(in) :: comm
-      integer :: request
-      integer :: ierror
-    end subroutine PMPI_SSEND_INIT
     subroutine MPI_START(request, ierror)
       integer :: request
       integer :: ierror
@@ -4571,58 +2866,6 @@ module mpi
       integer :: newtype
       integer :: ierror
     end subroutine PMPI_TYPE_VECTOR
-    subroutine MPI_UNPACK(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*) :: inbuf
-      integer, intent(in) :: insize
-      integer :: position
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      type(*), dimension(*) :: outbuf
-      integer, intent(in) :: outcount
-      integer, intent(in) :: datatype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine MPI_UNPACK
-    subroutine PMPI_UNPACK(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*) :: inbuf
-      integer, intent(in) :: insize
-      integer :: position
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      type(*), dimension(*) :: outbuf
-      integer, intent(in) :: outcount
-      integer, intent(in) :: datatype
-      integer, intent(in) :: comm
-      integer :: ierror
-    end subroutine PMPI_UNPACK
-    subroutine MPI_UNPACK_EXTERNAL(datarep, inbuf, insize, position, outbuf, outcount, datatype, &
-        ierror)
-      import :: MPI_ADDRESS_KIND
-      character(len=*), intent(in) :: datarep
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*) :: inbuf
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: insize
-      integer(kind=MPI_ADDRESS_KIND) :: position
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      type(*), dimension(*) :: outbuf
-      integer, intent(in) :: outcount
-      integer, intent(in) :: datatype
-      integer :: ierror
-    end subroutine MPI_UNPACK_EXTERNAL
-    subroutine PMPI_UNPACK_EXTERNAL(datarep, inbuf, insize, position, outbuf, outcount, datatype, &
-        ierror)
-      import :: MPI_ADDRESS_KIND
-      character(len=*), intent(in) :: datarep
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*) :: inbuf
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: insize
-      integer(kind=MPI_ADDRESS_KIND) :: position
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      type(*), dimension(*) :: outbuf
-      integer, intent(in) :: outcount
-      integer, intent(in) :: datatype
-      integer :: ierror
-    end subroutine PMPI_UNPACK_EXTERNAL
     subroutine MPI_WAIT(request, status, ierror)
       import :: MPI_STATUS_SIZE
       integer :: request
@@ -4685,66 +2928,6 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE, *) :: array_of_statuses
       integer :: ierror
     end subroutine PMPI_WAITSOME
-    subroutine MPI_WIN_ALLOCATE(size, disp_unit, info, comm, baseptr, win, ierror)
-      import :: MPI_ADDRESS_KIND
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
-      integer, intent(in) :: disp_unit
-      integer, intent(in) :: info
-      integer, intent(in) :: comm
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
-      type(*), dimension(*) :: baseptr
-      integer :: win
-      integer :: ierror
-    end subroutine MPI_WIN_ALLOCATE
-    subroutine PMPI_WIN_ALLOCATE(size, disp_unit, info, comm, baseptr, win, ierror)
-      import :: MPI_ADDRESS_KIND
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
-      integer, intent(in) :: disp_unit
-      integer, intent(in) :: info
-      integer, intent(in) :: comm
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
-      type(*), dimension(*) :: baseptr
-      integer :: win
-      integer :: ierror
-    end subroutine PMPI_WIN_ALLOCATE
-    subroutine MPI_WIN_ALLOCATE_SHARED(size, disp_unit, info, comm, baseptr, win, ierror)
-      import :: MPI_ADDRESS_KIND
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
-      integer, intent(in) :: disp_unit
-      integer, intent(in) :: info
-      integer, intent(in) :: comm
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
-      type(*), dimension(*) :: baseptr
-      integer :: win
-      integer :: ierror
-    end subroutine MPI_WIN_ALLOCATE_SHARED
-    subroutine PMPI_WIN_ALLOCATE_SHARED(size, disp_unit, info, comm, baseptr, win, ierror)
-      import :: MPI_ADDRESS_KIND
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
-      integer, intent(in) :: disp_unit
-      integer, intent(in) :: info
-      integer, intent(in) :: comm
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
-      type(*), dimension(*) :: baseptr
-      integer :: win
-      integer :: ierror
-    end subroutine PMPI_WIN_ALLOCATE_SHARED
-    subroutine MPI_WIN_ATTACH(win, base, size, ierror)
-      import :: MPI_ADDRESS_KIND
-      integer, intent(in) :: win
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      type(*), dimension(*) :: base
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
-      integer :: ierror
-    end subroutine MPI_WIN_ATTACH
-    subroutine PMPI_WIN_ATTACH(win, base, size, ierror)
-      import :: MPI_ADDRESS_KIND
-      integer, intent(in) :: win
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      type(*), dimension(*) :: base
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
-      integer :: ierror
-    end subroutine PMPI_WIN_ATTACH
     subroutine MPI_WIN_CALL_ERRHANDLER(win, errorcode, ierror)
       integer, intent(in) :: win
       integer, intent(in) :: errorcode
@@ -4763,28 +2946,6 @@ module mpi
       integer, intent(in) :: win
       integer :: ierror
     end subroutine PMPI_WIN_COMPLETE
-    subroutine MPI_WIN_CREATE(base, size, disp_unit, info, comm, win, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      type(*), dimension(*) :: base
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
-      integer, intent(in) :: disp_unit
-      integer, intent(in) :: info
-      integer, intent(in) :: comm
-      integer :: win
-      integer :: ierror
-    end subroutine MPI_WIN_CREATE
-    subroutine PMPI_WIN_CREATE(base, size, disp_unit, info, comm, win, ierror)
-      import :: MPI_ADDRESS_KIND
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      type(*), dimension(*) :: base
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
-      integer, intent(in) :: disp_unit
-      integer, intent(in) :: info
-      integer, intent(in) :: comm
-      integer :: win
-      integer :: ierror
-    end subroutine PMPI_WIN_CREATE
     subroutine MPI_WIN_CREATE_DYNAMIC(info, comm, win, ierror)
       integer, intent(in) :: info
       integer, intent(in) :: comm
@@ -4835,18 +2996,6 @@ module mpi
       integer, intent(in) :: win_keyval
       integer :: ierror
     end subroutine PMPI_WIN_DELETE_ATTR
-    subroutine MPI_WIN_DETACH(win, base, ierror)
-      integer, intent(in) :: win
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      type(*), dimension(*) :: base
-      integer :: ierror
-    end subroutine MPI_WIN_DETACH
-    subroutine PMPI_WIN_DETACH(win, base, ierror)
-      integer, intent(in) :: win
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      type(*), dimension(*) :: base
-      integer :: ierror
-    end subroutine PMPI_WIN_DETACH
     subroutine MPI_WIN_FENCE(assert, win, ierror)
       integer, intent(in) :: assert
       integer, intent(in) :: win
@@ -5047,26 +3196,6 @@ module mpi
       character(len=*), intent(in) :: win_name
       integer :: ierror
     end subroutine PMPI_WIN_SET_NAME
-    subroutine MPI_WIN_SHARED_QUERY(win, rank, size, disp_unit, baseptr, ierror)
-      import :: MPI_ADDRESS_KIND
-      integer, intent(in) :: win
-      integer, intent(in) :: rank
-      integer(kind=MPI_ADDRESS_KIND) :: size
-      integer :: disp_unit
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
-      type(*), dimension(*) :: baseptr
-      integer :: ierror
-    end subroutine MPI_WIN_SHARED_QUERY
-    subroutine PMPI_WIN_SHARED_QUERY(win, rank, size, disp_unit, baseptr, ierror)
-      import :: MPI_ADDRESS_KIND
-      integer, intent(in) :: win
-      integer, intent(in) :: rank
-      integer(kind=MPI_ADDRESS_KIND) :: size
-      integer :: disp_unit
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
-      type(*), dimension(*) :: baseptr
-      integer :: ierror
-    end subroutine PMPI_WIN_SHARED_QUERY
     subroutine MPI_WIN_START(group, assert, win, ierror)
       integer, intent(in) :: group
       integer, intent(in) :: assert
@@ -5124,4 +3253,135 @@ module mpi
       integer :: ierror
     end subroutine PMPI_WIN_WAIT
   end interface
+
+  interface MPI_SIZEOF
+    subroutine MPI_SIZEOF_I1(x, size, ierror)
+      integer(kind=1) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_I1
+    subroutine MPI_SIZEOF_I1V(x, size, ierror)
+      integer(kind=1), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_I1V
+    subroutine MPI_SIZEOF_I2(x, size, ierror)
+      integer(kind=2) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_I2
+    subroutine MPI_SIZEOF_I2V(x, size, ierror)
+      integer(kind=2), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_I2V
+    subroutine MPI_SIZEOF_I4(x, size, ierror)
+      integer(kind=4) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_I4
+    subroutine MPI_SIZEOF_I4V(x, size, ierror)
+      integer(kind=4), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_I4V
+    subroutine MPI_SIZEOF_I8(x, size, ierror)
+      integer(kind=8) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_I8
+    subroutine MPI_SIZEOF_I8V(x, size, ierror)
+      integer(kind=8), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_I8V
+    subroutine MPI_SIZEOF_R4(x, size, ierror)
+      real(kind=4) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_R4
+    subroutine MPI_SIZEOF_R4V(x, size, ierror)
+      real(kind=4), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_R4V
+    subroutine MPI_SIZEOF_R8(x, size, ierror)
+      real(kind=8) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_R8
+    subroutine MPI_SIZEOF_R8V(x, size, ierror)
+      real(kind=8), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_R8V
+    subroutine MPI_SIZEOF_R10(x, size, ierror)
+      real(kind=10) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_R10
+    subroutine MPI_SIZEOF_R10V(x, size, ierror)
+      real(kind=10), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_R10V
+    subroutine MPI_SIZEOF_R16(x, size, ierror)
+      real(kind=16) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_R16
+    subroutine MPI_SIZEOF_R16V(x, size, ierror)
+      real(kind=16), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_R16V
+    subroutine MPI_SIZEOF_C4(x, size, ierror)
+      complex(kind=4) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_C4
+    subroutine MPI_SIZEOF_C4V(x, size, ierror)
+      complex(kind=4), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_C4V
+    subroutine MPI_SIZEOF_C8(x, size, ierror)
+      complex(kind=8) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_C8
+    subroutine MPI_SIZEOF_C8V(x, size, ierror)
+      complex(kind=8), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_C8V
+    subroutine MPI_SIZEOF_C16(x, size, ierror)
+      complex(kind=16) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_C16
+    subroutine MPI_SIZEOF_C16V(x, size, ierror)
+      complex(kind=16), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_C16V
+    subroutine MPI_SIZEOF_L1(x, size, ierror)
+      logical(kind=1) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_L1
+    subroutine MPI_SIZEOF_L1V(x, size, ierror)
+      logical(kind=1), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_L1V
+    subroutine MPI_SIZEOF_L2(x, size, ierror)
+      logical(kind=2) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_L2
+    subroutine MPI_SIZEOF_L2V(x, size, ierror)
+      logical(kind=2), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_L2V
+    subroutine MPI_SIZEOF_L4(x, size, ierror)
+      logical(kind=4) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_L4
+    subroutine MPI_SIZEOF_L4V(x, size, ierror)
+      logical(kind=4), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_L4V
+    subroutine MPI_SIZEOF_L8(x, size, ierror)
+      logical(kind=8) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_L8
+    subroutine MPI_SIZEOF_L8V(x, size, ierror)
+      logical(kind=8), dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_L8V
+    subroutine MPI_SIZEOF_CH(x, size, ierror)
+      character :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_CH
+    subroutine MPI_SIZEOF_CHV(x, size, ierror)
+      character, dimension(*) :: x
+      integer :: size, ierror
+    end subroutine MPI_SIZEOF_CHV
+  end interface MPI_SIZEOF
 end module mpi

@@ -11,6 +11,7 @@
 pub mod abi;
 pub mod coll;
 pub mod engine;
+pub mod io;
 pub mod launch;
 pub mod model;
 pub mod mpi;

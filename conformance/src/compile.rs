@@ -163,6 +163,7 @@ pub fn build(
         Flavour::Threads => &["mtest_thread", "mtest", "dtypes", "dtpools"],
         Flavour::F77 => &["mtest_f77", "mtest_single", "mtest", "dtypes"],
         Flavour::F90 => &["mtest_f90", "mtest_single", "mtest", "dtypes"],
+        Flavour::F08 => &["mtest_f08", "mtest_single", "mtest", "dtypes"],
     };
     let mut broken = vec![];
     let mut archives = vec![];
@@ -174,7 +175,7 @@ pub fn build(
     }
     let linker = match (fortran, flavour) {
         (Some(f), _) => f,
-        (None, Flavour::F90) => &tools.mpif90,
+        (None, Flavour::F90 | Flavour::F08) => &tools.mpif90,
         (None, Flavour::F77) => &tools.mpif77,
         _ => &tools.mpicc,
     };

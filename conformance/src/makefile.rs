@@ -3,7 +3,7 @@
 //! `.c` by default), its extra preprocessor flags (`foo_CPPFLAGS`), its extra
 //! libraries (`foo_LDADD`: `-lm`, the dtypes helper), `AM_FFLAGS` include
 //! directories, and which MTest flavour the directory includes
-//! (Makefile_single/threads/f77/f90.mtest).
+//! (Makefile_single/threads/f77/f90/f08.mtest).
 //!
 //! Automake conditionals: MAINTAINER_MODE and BUILD_MPIX_TESTS are false (a
 //! release tree, strict MPI), everything else is false too.
@@ -22,6 +22,8 @@ pub enum Flavour {
     F77,
     /// Fortran 90, util/mtest_f90.f90.
     F90,
+    /// Fortran 2008 (`use mpi_f08`), util/mtest_f08.f90.
+    F08,
 }
 
 /// A directory's Makefile.am, variables expanded on demand.
@@ -93,6 +95,7 @@ impl Makefile {
                     "Makefile_threads.mtest" => Some(Flavour::Threads),
                     "Makefile_f77.mtest" => Some(Flavour::F77),
                     "Makefile_f90.mtest" => Some(Flavour::F90),
+                    "Makefile_f08.mtest" => Some(Flavour::F08),
                     _ => None,
                 });
                 continue;
@@ -152,7 +155,7 @@ impl Makefile {
             .var("AM_DEFAULT_SOURCE_EXT")
             .unwrap_or(match self.flavour {
                 Some(Flavour::F77) => ".f",
-                Some(Flavour::F90) => ".f90",
+                Some(Flavour::F90 | Flavour::F08) => ".f90",
                 _ => ".c",
             })
             .trim()

@@ -337,7 +337,11 @@ pub fn build(tools: &Tools, root: &Path, build: &Path) -> Result<Support, String
         }
     }
     // Fortran MTest.
-    for (name, file) in [("mtest_f77", "mtest_f77.f"), ("mtest_f90", "mtest_f90.f90")] {
+    for (name, file) in [
+        ("mtest_f77", "mtest_f77.f"),
+        ("mtest_f90", "mtest_f90.f90"),
+        ("mtest_f08", "mtest_f08.f90"),
+    ] {
         let f = [
             "-fcray-pointer".to_string(),
             format!("-J{}", s.f90_dir.display()),

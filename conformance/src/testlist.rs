@@ -63,6 +63,7 @@ pub fn subst(name: &str) -> Option<&'static str> {
         "threadsdir" => "threads",
         "f77dir" => "f77",
         "f90dir" => "f90",
+        "f08dir" => "f08",
         // Enabled by default in configure.
         "comm_overlap" => "",
         "perfdir" => "perf",
@@ -72,12 +73,11 @@ pub fn subst(name: &str) -> Option<&'static str> {
         // FFLAGS/FCFLAGS, as compile.rs does).
         "ALLOCMEMF" => "allocmemf 1",
         "ALLOCMEMFC" => "allocmemf90 1",
-        // Dropped: no mpi_f08 module and no C++ bindings in vaced (configure
-        // disables these languages), error/checkpoint/fault tests need
+        // Dropped: no C++ bindings in vaced (configure disables the
+        // language), error/checkpoint/fault tests need
         // --enable-... flags, large tests need --enable-large-tests, the name
         // server tests need a name server, the impls tests are MPICH's own.
-        "f08dir"
-        | "cxxdir"
+        "cxxdir"
         | "errordir"
         | "ckpointdir"
         | "ftdir"

@@ -5,7 +5,7 @@
 use crate::abi::buffers::out;
 use crate::abi::callbacks::{call_with, callback_error, raise, run_delete};
 use crate::abi::state::call;
-use crate::mpi::attr::{CopyFn, DeleteFn, Found, PREDEFINED};
+use crate::mpi::attr::{CopyFn, DeleteFn, Found, NewValue, Seen, PREDEFINED};
 use crate::mpi::error::fail;
 use crate::sys::{self, MPI_Comm};
 use std::os::raw::{c_int, c_void};
@@ -69,8 +69,10 @@ fn free_keyval(name: &str, keyval: *mut c_int) -> c_int {
 }
 
 /// MPI_Comm_set_attr: a value already set is deleted first (its delete
-/// callback runs; if it fails, the old value stays).
-fn set_attr(name: &str, comm: MPI_Comm, kv: c_int, value: *mut c_void) -> c_int {
+/// callback runs; if it fails, the old value stays). `v`: a C pointer or a
+/// Fortran integer.
+pub(crate) fn set_attr(name: &str, comm: MPI_Comm, v: NewValue) -> c_int {
+    let kv = v.keyval;
     let old = match call_with(name, comm, |w| {
         let old = w
             .comms
@@ -78,7 +80,7 @@ fn set_attr(name: &str, comm: MPI_Comm, kv: c_int, value: *mut c_void) -> c_int 
             .filter(|d| d.delete.is_some());
         if old.is_none() {
             // no callback to run: done in one step
-            w.comms.set_attr_end(comm, kv, value as usize)?;
+            w.comms.set_attr_end(comm, v)?;
         }
         Ok(old)
     }) {
@@ -90,9 +92,41 @@ fn set_attr(name: &str, comm: MPI_Comm, kv: c_int, value: *mut c_void) -> c_int 
     if let Err(code) = unsafe { run_delete(comm, &old) } {
         return raise(name, comm, callback_error("delete", kv, code));
     }
-    call(name, comm, |w| {
-        w.comms.set_attr_end(comm, kv, value as usize)
-    })
+    call(name, comm, |w| w.comms.set_attr_end(comm, v))
+}
+
+/// What MPI_Comm_get_attr finds, as both languages see it (a predefined
+/// attribute: C a pointer to its int, Fortran the int).
+fn find(w: &crate::mpi::World, comm: MPI_Comm, kv: c_int) -> crate::mpi::error::MpiResult<Found> {
+    if kv == sys::MPI_LASTUSEDCODE {
+        // the one predefined attribute whose value changes
+        w.comms.get(comm)?;
+        let p = crate::mpi::errcodes::LAST_USED.as_ptr();
+        return Ok(Found::User(Seen {
+            c: p as usize,
+            fortran: crate::mpi::errcodes::LAST_USED.load(std::sync::atomic::Ordering::Relaxed)
+                as isize,
+        }));
+    }
+    w.comms.get_attr(comm, kv)
+}
+
+/// MPI_COMM_GET_ATTR from Fortran: (return code, the integer if set).
+pub(crate) fn get_attr_fortran(
+    name: &str,
+    comm: MPI_Comm,
+    kv: c_int,
+) -> (c_int, Option<sys::MPI_Aint>) {
+    let mut got = None;
+    let rc = call(name, comm, |w| {
+        got = match find(w, comm, kv)? {
+            Found::Absent => None,
+            Found::Predefined(i) => Some(PREDEFINED[i].1 as sys::MPI_Aint),
+            Found::User(seen) => Some(seen.fortran as sys::MPI_Aint),
+        };
+        Ok(())
+    });
+    (rc, got)
 }
 
 /// MPI_Comm_get_attr: `attribute_val` receives the value (a pointer to an
@@ -105,13 +139,7 @@ fn get_attr(
     flag: *mut c_int,
 ) -> c_int {
     call(name, comm, |w| {
-        let found = if kv == sys::MPI_LASTUSEDCODE {
-            // the one predefined attribute whose value changes
-            w.comms.get(comm)?;
-            Found::User(crate::mpi::errcodes::LAST_USED.as_ptr() as usize)
-        } else {
-            w.comms.get_attr(comm, kv)?
-        };
+        let found = find(w, comm, kv)?;
         // SAFETY: null or a valid int pointer (caller).
         let f = unsafe { out(flag, "flag") }?;
         let value: *mut c_void = match found {
@@ -120,7 +148,7 @@ fn get_attr(
                 return Ok(());
             }
             Found::Predefined(i) => &PREDEFINED_VALUES[i] as *const c_int as *mut c_void,
-            Found::User(v) => v as *mut c_void,
+            Found::User(seen) => seen.c as *mut c_void,
         };
         if attribute_val.is_null() {
             return fail(sys::MPI_ERR_ARG, "null pointer passed as attribute_val");
@@ -190,13 +218,13 @@ mpi_fn! {
 
 mpi_fn! {
     fn MPI_Comm_set_attr / PMPI_Comm_set_attr(comm: MPI_Comm, comm_keyval: c_int, attribute_val: *mut c_void) -> c_int {
-        set_attr("MPI_Comm_set_attr", comm, comm_keyval, attribute_val)
+        set_attr("MPI_Comm_set_attr", comm, NewValue::pointer(comm_keyval, attribute_val as usize))
     }
 }
 
 mpi_fn! {
     fn MPI_Attr_put / PMPI_Attr_put(comm: MPI_Comm, keyval: c_int, attribute_val: *mut c_void) -> c_int {
-        set_attr("MPI_Attr_put", comm, keyval, attribute_val)
+        set_attr("MPI_Attr_put", comm, NewValue::pointer(keyval, attribute_val as usize))
     }
 }
 

@@ -3,8 +3,9 @@
 //! MPI), and the MPI calls that run in steps around them: check and collect
 //! the callbacks under the lock, run them, then finish under the lock again.
 //! Time spent in a callback is the program's own computation.
+use crate::abi::fortran::attr::is_trampoline;
 use crate::abi::state::{call, lock};
-use crate::mpi::attr::{CopyCall, DeleteCall};
+use crate::mpi::attr::{CopyCall, DeleteCall, NewValue};
 use crate::mpi::error::{MpiError, MpiResult};
 use crate::mpi::World;
 use crate::sys::{self, MPI_Comm};
@@ -41,16 +42,31 @@ pub(crate) fn callback_error(what: &str, keyval: c_int, code: c_int) -> MpiError
     )
 }
 
-/// Run a copy callback for MPI_Comm_dup of `oldcomm`: the new value, None
-/// when the callback says not to copy, Err(its code) when it fails.
+/// The value a callback gets: C's view, or, for a Fortran callback (a
+/// keyval made from Fortran) and for the predefined MPI_*_DUP_FN (which
+/// copies the value as it is), the integer of an attribute set from
+/// Fortran.
+fn value_for(callback: usize, value: usize, integer: Option<isize>) -> *mut c_void {
+    let dup = crate::abi::attr::MPIR_Dup_fn as *const () as usize;
+    match integer {
+        Some(i) if callback == dup || is_trampoline(callback) => i as *mut c_void,
+        _ => value as *mut c_void,
+    }
+}
+
+/// Run a copy callback for MPI_Comm_dup of `oldcomm` (or a datatype or
+/// window duplication): the new value (of the kind of the old one, as in
+/// MPICH), None when the callback says not to copy, Err(its code) when it
+/// fails.
 ///
 /// # Safety
 /// The callback is one the program registered with MPI_Comm_create_keyval;
 /// MPI's contract is that it may be called this way.
-pub(crate) unsafe fn run_copy(oldcomm: MPI_Comm, c: &CopyCall) -> Result<Option<usize>, c_int> {
+pub(crate) unsafe fn run_copy(oldcomm: MPI_Comm, c: &CopyCall) -> Result<Option<NewValue>, c_int> {
     let Some(f) = c.copy else {
         return Ok(None);
     };
+    let value = value_for(f as usize, c.value, c.integer);
     let mut out: *mut c_void = std::ptr::null_mut();
     let mut flag: c_int = 0;
     // SAFETY: the program's callback, called with the arguments the standard
@@ -61,7 +77,7 @@ pub(crate) unsafe fn run_copy(oldcomm: MPI_Comm, c: &CopyCall) -> Result<Option<
             oldcomm,
             c.keyval,
             c.extra_state as *mut c_void,
-            c.value as *mut c_void,
+            value,
             &mut out as *mut *mut c_void as *mut c_void,
             &mut flag,
         )
@@ -69,7 +85,11 @@ pub(crate) unsafe fn run_copy(oldcomm: MPI_Comm, c: &CopyCall) -> Result<Option<
     if rc != sys::MPI_SUCCESS {
         return Err(rc);
     }
-    Ok((flag != 0).then_some(out as usize))
+    Ok((flag != 0).then_some(NewValue {
+        keyval: c.keyval,
+        value: out as usize,
+        integer: c.integer.is_some(),
+    }))
 }
 
 /// Run a delete callback (none: nothing to do); Err(its code) on failure.
@@ -80,15 +100,9 @@ pub(crate) unsafe fn run_delete(comm: MPI_Comm, d: &DeleteCall) -> Result<(), c_
     let Some(f) = d.delete else {
         return Ok(());
     };
+    let value = value_for(f as usize, d.value, d.integer);
     // SAFETY: the program's callback, called as the standard specifies.
-    let rc = unsafe {
-        f(
-            comm,
-            d.keyval,
-            d.value as *mut c_void,
-            d.extra_state as *mut c_void,
-        )
-    };
+    let rc = unsafe { f(comm, d.keyval, value, d.extra_state as *mut c_void) };
     if rc == sys::MPI_SUCCESS {
         Ok(())
     } else {

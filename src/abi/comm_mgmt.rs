@@ -5,7 +5,6 @@
 use crate::abi::buffers::{input, out, put_cstr};
 use crate::abi::callbacks::{call_with, callback_error, raise, run_copy, run_deletes};
 use crate::abi::state::call;
-use crate::mpi::attr::Attr;
 use crate::mpi::error::fail;
 use crate::sys::{self, MPI_Comm, MPI_Group, MPI_Info};
 use std::ffi::CStr;
@@ -34,7 +33,7 @@ mpi_fn! {
         for c in &calls {
             // SAFETY: a callback the program registered for this keyval.
             match unsafe { run_copy(comm, c) } {
-                Ok(Some(value)) => attrs.push(Attr { keyval: c.keyval, value }),
+                Ok(Some(v)) => attrs.push(v),
                 Ok(None) => {}
                 Err(code) => return raise(name, comm, callback_error("copy", c.keyval, code)),
             }

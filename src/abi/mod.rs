@@ -32,6 +32,8 @@ pub mod grequest;
 pub mod group;
 pub mod icoll;
 pub mod info;
+pub mod io;
+pub mod io_data;
 pub mod mpit;
 pub mod mprobe;
 pub mod neighbor;

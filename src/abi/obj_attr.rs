@@ -10,7 +10,7 @@ use crate::abi::buffers::out;
 use crate::abi::callbacks::{call_with, callback_error, run_copy, run_delete, run_deletes};
 use crate::abi::rma::win_call;
 use crate::abi::state::call;
-use crate::mpi::attr::{Attr, CopyFn, DeleteFn};
+use crate::mpi::attr::{CopyFn, DeleteFn, NewValue};
 use crate::mpi::error::{fail, MpiError, MpiResult};
 use crate::mpi::obj_attr::ObjAttrs;
 use crate::mpi::World;
@@ -115,14 +115,15 @@ fn free_keyval(kind: Kind, name: &str, keyval: *mut c_int) -> c_int {
 }
 
 /// Set: a value already there is deleted first (its delete callback runs;
-/// if it fails, the old value stays).
-fn set_attr(kind: Kind, name: &str, h: c_int, kv: c_int, value: *mut c_void) -> c_int {
+/// if it fails, the old value stays). `v`: a C pointer or a Fortran integer.
+pub(crate) fn set_attr(kind: Kind, name: &str, h: c_int, v: NewValue) -> c_int {
+    let kv = v.keyval;
     let old = match kind.run(name, h, |w| {
         kind.check(w, h)?;
         let old = kind.table(w).set_begin(h, kv)?;
         let old = old.filter(|d| d.delete.is_some());
         if old.is_none() {
-            kind.table(w).set_end(h, kv, value as usize)?;
+            kind.table(w).set_end(h, v)?;
         }
         Ok(old)
     }) {
@@ -136,7 +137,7 @@ fn set_attr(kind: Kind, name: &str, h: c_int, kv: c_int, value: *mut c_void) -> 
     }
     done(kind.run(name, h, |w| {
         kind.check(w, h)?;
-        kind.table(w).set_end(h, kv, value as usize)
+        kind.table(w).set_end(h, v)
     }))
 }
 
@@ -190,10 +191,30 @@ pub(crate) unsafe fn put_found(
     Ok(())
 }
 
-/// A user attribute of window `win` (MPI_Win_get_attr for keyvals that are
-/// not predefined).
+/// A user attribute of window `win` as C sees it (MPI_Win_get_attr for
+/// keyvals that are not predefined).
 pub(crate) fn win_user_attr(w: &World, win: MPI_Win, kv: c_int) -> MpiResult<Option<usize>> {
-    w.win_attrs.get(win, kv)
+    Ok(w.win_attrs.get(win, kv)?.map(|s| s.c))
+}
+
+/// MPI_TYPE_GET_ATTR / MPI_WIN_GET_ATTR from Fortran for the program's
+/// keyvals: (return code, the integer if set).
+pub(crate) fn get_attr_fortran(
+    kind: Kind,
+    name: &str,
+    h: c_int,
+    kv: c_int,
+) -> (c_int, Option<sys::MPI_Aint>) {
+    match kind.run(name, h, |w| {
+        kind.check(w, h)?;
+        Ok(kind
+            .table(w)
+            .get(h, kv)?
+            .map(|s| s.fortran as sys::MPI_Aint))
+    }) {
+        Ok(v) => (sys::MPI_SUCCESS, v),
+        Err(rc) => (rc, None),
+    }
 }
 
 /// The attribute step of MPI_Type_dup / MPI_Win-like duplications: run the
@@ -209,10 +230,7 @@ pub(crate) fn copy_attrs(kind: Kind, name: &str, old: c_int, new: c_int) -> Resu
     for c in &calls {
         // SAFETY: the program's callback for this keyval.
         match unsafe { run_copy(old, c) } {
-            Ok(Some(value)) => copied.push(Attr {
-                keyval: c.keyval,
-                value,
-            }),
+            Ok(Some(v)) => copied.push(v),
             Ok(None) => {}
             Err(code) => return Err(kind.raise(name, old, callback_error("copy", c.keyval, code))),
         }
@@ -262,7 +280,7 @@ mpi_fn! {
 
 mpi_fn! {
     fn MPI_Type_set_attr / PMPI_Type_set_attr(datatype: MPI_Datatype, type_keyval: c_int, attribute_val: *mut c_void) -> c_int {
-        set_attr(Kind::Type, "MPI_Type_set_attr", datatype, type_keyval, attribute_val)
+        set_attr(Kind::Type, "MPI_Type_set_attr", datatype, NewValue::pointer(type_keyval, attribute_val as usize))
     }
 }
 
@@ -270,7 +288,7 @@ mpi_fn! {
     fn MPI_Type_get_attr / PMPI_Type_get_attr(datatype: MPI_Datatype, type_keyval: c_int, attribute_val: *mut c_void, flag: *mut c_int) -> c_int {
         call("MPI_Type_get_attr", sys::MPI_COMM_WORLD, |w| {
             Kind::Type.check(w, datatype)?;
-            let found = w.type_attrs.get(datatype, type_keyval)?;
+            let found = w.type_attrs.get(datatype, type_keyval)?.map(|s| s.c);
             // SAFETY: the caller's pointers (MPI's contract).
             unsafe { put_found(found, attribute_val, flag) }
         })
@@ -302,7 +320,7 @@ mpi_fn! {
 
 mpi_fn! {
     fn MPI_Win_set_attr / PMPI_Win_set_attr(win: MPI_Win, win_keyval: c_int, attribute_val: *mut c_void) -> c_int {
-        set_attr(Kind::Win, "MPI_Win_set_attr", win, win_keyval, attribute_val)
+        set_attr(Kind::Win, "MPI_Win_set_attr", win, NewValue::pointer(win_keyval, attribute_val as usize))
     }
 }
 

@@ -122,7 +122,13 @@ pub(crate) fn run_pending() {
             // and the error code, as for a communicator's.
             unsafe { f(&mut handle, &mut code) }
         }
-        UserFn::Comm(None) | UserFn::Win(None) => {}
+        UserFn::File(Some(f)) => {
+            // SAFETY: a handler the program registered with
+            // MPI_File_create_errhandler, called as the standard specifies
+            // (pointers to the file handle and the error code).
+            unsafe { f(&mut handle, &mut code) }
+        }
+        UserFn::Comm(None) | UserFn::Win(None) | UserFn::File(None) => {}
     }
 }
 

@@ -76,6 +76,16 @@ pub fn mpirun(cmd: &str, argv: &[OsString]) -> i32 {
         }
     };
 
+    // MPIEXEC_TIMEOUT: the job's wall-clock limit in seconds, as MPICH's
+    // mpiexec reads it (MPICH's test suite sets it)
+    let limit = match timeout_limit(std::env::var("MPIEXEC_TIMEOUT").ok().as_deref()) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("{cmd}: {e}");
+            return EXIT_USAGE;
+        }
+    };
+
     let host_cores = std::thread::available_parallelism()
         .map(|n| n.get() as u32)
         .unwrap_or(1);
@@ -166,9 +176,13 @@ pub fn mpirun(cmd: &str, argv: &[OsString]) -> i32 {
 
     let progress_env = std::env::var(progress::ENV_PROGRESS).ok();
     let mut line = progress::Progress::new(spawned.began, a.quiet, progress_env.as_deref());
-    let outcome = supervise::supervise(&seg, a.nranks, &mut live, &signals, &mut line);
+    let outcome = supervise::supervise(&seg, a.nranks, &mut live, &signals, &mut line, limit);
     line.erase(&mut std::io::stderr());
     match outcome {
+        Outcome::TimedOut(l) => {
+            let (msg, code) = outcome::timed_out(l);
+            end(&mut live, msg, code)
+        }
         Outcome::Failed(f) => end(&mut live, f.message(), f.exit_code()),
         Outcome::Interrupted(sig) => {
             let (msg, code) = outcome::interrupted(sig);
@@ -195,6 +209,36 @@ pub fn mpirun(cmd: &str, argv: &[OsString]) -> i32 {
                     1
                 }
             }
+        }
+    }
+}
+
+/// The wall-clock limit MPIEXEC_TIMEOUT asks for: unset or empty, none; a
+/// positive whole number of seconds; anything else is an error.
+fn timeout_limit(v: Option<&str>) -> Result<Option<std::time::Duration>, String> {
+    match v.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(s) => match s.parse::<u64>() {
+            Ok(n) if n > 0 => Ok(Some(std::time::Duration::from_secs(n))),
+            _ => Err(format!(
+                "invalid MPIEXEC_TIMEOUT `{s}` (a positive number of seconds)"
+            )),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mpiexec_timeout_values() {
+        use std::time::Duration;
+        assert_eq!(timeout_limit(None), Ok(None));
+        assert_eq!(timeout_limit(Some("")), Ok(None));
+        assert_eq!(timeout_limit(Some(" 7 ")), Ok(Some(Duration::from_secs(7))));
+        for bad in ["0", "-3", "2.5", "ten"] {
+            assert!(timeout_limit(Some(bad)).unwrap_err().contains(bad), "{bad}");
         }
     }
 }

@@ -82,6 +82,18 @@ impl Failure {
     }
 }
 
+/// Message and exit status when the job ran past MPIEXEC_TIMEOUT (`limit`):
+/// status 124, as timeout(1) exits.
+pub fn timed_out(limit: std::time::Duration) -> (String, i32) {
+    (
+        format!(
+            "the job ran past MPIEXEC_TIMEOUT ({} s of wall-clock time); all ranks were killed",
+            limit.as_secs()
+        ),
+        124,
+    )
+}
+
 /// Message and exit status when the launcher itself got `sig`.
 pub fn interrupted(sig: i32) -> (String, i32) {
     (

@@ -26,6 +26,8 @@ pub enum Outcome {
     Failed(Failure),
     /// The launcher got this signal.
     Interrupted(i32),
+    /// The job ran past its wall-clock limit (MPIEXEC_TIMEOUT).
+    TimedOut(Duration),
 }
 
 /// Ranks still to be reaped, by pid.
@@ -121,15 +123,18 @@ fn is_interrupt(sig: i32) -> bool {
 }
 
 /// Watch the ranks in `live` until the job ends, drawing `progress` on
-/// stderr when it is due (the caller erases it). `signals` must hold SIGCHLD
-/// and the interrupting signals, blocked in this thread.
+/// stderr when it is due (the caller erases it), or until `limit` of wall
+/// time from `progress`'s start has passed. `signals` must hold SIGCHLD and
+/// the interrupting signals, blocked in this thread.
 pub fn supervise(
     board: &dyn RankBoard,
     nranks: u32,
     live: &mut Live,
     signals: &SignalSet,
     progress: &mut Progress,
+    limit: Option<Duration>,
 ) -> Outcome {
+    let deadline = limit.map(|l| (l, progress.began() + l));
     loop {
         while let Some((rank, pid, status)) = live.reap_one() {
             if let Some(f) = judge(board, nranks, rank, pid, status) {
@@ -147,12 +152,20 @@ pub fn supervise(
             };
         }
         let now = Instant::now();
+        if let Some((l, d)) = deadline {
+            if now >= d {
+                return Outcome::TimedOut(l);
+            }
+        }
         if progress.due(now) {
             let ranks = (0..nranks).map(|r| board.clock(r));
             let snap = Snapshot::gather(ranks, now - progress.began());
             progress.draw(&mut io::stderr(), now, &snap);
         }
-        let nap = progress.until_due(now).map_or(TICK, |d| d.min(TICK));
+        let mut nap = progress.until_due(now).map_or(TICK, |d| d.min(TICK));
+        if let Some((_, d)) = deadline {
+            nap = nap.min(d - now);
+        }
         match signals.wait(nap.max(Duration::from_millis(1))) {
             Some(sig) if is_interrupt(sig) => return Outcome::Interrupted(sig),
             Some(_) => {} // SIGCHLD: reap on the next pass
@@ -244,6 +257,10 @@ mod tests {
     /// Run `nranks` copies of `sh -c script` (with $D the board directory),
     /// supervise them, then kill and reap whatever is left.
     fn run(name: &str, nranks: u32, script: &str) -> Run {
+        run_limited(name, nranks, script, None)
+    }
+
+    fn run_limited(name: &str, nranks: u32, script: &str, limit: Option<Duration>) -> Run {
         let dir =
             std::env::temp_dir().join(format!("vaced-sup-test-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -272,7 +289,7 @@ mod tests {
         let t = Instant::now();
         let mut live = Live::new(&sp);
         let mut progress = Progress::with(t, false);
-        let outcome = supervise(&board, nranks, &mut live, &signals, &mut progress);
+        let outcome = supervise(&board, nranks, &mut live, &signals, &mut progress, limit);
         let elapsed = t.elapsed();
         live.kill_and_reap();
         assert!(live.is_empty());
@@ -299,6 +316,15 @@ mod tests {
                 s.rsplit(')').next().unwrap().split_whitespace().nth(2) != Some(&pgid.to_string())
             })
             .unwrap_or(true)
+    }
+
+    #[test]
+    fn a_job_past_its_limit_is_ended() {
+        let r = run_limited("limit", 3, "sleep 30", Some(Duration::from_millis(300)));
+        assert_eq!(r.outcome, Outcome::TimedOut(Duration::from_millis(300)));
+        assert!(r.elapsed >= Duration::from_millis(300));
+        assert!(r.elapsed < Duration::from_secs(10), "{:?}", r.elapsed);
+        assert_nothing_left(&r);
     }
 
     #[test]

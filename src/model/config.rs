@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use toml::{Table, Value};
 
-const TOP_KEYS: &[&str] = &["name", "cpu", "network", "topology", "collectives"];
+const TOP_KEYS: &[&str] = &["name", "cpu", "network", "topology", "collectives", "io"];
 const CPU_KEYS: &[&str] = &["scale"];
 const NETWORK_KEYS: &[&str] = &[
     "mem_bandwidth",
@@ -27,12 +27,12 @@ const TOPOLOGY_KEYS: &[&str] = &["levels", "default_hops"];
 const LEVEL_KEYS: &[&str] = &["ranks", "hops"];
 
 /// Builds errors for one origin.
-struct Ctx<'a> {
+pub(super) struct Ctx<'a> {
     origin: &'a str,
 }
 
 impl Ctx<'_> {
-    fn err(&self, key: &str, message: impl Into<String>) -> ConfigError {
+    pub(super) fn err(&self, key: &str, message: impl Into<String>) -> ConfigError {
         ConfigError {
             origin: self.origin.to_string(),
             key: key.to_string(),
@@ -41,7 +41,12 @@ impl Ctx<'_> {
     }
 
     /// Rejects keys of `table` that are not in `allowed`.
-    fn no_unknown(&self, table: &Table, prefix: &str, allowed: &[&str]) -> Result<(), ConfigError> {
+    pub(super) fn no_unknown(
+        &self,
+        table: &Table,
+        prefix: &str,
+        allowed: &[&str],
+    ) -> Result<(), ConfigError> {
         for k in table.keys() {
             if !allowed.contains(&k.as_str()) {
                 let msg = match closest(k, allowed) {
@@ -60,7 +65,7 @@ impl Ctx<'_> {
     }
 
     /// The sub-table `k` of `t` (an empty one when absent and optional).
-    fn table<'t>(
+    pub(super) fn table<'t>(
         &self,
         t: &'t Table,
         k: &str,
@@ -79,7 +84,7 @@ impl Ctx<'_> {
     }
 
     /// A string value with a unit of quantity `q`.
-    fn quantity(&self, key: &str, v: &Value, q: Quantity) -> Result<u64, ConfigError> {
+    pub(super) fn quantity(&self, key: &str, v: &Value, q: Quantity) -> Result<u64, ConfigError> {
         let s = match v {
             Value::String(s) => s,
             Value::Integer(_) | Value::Float(_) => {
@@ -111,7 +116,7 @@ impl Ctx<'_> {
         r.map_err(|m| self.err(key, m))
     }
 
-    fn time(
+    pub(super) fn time(
         &self,
         t: &Table,
         prefix: &str,
@@ -132,7 +137,7 @@ impl Ctx<'_> {
     }
 
     /// A non-negative integer that fits `u32`.
-    fn count(&self, key: &str, v: &Value) -> Result<u32, ConfigError> {
+    pub(super) fn count(&self, key: &str, v: &Value) -> Result<u32, ConfigError> {
         match v {
             Value::Integer(i) => u32::try_from(*i).map_err(|_| {
                 self.err(
@@ -145,7 +150,7 @@ impl Ctx<'_> {
     }
 }
 
-fn join(prefix: &str, k: &str) -> String {
+pub(super) fn join(prefix: &str, k: &str) -> String {
     if prefix.is_empty() {
         k.to_string()
     } else {
@@ -331,7 +336,10 @@ impl Model {
             }
         }
 
+        let io = super::io::parse(&cx, &root, &empty)?;
+
         Ok(Model {
+            io,
             name,
             cpu_scale,
             mem_bandwidth,
@@ -415,6 +423,9 @@ impl Model {
             levels = levels.join(", "),
             dh = self.default_hops,
         );
+        if self.io != super::IoModel::default() {
+            text.push_str(&self.io.to_toml());
+        }
         if !self.collectives.is_empty() {
             text.push_str("\n[collectives]\n");
             for (k, v) in &self.collectives {
@@ -477,6 +488,7 @@ default_hops = 4
                 levels: vec![Level { ranks: 4, hops: 0 }, Level { ranks: 16, hops: 2 }],
                 default_hops: 4,
                 collectives: BTreeMap::new(),
+                io: crate::model::IoModel::default(),
             }
         );
     }
@@ -551,7 +563,7 @@ default_hops = 4
         );
         assert_eq!(
             err(&format!("{GOOD}[disk]\nspeed = \"1 GB/s\"\n")),
-            "t.toml: key `disk`: unknown key (expected one of: name, cpu, network, topology, collectives)"
+            "t.toml: key `disk`: unknown key (expected one of: name, cpu, network, topology, collectives, io)"
         );
         assert_eq!(
             err(&edit("hops = 2 }", "hop = 2 }")),
@@ -667,6 +679,10 @@ default_hops = 4
             ]
             .into_iter()
             .collect(),
+            io: crate::model::IoModel {
+                latency: VTime::from_ps(3),
+                bandwidth: 123_456_789,
+            },
         };
         assert_eq!(Model::from_toml_str(&odd.to_toml(), "odd").unwrap(), odd);
     }

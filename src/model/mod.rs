@@ -9,10 +9,12 @@
 //! * `mem_time(bytes)` = bytes / Bmem; `link_time(bytes, h)` = L(bytes, h);
 //!   `hops(x, y)`; `send_times(ts, bytes, s, r)` = (tr, ta) of Eq. 3.
 mod config;
+pub mod io;
 pub mod presets;
 pub mod time;
 pub mod units;
 
+pub use io::IoModel;
 pub use presets::{preset_names, preset_toml};
 pub use time::{transfer_time, VTime};
 
@@ -72,6 +74,8 @@ pub struct Model {
     /// `[collectives]`: an algorithm forced by name per collective
     /// (`bcast = "binomial"`); names are checked by `coll::select::validate`.
     pub collectives: BTreeMap<String, String>,
+    /// `[io]`: the target's parallel file system (MPI-IO timing).
+    pub io: IoModel,
 }
 
 impl Model {

@@ -80,6 +80,7 @@ mod tests {
                 ],
                 default_hops: 5,
                 collectives: Default::default(),
+                io: Default::default(),
             }
         );
         // 8 B / 6.38 GB/s = 1.2539 ns

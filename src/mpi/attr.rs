@@ -31,12 +31,45 @@ pub const PREDEFINED: [(c_int, c_int); 4] = [
 /// User keyvals get handles from this base up.
 const FIRST_KEYVAL: c_int = 0x24400001;
 
-/// An attribute set on a communicator: the keyval and the value (a `void *`
-/// of the program, kept as an address).
+/// An attribute set on an object: the keyval and the value as C sees it
+/// (a `void *` of the program, kept as an address). An attribute set from
+/// Fortran holds an integer, not a pointer: it lives in a cell of the
+/// keyval table, and C sees the cell's address (MPI-3.1 17.2.7, as MPICH
+/// does), Fortran the integer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Attr {
     pub keyval: c_int,
     pub value: usize,
+    /// The cell of an integer attribute (set from Fortran).
+    pub cell: Option<u64>,
+}
+
+/// A value to store: a C pointer, or an integer (from Fortran).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NewValue {
+    pub keyval: c_int,
+    pub value: usize,
+    pub integer: bool,
+}
+
+impl NewValue {
+    /// A `void *` from C.
+    pub fn pointer(keyval: c_int, value: usize) -> NewValue {
+        NewValue {
+            keyval,
+            value,
+            integer: false,
+        }
+    }
+
+    /// An INTEGER(KIND=MPI_ADDRESS_KIND) (or default INTEGER) from Fortran.
+    pub fn integer(keyval: c_int, value: isize) -> NewValue {
+        NewValue {
+            keyval,
+            value: value as usize,
+            integer: true,
+        }
+    }
 }
 
 /// A keyval created by the program.
@@ -52,22 +85,36 @@ pub struct Keyval {
     refs: usize,
 }
 
-/// A copy callback to run for MPI_Comm_dup.
+/// A copy callback to run for MPI_Comm_dup. `value` is C's view of the
+/// attribute, `integer` the integer of one set from Fortran (a Fortran
+/// callback gets that).
 #[derive(Debug, Clone, Copy)]
 pub struct CopyCall {
     pub keyval: c_int,
     pub copy: CopyFn,
     pub extra_state: usize,
     pub value: usize,
+    pub integer: Option<isize>,
 }
 
-/// A delete callback to run (`delete` None: nothing to call).
+/// A delete callback to run (`delete` None: nothing to call); values as
+/// in [`CopyCall`].
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteCall {
     pub keyval: c_int,
     pub delete: DeleteFn,
     pub extra_state: usize,
     pub value: usize,
+    pub integer: Option<isize>,
+}
+
+/// A program's attribute as C and Fortran see it: the `void *` (for an
+/// integer set from Fortran, the address of its cell) and the integer
+/// (for a C pointer, its address).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seen {
+    pub c: usize,
+    pub fortran: isize,
 }
 
 /// What MPI_Comm_get_attr finds.
@@ -75,7 +122,7 @@ pub struct DeleteCall {
 pub enum Found {
     /// A predefined attribute: index into [`PREDEFINED`].
     Predefined(usize),
-    User(usize),
+    User(Seen),
     Absent,
 }
 
@@ -88,6 +135,10 @@ pub struct KeyvalTable {
     next: c_int,
     /// The kind's predefined keyvals (read-only, never freed).
     predefined: &'static [c_int],
+    /// The cells of integer attributes (boxed: their addresses, which C
+    /// sees, do not move).
+    cells: HashMap<u64, Box<isize>>,
+    next_cell: u64,
 }
 
 /// The predefined communicator keyvals.
@@ -125,6 +176,8 @@ impl KeyvalTable {
             map: HashMap::new(),
             next: first,
             predefined,
+            cells: HashMap::new(),
+            next_cell: 0,
         }
     }
 
@@ -202,6 +255,10 @@ impl KeyvalTable {
         self.map.len()
     }
 
+    fn integer(&self, a: &Attr) -> Option<isize> {
+        a.cell.map(|c| *self.cells[&c])
+    }
+
     fn delete_call(&self, a: &Attr) -> DeleteCall {
         let k = &self.map[&a.keyval];
         DeleteCall {
@@ -209,13 +266,49 @@ impl KeyvalTable {
             delete: k.delete,
             extra_state: k.extra_state,
             value: a.value,
+            integer: self.integer(a),
+        }
+    }
+
+    /// How C and Fortran see an attribute.
+    pub fn seen(&self, a: &Attr) -> Seen {
+        Seen {
+            c: a.value,
+            fortran: self.integer(a).unwrap_or(a.value as isize),
         }
     }
 
     /// The value of `kv` in an object's attribute list (None: not set).
-    pub fn lookup(&self, attrs: &[Attr], kv: c_int) -> MpiResult<Option<usize>> {
+    pub fn lookup(&self, attrs: &[Attr], kv: c_int) -> MpiResult<Option<Seen>> {
         self.get(kv)?;
-        Ok(attrs.iter().find(|a| a.keyval == kv).map(|a| a.value))
+        Ok(attrs.iter().find(|a| a.keyval == kv).map(|a| self.seen(a)))
+    }
+
+    /// The attribute a new value becomes (an integer gets a cell).
+    fn make(&mut self, v: NewValue) -> Attr {
+        if !v.integer {
+            return Attr {
+                keyval: v.keyval,
+                value: v.value,
+                cell: None,
+            };
+        }
+        let id = self.next_cell;
+        self.next_cell += 1;
+        let cell = Box::new(v.value as isize);
+        let value = &*cell as *const isize as usize;
+        self.cells.insert(id, cell);
+        Attr {
+            keyval: v.keyval,
+            value,
+            cell: Some(id),
+        }
+    }
+
+    fn release(&mut self, a: &Attr) {
+        if let Some(c) = a.cell {
+            self.cells.remove(&c);
+        }
     }
 
     /// Check for a set / delete of `kv` (`what`) in a list; the delete
@@ -228,15 +321,19 @@ impl KeyvalTable {
             .map(|a| self.delete_call(a)))
     }
 
-    /// Store `kv` = `value` in a list (in place of an old value, which
-    /// keeps its position in the order of setting).
-    pub fn store(&mut self, attrs: &mut Vec<Attr>, kv: c_int, value: usize) -> MpiResult<()> {
-        self.settable(kv, "set")?;
-        match attrs.iter_mut().find(|a| a.keyval == kv) {
-            Some(a) => a.value = value,
+    /// Store a value in a list (in place of an old value, which keeps its
+    /// position in the order of setting).
+    pub fn store(&mut self, attrs: &mut Vec<Attr>, v: NewValue) -> MpiResult<()> {
+        self.settable(v.keyval, "set")?;
+        let new = self.make(v);
+        match attrs.iter().position(|a| a.keyval == v.keyval) {
+            Some(i) => {
+                let old = std::mem::replace(&mut attrs[i], new);
+                self.release(&old);
+            }
             None => {
-                attrs.push(Attr { keyval: kv, value });
-                self.attach(kv);
+                attrs.push(new);
+                self.attach(v.keyval);
             }
         }
         Ok(())
@@ -249,12 +346,13 @@ impl KeyvalTable {
         attrs.retain(|a| {
             let drop = kvs.contains(&a.keyval);
             if drop {
-                gone.push(a.keyval);
+                gone.push(*a);
             }
             !drop
         });
-        for kv in gone {
-            self.detach(kv);
+        for a in gone {
+            self.release(&a);
+            self.detach(a.keyval);
         }
     }
 
@@ -271,6 +369,7 @@ impl KeyvalTable {
                     copy: k.copy,
                     extra_state: k.extra_state,
                     value: a.value,
+                    integer: self.integer(a),
                 })
             })
             .collect()
@@ -282,11 +381,16 @@ impl KeyvalTable {
         attrs.iter().rev().map(|a| self.delete_call(a)).collect()
     }
 
-    /// Count copied attributes as users of their keyvals.
-    pub fn hold(&mut self, attrs: &[Attr]) {
-        for a in attrs {
-            self.attach(a.keyval);
-        }
+    /// The attributes of a duplicate, from its copy callbacks' values
+    /// (counted as users of their keyvals).
+    pub fn adopt(&mut self, copies: Vec<NewValue>) -> Vec<Attr> {
+        copies
+            .into_iter()
+            .map(|v| {
+                self.attach(v.keyval);
+                self.make(v)
+            })
+            .collect()
     }
 }
 
@@ -312,9 +416,9 @@ impl CommTable {
 
     /// Last step of MPI_Comm_set_attr: store the value (in place of the old
     /// one, which keeps its position in the order of setting).
-    pub fn set_attr_end(&mut self, comm: MPI_Comm, kv: c_int, value: usize) -> MpiResult<()> {
+    pub fn set_attr_end(&mut self, comm: MPI_Comm, v: NewValue) -> MpiResult<()> {
         let mut attrs = std::mem::take(&mut self.get_mut(comm)?.attrs);
-        let r = self.keyvals.store(&mut attrs, kv, value);
+        let r = self.keyvals.store(&mut attrs, v);
         self.get_mut(comm)?.attrs = attrs;
         r
     }
@@ -348,9 +452,9 @@ impl CommTable {
         Ok(self.keyvals.deletes(&self.get(comm)?.attrs))
     }
 
-    /// Attach copied attributes to a new communicator's keyvals.
-    pub(crate) fn hold_keyvals(&mut self, attrs: &[Attr]) {
-        self.keyvals.hold(attrs);
+    /// A new communicator's attributes from its copy callbacks' values.
+    pub(crate) fn adopt_attrs(&mut self, copies: Vec<NewValue>) -> Vec<Attr> {
+        self.keyvals.adopt(copies)
     }
 }
 
@@ -418,19 +522,50 @@ mod tests {
     }
 
     #[test]
+    fn integers_from_fortran_live_in_cells_c_sees() {
+        let (mut t, h) = table();
+        let kv = t.keyvals.create(None, None, 0);
+        t.set_attr_end(h, NewValue::integer(kv, 5555)).unwrap();
+        let Found::User(seen) = t.get_attr(h, kv).unwrap() else {
+            panic!("set")
+        };
+        assert_eq!(seen.fortran, 5555);
+        // C gets the address of a cell holding the integer
+        assert_eq!(t.keyvals.cells.len(), 1);
+        let cell = &**t.keyvals.cells.values().next().unwrap() as *const isize as usize;
+        assert_eq!(seen.c, cell);
+        let d = t.delete_attr_begin(h, kv).unwrap().unwrap();
+        assert_eq!((d.value, d.integer), (cell, Some(5555)));
+        // replacing and dropping release the cells
+        t.set_attr_end(h, NewValue::integer(kv, 7)).unwrap();
+        assert_eq!(t.keyvals.cells.len(), 1);
+        t.set_attr_end(h, NewValue::pointer(kv, 8)).unwrap();
+        assert!(t.keyvals.cells.is_empty());
+        t.set_attr_end(h, NewValue::integer(kv, 9)).unwrap();
+        t.drop_attrs(h, &[kv]).unwrap();
+        assert!(t.keyvals.cells.is_empty());
+    }
+
+    #[test]
     fn set_replace_delete_and_keyval_lifetime() {
         let (mut t, h) = table();
         let kv = t.keyvals.create(Some(copy_stub), Some(delete_stub), 77);
         let kv2 = t.keyvals.create(None, None, 0);
         assert_eq!(t.get_attr(h, kv).unwrap(), Found::Absent);
         assert!(t.set_attr_begin(h, kv).unwrap().is_none());
-        t.set_attr_end(h, kv, 1000).unwrap();
-        t.set_attr_end(h, kv2, 2000).unwrap();
-        assert_eq!(t.get_attr(h, kv).unwrap(), Found::User(1000));
+        t.set_attr_end(h, NewValue::pointer(kv, 1000)).unwrap();
+        t.set_attr_end(h, NewValue::pointer(kv2, 2000)).unwrap();
+        assert_eq!(
+            t.get_attr(h, kv).unwrap(),
+            Found::User(Seen {
+                c: 1000,
+                fortran: 1000
+            })
+        );
         // replacing: the old value's delete callback first
         let d = t.set_attr_begin(h, kv).unwrap().unwrap();
         assert_eq!((d.keyval, d.value, d.extra_state), (kv, 1000, 77));
-        t.set_attr_end(h, kv, 1001).unwrap();
+        t.set_attr_end(h, NewValue::pointer(kv, 1001)).unwrap();
         // dup copies only attributes with a copy function
         let calls = t.copy_calls(h).unwrap();
         assert_eq!(calls.len(), 1);

@@ -13,7 +13,7 @@
 //!
 //! Every new communicator inherits the parent's error handler.
 use crate::mpi::agree::Agree;
-use crate::mpi::attr::Attr;
+use crate::mpi::attr::NewValue;
 use crate::mpi::backend::Backend;
 use crate::mpi::comm::{Comm, Group};
 use crate::mpi::context::lowest_free;
@@ -45,15 +45,14 @@ impl<E: Backend + Agree> World<E> {
 
     /// MPI_Comm_dup, once the copy callbacks have given the new
     /// communicator's attributes. The topology is duplicated too.
-    pub fn comm_dup(&mut self, comm: MPI_Comm, attrs: Vec<Attr>) -> MpiResult<MPI_Comm> {
+    pub fn comm_dup(&mut self, comm: MPI_Comm, attrs: Vec<NewValue>) -> MpiResult<MPI_Comm> {
         let p = self.parent(comm)?;
         let ctx = self.new_context(&p, true)?;
         let mut c = Comm::new(ctx, p.group.clone(), p.my_rank, p.errhandler);
         c.topo = p.topo.clone();
         c.hints = p.hints;
         c.graph = p.graph.clone();
-        self.comms.hold_keyvals(&attrs);
-        c.attrs = attrs;
+        c.attrs = self.comms.adopt_attrs(attrs);
         Ok(self.comms.insert(c))
     }
 

@@ -167,7 +167,7 @@ impl<E: Backend + Agree + AgreeGroup> World<E> {
     pub fn comm_dup_with_info(
         &mut self,
         comm: MPI_Comm,
-        attrs: Vec<crate::mpi::attr::Attr>,
+        attrs: Vec<crate::mpi::attr::NewValue>,
         info: Option<&Info>,
     ) -> MpiResult<MPI_Comm> {
         let h = self.comm_dup(comm, attrs)?;

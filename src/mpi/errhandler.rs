@@ -25,6 +25,8 @@ pub type CommFn = sys::MPI_Comm_errhandler_function;
 
 /// `MPI_Win_errhandler_function *` (C: `void f(MPI_Win *, int *, ...)`).
 pub type WinFn = sys::MPI_Win_errhandler_function;
+/// `MPI_File_errhandler_function *` (MPI_File_create_errhandler).
+pub type FileFn = sys::MPI_File_errhandler_function;
 
 /// The kinds of MPI object an error handler can be attached to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +51,7 @@ impl ObjKind {
 pub enum UserFn {
     Comm(CommFn),
     Win(WinFn),
+    File(FileFn),
 }
 
 impl UserFn {
@@ -56,6 +59,7 @@ impl UserFn {
         match self {
             UserFn::Comm(_) => ObjKind::Comm,
             UserFn::Win(_) => ObjKind::Win,
+            UserFn::File(_) => ObjKind::File,
         }
     }
 }

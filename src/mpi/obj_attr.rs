@@ -4,7 +4,7 @@
 //! function pointers; as for communicators (`mpi::attr`) this module only
 //! says which to call, and the ABI layer runs them without the state lock.
 //! Attribute calls are local: they take no virtual time.
-use crate::mpi::attr::{Attr, CopyCall, DeleteCall, KeyvalTable};
+use crate::mpi::attr::{Attr, CopyCall, DeleteCall, KeyvalTable, NewValue, Seen};
 use crate::mpi::error::MpiResult;
 use crate::sys;
 use std::collections::HashMap;
@@ -54,7 +54,7 @@ impl ObjAttrs {
     }
 
     /// The value of `kv` on handle `h` (None: not set).
-    pub fn get(&self, h: c_int, kv: c_int) -> MpiResult<Option<usize>> {
+    pub fn get(&self, h: c_int, kv: c_int) -> MpiResult<Option<Seen>> {
         self.keyvals.lookup(self.list(h), kv)
     }
 
@@ -65,9 +65,9 @@ impl ObjAttrs {
     }
 
     /// Last step of a set: store the value.
-    pub fn set_end(&mut self, h: c_int, kv: c_int, value: usize) -> MpiResult<()> {
+    pub fn set_end(&mut self, h: c_int, v: NewValue) -> MpiResult<()> {
         let list = self.attrs.entry(h).or_default();
-        self.keyvals.store(list, kv, value)
+        self.keyvals.store(list, v)
     }
 
     /// First step of a delete: the delete callback to run (None: the
@@ -100,11 +100,11 @@ impl ObjAttrs {
 
     /// Give a new handle (a duplicate) the attributes its copy callbacks
     /// produced.
-    pub fn adopt(&mut self, h: c_int, attrs: Vec<Attr>) {
-        if attrs.is_empty() {
+    pub fn adopt(&mut self, h: c_int, copies: Vec<NewValue>) {
+        if copies.is_empty() {
             return;
         }
-        self.keyvals.hold(&attrs);
+        let attrs = self.keyvals.adopt(copies);
         self.attrs.insert(h, attrs);
     }
 
@@ -148,8 +148,8 @@ mod tests {
             w.keyvals.free(sys::MPI_WIN_SIZE).unwrap_err().class,
             sys::MPI_ERR_KEYVAL
         );
-        t.set_end(3, tk, 100).unwrap();
-        assert_eq!(t.get(3, tk).unwrap(), Some(100));
+        t.set_end(3, NewValue::pointer(tk, 100)).unwrap();
+        assert_eq!(t.get(3, tk).unwrap().map(|s| s.c), Some(100));
         assert_eq!(t.get(4, tk).unwrap(), None);
         let d = t.set_begin(3, tk).unwrap().unwrap();
         assert_eq!((d.value, d.extra_state), (100, 5));
@@ -166,14 +166,8 @@ mod tests {
     fn adopted_copies_hold_their_keyvals() {
         let mut t = ObjAttrs::types();
         let k = t.keyvals.create(None, None, 0);
-        t.set_end(1, k, 10).unwrap();
-        t.adopt(
-            2,
-            vec![Attr {
-                keyval: k,
-                value: 11,
-            }],
-        );
+        t.set_end(1, NewValue::pointer(k, 10)).unwrap();
+        t.adopt(2, vec![NewValue::pointer(k, 11)]);
         t.keyvals.free(k).unwrap();
         t.remove(1, &[k]);
         assert_eq!(t.keyvals.held(), 1);

@@ -218,13 +218,14 @@ pub fn basic_of(dt: MPI_Datatype) -> Option<(Basic, u8)> {
 }
 
 /// The groups an operator is defined on (MPI 3.1 section 5.9.2; the logical
-/// operators also take Fortran integers, as MPICH does).
+/// operators also take Fortran integers and MPI_AINT / MPI_OFFSET /
+/// MPI_COUNT, as MPICH does).
 fn groups(op: Predef) -> u8 {
     use Predef::*;
     match op {
         Max | Min => C_INTEGER | FORTRAN_INTEGER | FLOATING | MULTI_LANGUAGE,
         Sum | Prod => C_INTEGER | FORTRAN_INTEGER | FLOATING | COMPLEX | MULTI_LANGUAGE,
-        Land | Lor | Lxor => C_INTEGER | FORTRAN_INTEGER | LOGICAL,
+        Land | Lor | Lxor => C_INTEGER | FORTRAN_INTEGER | LOGICAL | MULTI_LANGUAGE,
         Band | Bor | Bxor => C_INTEGER | FORTRAN_INTEGER | BYTE | MULTI_LANGUAGE,
         Minloc | Maxloc => PAIR,
         Replace | NoOp => u8::MAX,

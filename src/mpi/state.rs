@@ -136,6 +136,8 @@ pub struct World<E: Backend = Endpoint> {
     pub messages: crate::mpi::message::Messages,
     /// One-sided communication: windows (see `crate::rma`).
     pub rma: crate::rma::Rma,
+    /// MPI-IO: open files (see `crate::io`).
+    pub io: crate::io::Io,
     /// Attributes on datatypes and windows (see `mpi::obj_attr`).
     pub type_attrs: crate::mpi::obj_attr::ObjAttrs,
     pub win_attrs: crate::mpi::obj_attr::ObjAttrs,
@@ -170,6 +172,7 @@ impl<E: Backend> World<E> {
             greqs: Default::default(),
             messages: Default::default(),
             rma: Default::default(),
+            io: Default::default(),
             type_attrs: crate::mpi::obj_attr::ObjAttrs::types(),
             win_attrs: crate::mpi::obj_attr::ObjAttrs::windows(),
         }

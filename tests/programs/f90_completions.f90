@@ -20,6 +20,8 @@ contains
     integer(kind=MPI_ADDRESS_KIND) :: extra_state
     integer :: ierror
     nfree = nfree + 1
+    ! the program's own EXTRA_STATE variable (as MPICH passes it)
+    extra_state = extra_state + 1
     ierror = MPI_SUCCESS
   end subroutine
   subroutine cancel_fn(extra_state, complete, ierror)
@@ -87,7 +89,8 @@ program f90_completions
   call MPI_WAIT(g, status, ierr)
   call MPI_GET_COUNT(status, MPI_INTEGER, cnt, ierr)
   call check(g == MPI_REQUEST_NULL .and. cnt == 6 .and. status(MPI_SOURCE) == 1234 &
-             .and. status(MPI_TAG) == 31 .and. nquery == 1 .and. nfree == 1, 'grequest')
+             .and. status(MPI_TAG) == 31 .and. nquery == 1 .and. nfree == 1 &
+             .and. extra == 1235, 'grequest')
 
   call MPI_FINALIZE(ierr)
 contains

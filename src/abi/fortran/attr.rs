@@ -22,7 +22,9 @@
 //! after the keyval is freed.
 use super::kinds::put_ierror;
 use crate::abi::attr::MPIR_Dup_fn;
-use crate::mpi::attr::{CopyFn, DeleteFn, PREDEFINED};
+use crate::abi::obj_attr::{self, Kind};
+use crate::mpi::attr::NewValue;
+use crate::mpi::attr::{CopyFn, DeleteFn};
 use crate::sys::{self, MPI_Aint, MPI_Comm, MPI_Fint};
 use std::ffi::CStr;
 use std::os::raw::{c_int, c_void};
@@ -148,6 +150,22 @@ unsafe extern "C" fn delete_trampoline<V: Value>(
     // SAFETY: the program's Fortran procedure, arguments by reference.
     unsafe { f(&comm, &keyval, &mut v, &mut es, &mut ierror) };
     ierror
+}
+
+/// Whether a C callback is one of the trampolines of a Fortran keyval
+/// (its procedures then get the integer of an attribute set from Fortran).
+pub fn is_trampoline(f: usize) -> bool {
+    let copies: [unsafe extern "C" fn(
+        MPI_Comm,
+        c_int,
+        *mut c_void,
+        *mut c_void,
+        *mut c_void,
+        *mut c_int,
+    ) -> c_int; 2] = [copy_trampoline::<MPI_Aint>, copy_trampoline::<MPI_Fint>];
+    let deletes: [unsafe extern "C" fn(MPI_Comm, c_int, *mut c_void, *mut c_void) -> c_int; 2] =
+        [delete_trampoline::<MPI_Aint>, delete_trampoline::<MPI_Fint>];
+    copies.iter().any(|&c| c as usize == f) || deletes.iter().any(|&d| d as usize == f)
 }
 
 /// A predefined callback procedure.
@@ -371,9 +389,10 @@ pub unsafe extern "C" fn mpi_comm_set_attr_(
     attribute_val: *const MPI_Aint,
     ierror: *mut MPI_Fint,
 ) {
-    // SAFETY: gfortran passes the INTEGERs by reference; the value is
-    // stored, never dereferenced.
-    let rc = unsafe { sys::PMPI_Comm_set_attr(*comm, *comm_keyval, (*attribute_val).to_c()) };
+    // SAFETY: gfortran passes the INTEGERs by reference.
+    let (comm, kv, v) = unsafe { (*comm, *comm_keyval, *attribute_val) };
+    let rc =
+        crate::abi::attr::set_attr("MPI_Comm_set_attr", comm, NewValue::integer(kv, v as isize));
     // SAFETY: the IERROR argument gfortran passes.
     unsafe { put_ierror(ierror, rc) };
 }
@@ -388,35 +407,18 @@ pub unsafe extern "C" fn mpi_attr_put_(
     ierror: *mut MPI_Fint,
 ) {
     // SAFETY: as for mpi_comm_set_attr_.
-    let rc = unsafe { sys::PMPI_Attr_put(*comm, *keyval, (*attribute_val).to_c()) };
+    let (comm, kv, v) = unsafe { (*comm, *keyval, *attribute_val) };
+    let rc = crate::abi::attr::set_attr("MPI_Attr_put", comm, NewValue::integer(kv, v as isize));
     // SAFETY: the IERROR argument gfortran passes.
     unsafe { put_ierror(ierror, rc) };
 }
 pmpi_twin!(mpi_attr_put_(comm: *const MPI_Fint, keyval: *const MPI_Fint, attribute_val: *const MPI_Fint, ierror: *mut MPI_Fint));
 
-/// MPI_Comm_get_attr as Fortran sees it: (return code, the value if set).
-/// A predefined attribute's value is the int its C value points to.
+/// MPI_Comm_get_attr as Fortran sees it: (return code, the value if set):
+/// a predefined attribute's int, an integer set from Fortran, or the
+/// address a C program set.
 fn get_attr(comm: MPI_Comm, keyval: c_int) -> (c_int, Option<MPI_Aint>) {
-    let mut p: *mut c_void = std::ptr::null_mut();
-    let mut flag: c_int = 0;
-    // SAFETY: `p` is a local `void *` for the value, `flag` a local int.
-    let rc = unsafe {
-        sys::PMPI_Comm_get_attr(
-            comm,
-            keyval,
-            &mut p as *mut *mut c_void as *mut c_void,
-            &mut flag,
-        )
-    };
-    if rc != sys::MPI_SUCCESS || flag == 0 {
-        return (rc, None);
-    }
-    if keyval == sys::MPI_LASTUSEDCODE || PREDEFINED.iter().any(|&(kv, _)| kv == keyval) {
-        // SAFETY: the C value of a predefined attribute points to an int of
-        // the library (crate::abi::attr).
-        return (rc, Some(unsafe { *(p as *const c_int) } as MPI_Aint));
-    }
-    (rc, Some(p as MPI_Aint))
+    crate::abi::attr::get_attr_fortran("MPI_Comm_get_attr", comm, keyval)
 }
 
 /// Stores the result of [`get_attr`] in the Fortran arguments.
@@ -551,7 +553,7 @@ predefined_procedures!(MPI_Aint: mpi_win_null_copy_fn_, mpi_win_null_delete_fn_,
 /// The keyval and set calls of datatypes and windows (MPI-2 interfaces:
 /// INTEGER(KIND=MPI_ADDRESS_KIND) values).
 macro_rules! object_keyval_and_set {
-    ($create:ident = $ccreate:ident, $set:ident = $cset:ident) => {
+    ($create:ident = $ccreate:ident, $set:ident = $kind:ident $cname:literal) => {
         #[doc = concat!("`", stringify!($create), "(COPY_FN, DELETE_FN, KEYVAL, EXTRA_STATE, IERROR)`")]
         #[no_mangle]
         pub unsafe extern "C" fn $create(
@@ -585,7 +587,8 @@ macro_rules! object_keyval_and_set {
             ierror: *mut MPI_Fint,
         ) {
             // SAFETY: as for mpi_comm_set_attr_.
-            let rc = unsafe { sys::$cset(*handle, *keyval, (*attribute_val).to_c()) };
+            let (h, kv, v) = unsafe { (*handle, *keyval, *attribute_val) };
+            let rc = obj_attr::set_attr(Kind::$kind, $cname, h, NewValue::integer(kv, v as isize));
             // SAFETY: the IERROR argument gfortran passes.
             unsafe { put_ierror(ierror, rc) };
         }
@@ -595,11 +598,11 @@ macro_rules! object_keyval_and_set {
 
 object_keyval_and_set!(
     mpi_type_create_keyval_ = PMPI_Type_create_keyval,
-    mpi_type_set_attr_ = PMPI_Type_set_attr
+    mpi_type_set_attr_ = Type "MPI_Type_set_attr"
 );
 object_keyval_and_set!(
     mpi_win_create_keyval_ = PMPI_Win_create_keyval,
-    mpi_win_set_attr_ = PMPI_Win_set_attr
+    mpi_win_set_attr_ = Win "MPI_Win_set_attr"
 );
 
 /// `MPI_TYPE_GET_ATTR(DATATYPE, TYPE_KEYVAL, ATTRIBUTE_VAL, FLAG, IERROR)`
@@ -611,18 +614,9 @@ pub unsafe extern "C" fn mpi_type_get_attr_(
     flag: *mut MPI_Fint,
     ierror: *mut MPI_Fint,
 ) {
-    let mut p: *mut c_void = std::ptr::null_mut();
-    let mut found: c_int = 0;
-    // SAFETY: by-reference INTEGERs; p and found are locals.
-    let rc = unsafe {
-        sys::PMPI_Type_get_attr(
-            *datatype,
-            *type_keyval,
-            &mut p as *mut *mut c_void as *mut c_void,
-            &mut found,
-        )
-    };
-    let got = (rc, (found != 0).then_some(p as MPI_Aint));
+    // SAFETY: by-reference INTEGERs.
+    let (t, kv) = unsafe { (*datatype, *type_keyval) };
+    let got = obj_attr::get_attr_fortran(Kind::Type, "MPI_Type_get_attr", t, kv);
     // SAFETY: the arguments gfortran passes, by reference.
     unsafe { put_attr(got, attribute_val, flag, ierror) };
 }

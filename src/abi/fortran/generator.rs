@@ -10,9 +10,15 @@
 //!   explicit interfaces of the module and the check that every C function
 //!   of mpi.h has a Fortran binding.
 //!
+//! `f08` (generator_f08.rs) writes include/mpi_f08.f90, the `mpi_f08`
+//! module, from the same constants and tables.
+//!
 //! Plain std code: build.rs includes this file with `#[path]`, and the
 //! crate's tests use it to check the generated files.
 #![allow(dead_code)]
+
+#[path = "generator_f08.rs"]
+pub mod f08;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -29,6 +35,10 @@ pub const SPECIAL: [(&str, &str, &str); 6] = [
     ("MPI_UNWEIGHTED", "MPIFCMB5", ""),
     ("MPI_WEIGHTS_EMPTY", "MPIFCMB9", ""),
 ];
+
+/// Constants that are INTEGER(KIND=MPI_OFFSET_KIND) in Fortran (MPI_Offset
+/// is 8 bytes), as MPICH declares them.
+pub const OFFSET_CONSTANTS: &[&str] = &["MPI_DISPLACEMENT_CURRENT"];
 
 /// C functions with no Fortran binding by design: the `_f2c` / `_c2f`
 /// conversions exist for C code that receives Fortran handles, and the
@@ -186,6 +196,12 @@ pub const HAND_WRITTEN: &[(&str, &str, HandIface)] = &[
         "PMPI_Attr_get",
         HandIface::Sub("comm: Int, keyval: Int, attribute_val: IntOut, flag: Flag"),
     ),
+    // io.rs
+    (
+        "mpi_register_datarep_",
+        "PMPI_Register_datarep",
+        HandIface::Sub("datarep: StrIn, read_conversion_fn: Proc, write_conversion_fn: Proc, dtype_file_extent_fn: Proc, extra_state: Aint"),
+    ),
     // info.rs
     (
         "mpi_info_get_",
@@ -261,7 +277,9 @@ fn declaration(kind: &str) -> Result<&'static str, String> {
         "Ints" => "integer, dimension(*)",
         "Ranges" => "integer, dimension(3, *)",
         "Proc" | "UserFunction" => "external",
-        "ErrhandlerFunction" => "external",
+        "ErrhandlerFunction" | "FileErrhandlerFunction" => "external",
+        "Offset" => "integer(kind=MPI_OFFSET_KIND), intent(in)",
+        "OffsetOut" => "integer(kind=MPI_OFFSET_KIND)",
         "Logical" => "logical, intent(in)",
         "Flag" => "logical",
         "Logicals" => "logical, dimension(*)",
@@ -544,6 +562,8 @@ pub fn constants(mpi_h: &str, sys: &Sys) -> Result<(Vec<Item>, Vec<String>), Str
 pub struct Generated {
     pub mpif_h: String,
     pub mpi_f90: String,
+    /// include/mpi_f08.f90, the `mpi_f08` module (`f08`).
+    pub mpi_f08_f90: String,
     /// Rust source: `SYS_INT_CONSTANTS`, every integer constant of mpi.h
     /// with its value as the Rust compiler sees it (for the tests).
     pub sys_table: String,
@@ -585,7 +605,12 @@ fn mpif_h(items: &[Item]) -> Result<String, String> {
                 line72(&mut o, &format!("! ---- {t}"))?;
             }
             Item::Const(n, v) => {
-                line72(&mut o, &format!("      INTEGER {n}"))?;
+                let ty = if OFFSET_CONSTANTS.contains(&n.as_str()) {
+                    "INTEGER*8"
+                } else {
+                    "INTEGER"
+                };
+                line72(&mut o, &format!("      {ty} {n}"))?;
                 line72(&mut o, &format!("      PARAMETER ({n}={v})"))?;
             }
         }
@@ -608,15 +633,9 @@ fn mpif_h(items: &[Item]) -> Result<String, String> {
         &mut o,
         "      EXTERNAL MPI_WTIME, MPI_WTICK, PMPI_WTIME, PMPI_WTICK",
     )?;
-    for (symbol, _, iface) in HAND_WRITTEN {
-        if let HandIface::AintFn(_) = iface {
-            let name = symbol.trim_end_matches('_').to_ascii_uppercase();
-            for n in [name.clone(), format!("P{name}")] {
-                line72(&mut o, &format!("      INTEGER(KIND=MPI_ADDRESS_KIND) {n}"))?;
-                line72(&mut o, &format!("      EXTERNAL {n}"))?;
-            }
-        }
-    }
+    // MPI_AINT_ADD / MPI_AINT_DIFF are not declared: as with MPICH's
+    // mpif.h, the program declares them (INTEGER(KIND=MPI_ADDRESS_KIND),
+    // EXTERNAL); the `mpi` module has their interfaces.
     o.push_str("!\n! ---- predefined attribute callback procedures\n");
     for (name, _) in PREDEFINED_PROCS {
         line72(&mut o, &format!("      EXTERNAL {name}"))?;
@@ -631,8 +650,10 @@ const MPI_F90_HEAD: &str = "\
 ! the binding table of src/abi/fortran/: do not edit. build.rs compiles
 ! it with the installed gfortran into target/<profile>/fmod/mpi.mod.
 !
-! Every routine has an explicit interface (but MPI_PCONTROL); choice
-! buffers are declared NO_ARG_CHECK, so they take any type and rank.
+! As MPICH's module: explicit interfaces for the routines without choice
+! buffers (routines with one are called without an interface, like
+! mpif.h's, so a program may pass any buffer, and may define its own
+! MPI_SEND for profiling), MPI_PCONTROL aside; the generic MPI_SIZEOF.
 ";
 
 /// An interface body: the arguments, then IERROR.
@@ -658,7 +679,12 @@ fn interface(o: &mut String, name: &str, args: &[Arg]) -> Result<(), String> {
         if d == CHOICE {
             let _ = writeln!(decls, "      !GCC$ ATTRIBUTES NO_ARG_CHECK :: {}", a.name);
         }
-        for k in ["MPI_STATUS_SIZE", "MPI_ADDRESS_KIND", "MPI_COUNT_KIND"] {
+        for k in [
+            "MPI_STATUS_SIZE",
+            "MPI_ADDRESS_KIND",
+            "MPI_COUNT_KIND",
+            "MPI_OFFSET_KIND",
+        ] {
             if d.contains(k) {
                 imports.insert(k);
             }
@@ -698,6 +724,9 @@ fn mpi_f90(items: &[Item], bindings: &[Binding]) -> Result<String, String> {
         match item {
             Item::Section(t) => {
                 let _ = write!(o, "\n  ! ---- {t}\n");
+            }
+            Item::Const(n, v) if OFFSET_CONSTANTS.contains(&n.as_str()) => {
+                let _ = writeln!(o, "  integer(kind=8), parameter :: {n} = {v}");
             }
             Item::Const(n, v) => {
                 let _ = writeln!(o, "  integer, parameter :: {n} = {v}");
@@ -744,11 +773,54 @@ fn mpi_f90(items: &[Item], bindings: &[Binding]) -> Result<String, String> {
         interface(&mut o, name, &parse_args(spec, name)?)?;
     }
     for (name, args) in &subs {
+        if args.iter().any(|a| declaration(&a.kind) == Ok(CHOICE)) {
+            continue;
+        }
         interface(&mut o, name, args)?;
         interface(&mut o, &format!("P{name}"), args)?;
     }
-    o.push_str("  end interface\nend module mpi\n");
+    o.push_str("  end interface\n");
+    sizeof_interface(&mut o);
+    o.push_str("end module mpi\n");
     Ok(o)
+}
+
+/// The types MPI_SIZEOF takes: (suffix of the specific procedures,
+/// declaration, size in bytes). The specifics are external procedures of
+/// the library (src/abi/fortran/sizeof.rs), one for a scalar and one for an
+/// array (`_V`) of each.
+pub const SIZEOF_TYPES: [(&str, &str, usize); 16] = [
+    ("I1", "integer(kind=1)", 1),
+    ("I2", "integer(kind=2)", 2),
+    ("I4", "integer(kind=4)", 4),
+    ("I8", "integer(kind=8)", 8),
+    ("R4", "real(kind=4)", 4),
+    ("R8", "real(kind=8)", 8),
+    ("R10", "real(kind=10)", 16),
+    ("R16", "real(kind=16)", 16),
+    ("C4", "complex(kind=4)", 8),
+    ("C8", "complex(kind=8)", 16),
+    ("C16", "complex(kind=16)", 32),
+    ("L1", "logical(kind=1)", 1),
+    ("L2", "logical(kind=2)", 2),
+    ("L4", "logical(kind=4)", 4),
+    ("L8", "logical(kind=8)", 8),
+    ("CH", "character", 1),
+];
+
+/// The generic MPI_SIZEOF(X, SIZE, IERROR) of the module.
+fn sizeof_interface(o: &mut String) {
+    o.push_str("\n  interface MPI_SIZEOF\n");
+    for (suffix, decl, _) in SIZEOF_TYPES {
+        for (v, dims) in [("", ""), ("V", ", dimension(*)")] {
+            let name = format!("MPI_SIZEOF_{suffix}{v}");
+            let _ = writeln!(o, "    subroutine {name}(x, size, ierror)");
+            let _ = writeln!(o, "      {decl}{dims} :: x");
+            o.push_str("      integer :: size, ierror\n");
+            let _ = writeln!(o, "    end subroutine {name}");
+        }
+    }
+    o.push_str("  end interface MPI_SIZEOF\n");
 }
 
 /// Generates everything from mpi.h, bindgen's output and the sources of
@@ -783,6 +855,7 @@ pub fn generate(mpi_h: &str, sys_rs: &str, sources: &[&str]) -> Result<Generated
     Ok(Generated {
         mpif_h: mpif_h(&items)?,
         mpi_f90: mpi_f90(&items, &bindings)?,
+        mpi_f08_f90: f08::mpi_f08(mpi_h, &sys, &items, &bindings)?,
         sys_table,
         unmapped,
         unbound,

@@ -23,6 +23,18 @@
 //! | `Statuses` | INTEGER(MPI_STATUS_SIZE, *)    | likewise; MPI_STATUSES_IGNORE -> C's |
 //! | `StrIn`    | CHARACTER*(*) (in)             | NUL-terminated copy, blanks trimmed |
 //! | `StrOut`   | CHARACTER*(*) (out)            | temporary; copied back blank-padded |
+//!
+//! The `_f08` bindings (the `BIND(C)` interfaces of the `mpi_f08` module,
+//! see `generator_f08`) receive every argument as the `mpi` module's
+//! bindings do ([`Arg::F08`] is [`Arg::F`]), except choice buffers and
+//! strings, which arrive as C descriptors (`cfi`): a buffer's address is
+//! the descriptor's base address (a buffer that is not contiguous is
+//! refused, [`Arg::noncontiguous`]), a string's length its element length
+//! (no hidden length arguments). Two names of buffer arguments mean
+//! something else in mpi_f08: `baseptr` is a `TYPE(C_PTR)` the routine
+//! writes ([`BufAddr`], as the `mpi` module's address), and `location`
+//! (MPI_GET_ADDRESS) may be any array section ([`Location`]).
+use super::cfi::{is_contiguous, CfiDesc};
 use super::commons::{special, Special};
 use crate::abi::{MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUSES_IGNORE, MPI_STATUS_IGNORE};
 use crate::sys::{self, MPI_Aint, MPI_Count, MPI_Fint, MPI_Status};
@@ -48,6 +60,32 @@ pub trait Arg: Sized {
     /// # Safety
     /// As for `new`; called once, after the C function returned.
     unsafe fn finish(self) {}
+    /// What a `_f08` binding receives for this argument.
+    type F08;
+    /// Reads the argument of a `_f08` binding before the call.
+    ///
+    /// # Safety
+    /// `f` is what gfortran passes for the argument of this kind to a
+    /// `BIND(C)` interface (a valid descriptor for buffers and strings).
+    unsafe fn new_f08(f: Self::F08) -> Self;
+    /// A choice buffer whose memory is not one contiguous block (mpi_f08
+    /// array sections with strides): the binding refuses the call.
+    fn noncontiguous(&self) -> bool {
+        false
+    }
+}
+
+/// The kinds that a `_f08` binding receives as the `mpi` module's binding
+/// does.
+macro_rules! same_in_f08 {
+    () => {
+        type F08 = <Self as Arg>::F;
+        unsafe fn new_f08(f: Self::F08) -> Self {
+            // SAFETY: the argument as the mpi module's binding gets it
+            // (caller); no hidden length (strings are not this kind).
+            unsafe { <Self as Arg>::new(f, 0) }
+        }
+    };
 }
 
 /// An INTEGER read by the routine (also every handle: MPI_Fint = int and
@@ -55,6 +93,7 @@ pub trait Arg: Sized {
 pub struct Int(c_int);
 
 impl Arg for Int {
+    same_in_f08!();
     type F = *const MPI_Fint;
     type C = c_int;
     unsafe fn new(f: Self::F, _: usize) -> Self {
@@ -72,6 +111,7 @@ impl Arg for Int {
 pub struct Same<T>(*mut T);
 
 impl<T> Arg for Same<T> {
+    same_in_f08!();
     type F = *mut T;
     type C = *mut T;
     unsafe fn new(f: Self::F, _: usize) -> Self {
@@ -98,12 +138,15 @@ pub type AintOut = Same<MPI_Aint>;
 pub type Aints = Same<MPI_Aint>;
 /// An INTEGER(KIND=MPI_COUNT_KIND) written by the routine.
 pub type CountOut = Same<MPI_Count>;
+/// An INTEGER(KIND=MPI_OFFSET_KIND) written by the routine.
+pub type OffsetOut = Same<sys::MPI_Offset>;
 
 /// A procedure argument: gfortran passes the procedure's address (not the
 /// address of a variable), which C takes as it is.
 pub struct Procedure<T>(T);
 
 impl<T: Copy> Arg for Procedure<T> {
+    same_in_f08!();
     type F = T;
     type C = T;
     unsafe fn new(f: Self::F, _: usize) -> Self {
@@ -124,10 +167,15 @@ pub type UserFunction = Procedure<sys::MPI_User_function>;
 /// `MPI_Comm_errhandler_function` takes them.
 pub type ErrhandlerFunction = Procedure<sys::MPI_Comm_errhandler_function>;
 
+/// `SUBROUTINE F(FILE, ERROR_CODE)` of MPI_FILE_CREATE_ERRHANDLER, as C's
+/// `MPI_File_errhandler_function` takes them.
+pub type FileErrhandlerFunction = Procedure<sys::MPI_File_errhandler_function>;
+
 /// A value read by the routine, same type on both sides.
 pub struct Value<T>(T);
 
 impl<T: Copy> Arg for Value<T> {
+    same_in_f08!();
     type F = *const T;
     type C = T;
     unsafe fn new(f: Self::F, _: usize) -> Self {
@@ -145,6 +193,8 @@ pub type Double = Value<f64>;
 pub type Aint = Value<MPI_Aint>;
 /// INTEGER(KIND=MPI_COUNT_KIND) read by the routine.
 pub type Count = Value<MPI_Count>;
+/// INTEGER(KIND=MPI_OFFSET_KIND) read by the routine.
+pub type Offset = Value<sys::MPI_Offset>;
 
 /// An index written by the routine (MPI_Waitany, MPI_Testany): C counts
 /// from 0, Fortran from 1; MPI_UNDEFINED stays.
@@ -154,6 +204,7 @@ pub struct Index {
 }
 
 impl Arg for Index {
+    same_in_f08!();
     type F = *mut MPI_Fint;
     type C = *mut c_int;
     unsafe fn new(f: Self::F, _: usize) -> Self {
@@ -184,6 +235,7 @@ pub fn to_fortran_index(i: c_int) -> MPI_Fint {
 pub struct Logical(c_int);
 
 impl Arg for Logical {
+    same_in_f08!();
     type F = *const MPI_Fint;
     type C = c_int;
     unsafe fn new(f: Self::F, _: usize) -> Self {
@@ -202,6 +254,7 @@ pub struct Flag {
 }
 
 impl Arg for Flag {
+    same_in_f08!();
     type F = *mut MPI_Fint;
     type C = *mut c_int;
     unsafe fn new(f: Self::F, _: usize) -> Self {
@@ -217,22 +270,95 @@ impl Arg for Flag {
 }
 
 /// A choice buffer: its address, with Fortran's MPI_BOTTOM and MPI_IN_PLACE
-/// turned into C's.
-pub struct Buf(*mut c_void);
+/// turned into C's. From mpi_f08, the base address of its descriptor,
+/// refused when the array is not contiguous.
+pub struct Buf {
+    addr: *mut c_void,
+    contiguous: bool,
+}
+
+/// The C address of a Fortran buffer address (MPI_BOTTOM and MPI_IN_PLACE
+/// are the addresses of their COMMON blocks).
+fn c_address(f: *mut c_void) -> *mut c_void {
+    match special(f) {
+        Some(Special::Bottom) => MPI_BOTTOM,
+        Some(Special::InPlace) => MPI_IN_PLACE,
+        _ => f,
+    }
+}
 
 impl Arg for Buf {
     type F = *mut c_void;
     type C = *mut c_void;
     unsafe fn new(f: Self::F, _: usize) -> Self {
-        Buf(match special(f) {
-            Some(Special::Bottom) => MPI_BOTTOM,
-            Some(Special::InPlace) => MPI_IN_PLACE,
-            _ => f,
-        })
+        Buf {
+            addr: c_address(f),
+            contiguous: true,
+        }
+    }
+    fn c(&mut self) -> *mut c_void {
+        self.addr
+    }
+    type F08 = *const CfiDesc;
+    unsafe fn new_f08(f: Self::F08) -> Self {
+        Buf {
+            // SAFETY: the descriptor gfortran passes (caller).
+            addr: c_address(unsafe { (*f).base_addr }),
+            // SAFETY: the same descriptor, with its dimensions.
+            contiguous: unsafe { is_contiguous(f) },
+        }
+    }
+    fn noncontiguous(&self) -> bool {
+        !self.contiguous
+    }
+}
+
+/// A `TYPE(C_PTR)` that the routine writes in mpi_f08 (`baseptr` of
+/// MPI_ALLOC_MEM, MPI_WIN_ALLOCATE...): its address, which C receives as
+/// its `void *` out argument, exactly as the `mpi` module's INTEGER
+/// (KIND=MPI_ADDRESS_KIND) [`Buf`].
+pub struct BufAddr(*mut c_void);
+
+impl Arg for BufAddr {
+    type F = *mut c_void;
+    type C = *mut c_void;
+    unsafe fn new(f: Self::F, _: usize) -> Self {
+        BufAddr(f)
     }
     fn c(&mut self) -> *mut c_void {
         self.0
     }
+    same_in_f08!();
+}
+
+/// The `location` of MPI_GET_ADDRESS in mpi_f08: the address of the first
+/// element of any array, contiguous or not.
+pub struct Location(*mut c_void);
+
+impl Arg for Location {
+    type F = *mut c_void;
+    type C = *mut c_void;
+    unsafe fn new(f: Self::F, _: usize) -> Self {
+        Location(c_address(f))
+    }
+    fn c(&mut self) -> *mut c_void {
+        self.0
+    }
+    type F08 = *const CfiDesc;
+    unsafe fn new_f08(f: Self::F08) -> Self {
+        // SAFETY: the descriptor gfortran passes (caller).
+        Location(c_address(unsafe { (*f).base_addr }))
+    }
+}
+
+/// The characters and length of a `CHARACTER(LEN=*)` descriptor.
+///
+/// # Safety
+/// `f` is a descriptor gfortran passed for a scalar string.
+unsafe fn string_of(f: *const CfiDesc) -> (*mut c_char, usize) {
+    // SAFETY: by the contract.
+    let d = unsafe { &*f };
+    (d.base_addr as *mut c_char, d.elem_len)
 }
 
 /// INTEGER status(MPI_STATUS_SIZE): the C struct is exactly those ints in
@@ -241,6 +367,7 @@ impl Arg for Buf {
 pub struct Status(*mut MPI_Status);
 
 impl Arg for Status {
+    same_in_f08!();
     type F = *mut MPI_Fint;
     type C = *mut MPI_Status;
     unsafe fn new(f: Self::F, _: usize) -> Self {
@@ -258,6 +385,7 @@ impl Arg for Status {
 pub struct Statuses(*mut MPI_Status);
 
 impl Arg for Statuses {
+    same_in_f08!();
     type F = *mut MPI_Fint;
     type C = *mut MPI_Status;
     unsafe fn new(f: Self::F, _: usize) -> Self {
@@ -289,6 +417,14 @@ impl Arg for StrIn {
     }
     fn c(&mut self) -> *const c_char {
         self.0.as_ptr() as *const c_char
+    }
+    type F08 = *const CfiDesc;
+    unsafe fn new_f08(f: Self::F08) -> Self {
+        // SAFETY: a string descriptor (caller) and its characters.
+        unsafe {
+            let (p, len) = string_of(f);
+            StrIn::new(p, len)
+        }
     }
 }
 
@@ -322,6 +458,14 @@ impl Arg for StrOut {
     }
     fn c(&mut self) -> *mut c_char {
         self.tmp.as_mut_ptr() as *mut c_char
+    }
+    type F08 = *const CfiDesc;
+    unsafe fn new_f08(f: Self::F08) -> Self {
+        // SAFETY: a string descriptor (caller) and its characters.
+        unsafe {
+            let (p, len) = string_of(f);
+            StrOut::new(p, len)
+        }
     }
     unsafe fn finish(self) {
         let n = self.tmp.iter().position(|&b| b == 0).unwrap_or(0);

@@ -18,6 +18,15 @@
 //! the call. build.rs reads the same lines (`generator.rs`) to write the explicit
 //! interfaces of the `mpi` module, so the table is the only description.
 //!
+//! Each line also defines the `mpi_f08` bindings `mpi_send_f08` and
+//! `pmpi_send_f08` (the binding labels of the module's `BIND(C)`
+//! interfaces, `generator_f08.rs`): the same conversions, but choice
+//! buffers and strings arrive as C descriptors (`kinds::Arg::new_f08`), and
+//! a buffer that is not contiguous fails with MPI_ERR_BUFFER (through the
+//! error handler of the `comm` argument, else MPI_COMM_WORLD's) without
+//! calling C. IERROR is OPTIONAL there: gfortran passes null when it is
+//! absent.
+//!
 //! Keep each binding on one line and `fortran! {` / `}` on lines of their
 //! own: generator.rs reads the block line by line.
 
@@ -84,8 +93,74 @@ macro_rules! fortran {
                 // SAFETY: the same contract as the binding's (the caller's).
                 unsafe { super::$fname($($arg,)* ierror, $($($len,)?)*) }
             }
+
+            #[doc = concat!("mpi_f08 binding `", stringify!($fname), "f08`.")]
+            #[export_name = concat!(stringify!($fname), "f08")]
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe extern "C" fn f08(
+                $($arg: <fortran!(@k08 $arg $kind) as $crate::abi::fortran::kinds::Arg>::F08,)*
+                ierror: *mut $crate::sys::MPI_Fint,
+            ) {
+                let comm: Option<$crate::sys::MPI_Comm> = None $(.or(fortran!(@comm $arg $arg)))*;
+                let rc = {
+                    $(
+                        // SAFETY: gfortran passes every argument by
+                        // reference, buffers and strings as descriptors, as
+                        // this kind reads them.
+                        let mut $arg = unsafe {
+                            <fortran!(@k08 $arg $kind) as $crate::abi::fortran::kinds::Arg>::new_f08($arg)
+                        };
+                    )*
+                    let refused = false $(|| $crate::abi::fortran::kinds::Arg::noncontiguous(&$arg))*;
+                    let rc = if refused {
+                        $crate::abi::fortran::f08::noncontiguous(&stringify!($cname)[1..], comm)
+                    } else {
+                        // SAFETY: as in the mpi module's binding.
+                        unsafe {
+                            $crate::sys::$cname($($crate::abi::fortran::kinds::Arg::c(&mut $arg)),*)
+                        }
+                    };
+                    $(
+                        // SAFETY: the same argument, after the call.
+                        unsafe { $crate::abi::fortran::kinds::Arg::finish($arg) };
+                    )*
+                    (rc, refused)
+                };
+                $(
+                    if !rc.1 {
+                        // SAFETY: the Fortran arguments the hook is written
+                        // for (none is a buffer or a string).
+                        unsafe { super::$hook($($harg),*) };
+                    }
+                )?
+                // SAFETY: IERROR is null (absent) or the INTEGER passed.
+                unsafe { $crate::abi::fortran::kinds::put_ierror(ierror, rc.0) };
+            }
+
+            #[doc = concat!("Profiling entry point `p", stringify!($fname), "f08`.")]
+            #[export_name = concat!("p", stringify!($fname), "f08")]
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe extern "C" fn pmpi_f08(
+                $($arg: <fortran!(@k08 $arg $kind) as $crate::abi::fortran::kinds::Arg>::F08,)*
+                ierror: *mut $crate::sys::MPI_Fint,
+            ) {
+                // SAFETY: the same contract as the binding's (the caller's).
+                unsafe { f08($($arg,)* ierror) }
+            }
         }
     };
+
+    // The kind of an argument in the mpi_f08 binding (see kinds.rs).
+    (@k08 baseptr Buf) => { $crate::abi::fortran::kinds::BufAddr };
+    (@k08 location Buf) => { $crate::abi::fortran::kinds::Location };
+    (@k08 $arg:ident $kind:ident) => { $crate::abi::fortran::kinds::$kind };
+
+    // The communicator whose error handler a refused buffer goes to.
+    (@comm comm $v:ident) => {
+        // SAFETY: gfortran passes the INTEGER by reference.
+        Some(unsafe { *$v })
+    };
+    (@comm $arg:ident $v:ident) => { None };
 
     (@len) => { 0 };
     (@len $len:ident) => { $len };

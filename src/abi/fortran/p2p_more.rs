@@ -41,22 +41,32 @@ type FortranCancel = unsafe extern "C" fn(
     ierror: *mut MPI_Fint,
 );
 
-/// The Fortran callbacks of a generalized request and its EXTRA_STATE.
+/// The Fortran callbacks of a generalized request and the address of the
+/// program's EXTRA_STATE variable: as with MPICH, the callbacks get that
+/// very variable (by reference), so what they store in it the program
+/// sees; it must live as long as the request (as in MPICH).
 struct FortranHooks {
     query: FortranQuery,
     free: FortranFree,
     cancel: FortranCancel,
-    extra: MPI_Aint,
+    extra: usize,
+}
+
+impl FortranHooks {
+    fn extra(&self) -> *mut MPI_Aint {
+        self.extra as *mut MPI_Aint
+    }
 }
 
 impl Hooks for FortranHooks {
     fn query(&self, st: &mut MPI_Status) -> c_int {
-        let (mut extra, mut ierr) = (self.extra, 0);
+        let mut ierr = 0;
         // SAFETY: the program's QUERY_FN with Fortran conventions: every
-        // argument by reference; a Fortran status is the C struct's ints.
+        // argument by reference (EXTRA_STATE: the program's variable, alive
+        // while the request is); a Fortran status is the C struct's ints.
         unsafe {
             (self.query)(
-                &mut extra,
+                self.extra(),
                 st as *mut MPI_Status as *mut MPI_Fint,
                 &mut ierr,
             )
@@ -64,16 +74,16 @@ impl Hooks for FortranHooks {
         ierr
     }
     fn free(&self) -> c_int {
-        let (mut extra, mut ierr) = (self.extra, 0);
+        let mut ierr = 0;
         // SAFETY: the program's FREE_FN, arguments by reference.
-        unsafe { (self.free)(&mut extra, &mut ierr) };
+        unsafe { (self.free)(self.extra(), &mut ierr) };
         ierr
     }
     fn cancel(&self, complete: bool) -> c_int {
-        let (mut extra, mut c, mut ierr) = (self.extra, complete as MPI_Fint, 0);
+        let (mut c, mut ierr) = (complete as MPI_Fint, 0);
         // SAFETY: the program's CANCEL_FN, arguments by reference (LOGICAL
         // .true. is 1 for gfortran).
-        unsafe { (self.cancel)(&mut extra, &mut c, &mut ierr) };
+        unsafe { (self.cancel)(self.extra(), &mut c, &mut ierr) };
         ierr
     }
 }
@@ -96,7 +106,7 @@ pub unsafe extern "C" fn mpi_grequest_start_(
             query: std::mem::transmute::<*const c_void, FortranQuery>(query_fn),
             free: std::mem::transmute::<*const c_void, FortranFree>(free_fn),
             cancel: std::mem::transmute::<*const c_void, FortranCancel>(cancel_fn),
-            extra: *extra_state,
+            extra: extra_state as usize,
         });
         crate::abi::grequest::start("MPI_Grequest_start", hooks, request)
     };

@@ -21,6 +21,36 @@ pub unsafe extern "C" fn mpi_win_get_attr_(
     flag: *mut MPI_Fint,
     ierror: *mut MPI_Fint,
 ) {
+    // SAFETY: the INTEGERs gfortran passes.
+    let (h, kv) = unsafe { (*win, *win_keyval) };
+    if ![
+        sys::MPI_WIN_BASE,
+        sys::MPI_WIN_SIZE,
+        sys::MPI_WIN_DISP_UNIT,
+        sys::MPI_WIN_CREATE_FLAVOR,
+        sys::MPI_WIN_MODEL,
+    ]
+    .contains(&kv)
+    {
+        // the program's keyvals: the integer it set (or a C pointer)
+        let (rc, got) = crate::abi::obj_attr::get_attr_fortran(
+            crate::abi::obj_attr::Kind::Win,
+            "MPI_Win_get_attr",
+            h,
+            kv,
+        );
+        // SAFETY: the arguments gfortran passes.
+        unsafe {
+            if rc == sys::MPI_SUCCESS {
+                if let Some(v) = got {
+                    attribute_val.write(v);
+                }
+                flag.write(got.is_some() as MPI_Fint);
+            }
+            put_ierror(ierror, rc);
+        }
+        return;
+    }
     let mut p: *mut c_void = std::ptr::null_mut();
     let mut found: c_int = 0;
     // SAFETY: by-reference INTEGERs; p and found are locals.
@@ -33,8 +63,6 @@ pub unsafe extern "C" fn mpi_win_get_attr_(
         )
     };
     if rc == sys::MPI_SUCCESS as c_int && found != 0 {
-        // SAFETY: the INTEGER gfortran passes.
-        let kv = unsafe { *win_keyval };
         let v = if kv == sys::MPI_WIN_SIZE {
             // SAFETY: PMPI_Win_get_attr points to the window's MPI_Aint size.
             unsafe { *(p as *const MPI_Aint) }
@@ -48,8 +76,7 @@ pub unsafe extern "C" fn mpi_win_get_attr_(
             // SAFETY: these attributes are ints of the window.
             unsafe { *(p as *const c_int) as MPI_Aint }
         } else {
-            // MPI_WIN_BASE (the address) and the program's attributes (the
-            // value stored)
+            // MPI_WIN_BASE: the address
             p as MPI_Aint
         };
         // SAFETY: the ATTRIBUTE_VAL argument gfortran passes.

@@ -126,6 +126,18 @@ impl<L: Link> Core<L> {
         self.complete(r, t, Status::default());
     }
 
+    /// Complete a request made by [`Core::open_request`] at `t` with status
+    /// `st` (a nonblocking file access: its byte count).
+    pub fn complete_request_with(&mut self, r: ReqId, t: VTime, st: Status) {
+        self.complete(r, t, st);
+    }
+
+    /// A file-system access of the target took tV to `t` (MPI-IO: local to
+    /// the rank, charged as communication time).
+    pub fn advance_io(&mut self, t: VTime) {
+        self.clock.advance_comm(t);
+    }
+
     /// Whether held active message `i` is related to the wait in progress.
     pub(super) fn active_related(&self, m: &Msg) -> bool {
         self.active.as_ref().is_some_and(|h| h.related(m))
