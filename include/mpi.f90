@@ -222,6 +222,8 @@ module mpi
   integer, parameter :: MPI_CART = 2
   integer, parameter :: MPI_DIST_GRAPH = 3
   integer, parameter :: MPI_COMM_TYPE_SHARED = 1
+  integer, parameter :: MPI_COMM_TYPE_HW_GUIDED = 2
+  integer, parameter :: MPI_COMM_TYPE_HW_UNGUIDED = 3
   integer, parameter :: MPI_MAX_OBJECT_NAME = 128
   integer, parameter :: MPI_KEYVAL_INVALID = 603979776
 
@@ -294,6 +296,10 @@ module mpi
   integer, parameter :: MPI_WIN_FLAVOR_SHARED = 4
   integer, parameter :: MPI_WIN_SEPARATE = 1
   integer, parameter :: MPI_WIN_UNIFIED = 2
+
+  ! ---- intercommunicators, Comm_idup, nonblocking neighbourhood
+  integer, parameter :: MPI_UNIVERSE_SIZE = 1681915913
+  integer, parameter :: MPI_APPNUM = 1681915917
 
   ! ---- MPI-IO
   integer, parameter :: MPI_MODE_CREATE = 1
@@ -572,6 +578,18 @@ module mpi
       integer, intent(in) :: comm
       integer :: ierror
     end subroutine PMPI_BARRIER
+    subroutine MPI_BARRIER_INIT(comm, info, request, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: info
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_BARRIER_INIT
+    subroutine PMPI_BARRIER_INIT(comm, info, request, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: info
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_BARRIER_INIT
     subroutine MPI_CANCEL(request, ierror)
       integer :: request
       integer :: ierror
@@ -876,6 +894,32 @@ module mpi
       integer :: group
       integer :: ierror
     end subroutine PMPI_COMM_GROUP
+    subroutine MPI_COMM_IDUP(comm, newcomm, request, ierror)
+      integer, intent(in) :: comm
+      integer :: newcomm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_COMM_IDUP
+    subroutine PMPI_COMM_IDUP(comm, newcomm, request, ierror)
+      integer, intent(in) :: comm
+      integer :: newcomm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_COMM_IDUP
+    subroutine MPI_COMM_IDUP_WITH_INFO(comm, info, newcomm, request, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: info
+      integer :: newcomm
+      integer :: request
+      integer :: ierror
+    end subroutine MPI_COMM_IDUP_WITH_INFO
+    subroutine PMPI_COMM_IDUP_WITH_INFO(comm, info, newcomm, request, ierror)
+      integer, intent(in) :: comm
+      integer, intent(in) :: info
+      integer :: newcomm
+      integer :: request
+      integer :: ierror
+    end subroutine PMPI_COMM_IDUP_WITH_INFO
     subroutine MPI_COMM_RANK(comm, rank, ierror)
       integer, intent(in) :: comm
       integer :: rank
@@ -886,6 +930,26 @@ module mpi
       integer :: rank
       integer :: ierror
     end subroutine PMPI_COMM_RANK
+    subroutine MPI_COMM_REMOTE_GROUP(comm, group, ierror)
+      integer, intent(in) :: comm
+      integer :: group
+      integer :: ierror
+    end subroutine MPI_COMM_REMOTE_GROUP
+    subroutine PMPI_COMM_REMOTE_GROUP(comm, group, ierror)
+      integer, intent(in) :: comm
+      integer :: group
+      integer :: ierror
+    end subroutine PMPI_COMM_REMOTE_GROUP
+    subroutine MPI_COMM_REMOTE_SIZE(comm, size, ierror)
+      integer, intent(in) :: comm
+      integer :: size
+      integer :: ierror
+    end subroutine MPI_COMM_REMOTE_SIZE
+    subroutine PMPI_COMM_REMOTE_SIZE(comm, size, ierror)
+      integer, intent(in) :: comm
+      integer :: size
+      integer :: ierror
+    end subroutine PMPI_COMM_REMOTE_SIZE
     subroutine MPI_COMM_SET_ATTR(comm, comm_keyval, attribute_val, ierror)
       import :: MPI_ADDRESS_KIND
       integer, intent(in) :: comm
@@ -1916,6 +1980,38 @@ module mpi
       integer :: provided
       integer :: ierror
     end subroutine PMPI_INIT_THREAD
+    subroutine MPI_INTERCOMM_CREATE(local_comm, local_leader, peer_comm, remote_leader, tag, &
+        newintercomm, ierror)
+      integer, intent(in) :: local_comm
+      integer, intent(in) :: local_leader
+      integer, intent(in) :: peer_comm
+      integer, intent(in) :: remote_leader
+      integer, intent(in) :: tag
+      integer :: newintercomm
+      integer :: ierror
+    end subroutine MPI_INTERCOMM_CREATE
+    subroutine PMPI_INTERCOMM_CREATE(local_comm, local_leader, peer_comm, remote_leader, tag, &
+        newintercomm, ierror)
+      integer, intent(in) :: local_comm
+      integer, intent(in) :: local_leader
+      integer, intent(in) :: peer_comm
+      integer, intent(in) :: remote_leader
+      integer, intent(in) :: tag
+      integer :: newintercomm
+      integer :: ierror
+    end subroutine PMPI_INTERCOMM_CREATE
+    subroutine MPI_INTERCOMM_MERGE(intercomm, high, newintracomm, ierror)
+      integer, intent(in) :: intercomm
+      logical, intent(in) :: high
+      integer :: newintracomm
+      integer :: ierror
+    end subroutine MPI_INTERCOMM_MERGE
+    subroutine PMPI_INTERCOMM_MERGE(intercomm, high, newintracomm, ierror)
+      integer, intent(in) :: intercomm
+      logical, intent(in) :: high
+      integer :: newintracomm
+      integer :: ierror
+    end subroutine PMPI_INTERCOMM_MERGE
     subroutine MPI_IPROBE(source, tag, comm, flag, status, ierror)
       import :: MPI_STATUS_SIZE
       integer, intent(in) :: source

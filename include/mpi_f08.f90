@@ -264,6 +264,8 @@ module mpi_f08
   integer, parameter :: MPI_CART = 2
   integer, parameter :: MPI_DIST_GRAPH = 3
   integer, parameter :: MPI_COMM_TYPE_SHARED = 1
+  integer, parameter :: MPI_COMM_TYPE_HW_GUIDED = 2
+  integer, parameter :: MPI_COMM_TYPE_HW_UNGUIDED = 3
   integer, parameter :: MPI_MAX_OBJECT_NAME = 128
   integer, parameter :: MPI_KEYVAL_INVALID = 603979776
 
@@ -336,6 +338,10 @@ module mpi_f08
   integer, parameter :: MPI_WIN_FLAVOR_SHARED = 4
   integer, parameter :: MPI_WIN_SEPARATE = 1
   integer, parameter :: MPI_WIN_UNIFIED = 2
+
+  ! ---- intercommunicators, Comm_idup, nonblocking neighbourhood
+  integer, parameter :: MPI_UNIVERSE_SIZE = 1681915913
+  integer, parameter :: MPI_APPNUM = 1681915917
 
   ! ---- MPI-IO
   integer, parameter :: MPI_MODE_CREATE = 1
@@ -835,6 +841,72 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Allgatherv_f08
   end interface PMPI_Allgatherv
+  interface MPI_Allgatherv_init
+    subroutine MPI_Allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+        displs, recvtype, comm, info, request, ierror) bind(C, name="mpi_allgatherv_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Allgatherv_init_f08
+  end interface MPI_Allgatherv_init
+  interface PMPI_Allgatherv_init
+    subroutine PMPI_Allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, &
+        recvcounts, displs, recvtype, comm, info, request, ierror) bind(C, name="pmpi_allgatherv_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Allgatherv_init_f08
+  end interface PMPI_Allgatherv_init
+  interface MPI_Allgather_init
+    subroutine MPI_Allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, info, request, ierror) bind(C, name="mpi_allgather_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Allgather_init_f08
+  end interface MPI_Allgather_init
+  interface PMPI_Allgather_init
+    subroutine PMPI_Allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, info, request, ierror) bind(C, name="pmpi_allgather_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Allgather_init_f08
+  end interface PMPI_Allgather_init
   interface MPI_Alloc_mem
     subroutine MPI_Alloc_mem_f08(size, info, baseptr, ierror) bind(C, name="mpi_alloc_mem_f08")
       import
@@ -879,6 +951,36 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Allreduce_f08
   end interface PMPI_Allreduce
+  interface MPI_Allreduce_init
+    subroutine MPI_Allreduce_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, &
+        request, ierror) bind(C, name="mpi_allreduce_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Allreduce_init_f08
+  end interface MPI_Allreduce_init
+  interface PMPI_Allreduce_init
+    subroutine PMPI_Allreduce_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, &
+        request, ierror) bind(C, name="pmpi_allreduce_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Allreduce_init_f08
+  end interface PMPI_Allreduce_init
   interface MPI_Alltoall
     subroutine MPI_Alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         recvtype, comm, ierror) bind(C, name="mpi_alltoall_f08")
@@ -939,6 +1041,42 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Alltoallv_f08
   end interface PMPI_Alltoallv
+  interface MPI_Alltoallv_init
+    subroutine MPI_Alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+        recvcounts, rdispls, recvtype, comm, info, request, ierror) bind(C, name="mpi_alltoallv_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Alltoallv_init_f08
+  end interface MPI_Alltoallv_init
+  interface PMPI_Alltoallv_init
+    subroutine PMPI_Alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+        recvcounts, rdispls, recvtype, comm, info, request, ierror) bind(C, name="pmpi_alltoallv_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Alltoallv_init_f08
+  end interface PMPI_Alltoallv_init
   interface MPI_Alltoallw
     subroutine MPI_Alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
         recvcounts, rdispls, recvtypes, comm, ierror) bind(C, name="mpi_alltoallw_f08")
@@ -971,6 +1109,74 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Alltoallw_f08
   end interface PMPI_Alltoallw
+  interface MPI_Alltoallw_init
+    subroutine MPI_Alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+        recvcounts, rdispls, recvtypes, comm, info, request, ierror) bind(C, name="mpi_alltoallw_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      type(MPI_Datatype), dimension(*) :: sendtypes
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      type(MPI_Datatype), dimension(*) :: recvtypes
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Alltoallw_init_f08
+  end interface MPI_Alltoallw_init
+  interface PMPI_Alltoallw_init
+    subroutine PMPI_Alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+        recvcounts, rdispls, recvtypes, comm, info, request, ierror) bind(C, name="pmpi_alltoallw_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      type(MPI_Datatype), dimension(*) :: sendtypes
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      type(MPI_Datatype), dimension(*) :: recvtypes
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Alltoallw_init_f08
+  end interface PMPI_Alltoallw_init
+  interface MPI_Alltoall_init
+    subroutine MPI_Alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, info, request, ierror) bind(C, name="mpi_alltoall_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Alltoall_init_f08
+  end interface MPI_Alltoall_init
+  interface PMPI_Alltoall_init
+    subroutine PMPI_Alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, info, request, ierror) bind(C, name="pmpi_alltoall_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Alltoall_init_f08
+  end interface PMPI_Alltoall_init
   interface MPI_Attr_delete
     subroutine MPI_Attr_delete_f08(comm, keyval, ierror) bind(C, name="mpi_attr_delete_f08")
       import
@@ -1039,6 +1245,24 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Barrier_f08
   end interface PMPI_Barrier
+  interface MPI_Barrier_init
+    subroutine MPI_Barrier_init_f08(comm, info, request, ierror) bind(C, name="mpi_barrier_init_f08")
+      import
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Barrier_init_f08
+  end interface MPI_Barrier_init
+  interface PMPI_Barrier_init
+    subroutine PMPI_Barrier_init_f08(comm, info, request, ierror) bind(C, name="pmpi_barrier_init_f08")
+      import
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Barrier_init_f08
+  end interface PMPI_Barrier_init
   interface MPI_Bcast
     subroutine MPI_Bcast_f08(buffer, count, datatype, root, comm, ierror) bind(C, name="mpi_bcast_f08")
       import
@@ -1061,6 +1285,34 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Bcast_f08
   end interface PMPI_Bcast
+  interface MPI_Bcast_init
+    subroutine MPI_Bcast_init_f08(buffer, count, datatype, root, comm, info, request, &
+        ierror) bind(C, name="mpi_bcast_init_f08")
+      import
+      type(*), dimension(..), asynchronous :: buffer
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Bcast_init_f08
+  end interface MPI_Bcast_init
+  interface PMPI_Bcast_init
+    subroutine PMPI_Bcast_init_f08(buffer, count, datatype, root, comm, info, request, &
+        ierror) bind(C, name="pmpi_bcast_init_f08")
+      import
+      type(*), dimension(..), asynchronous :: buffer
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Bcast_init_f08
+  end interface PMPI_Bcast_init
   interface MPI_Bsend
     subroutine MPI_Bsend_f08(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_bsend_f08")
       import
@@ -1612,6 +1864,46 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Comm_group_f08
   end interface PMPI_Comm_group
+  interface MPI_Comm_idup
+    subroutine MPI_Comm_idup_f08(comm, newcomm, request, ierror) bind(C, name="mpi_comm_idup_f08")
+      import
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Comm) :: newcomm
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Comm_idup_f08
+  end interface MPI_Comm_idup
+  interface PMPI_Comm_idup
+    subroutine PMPI_Comm_idup_f08(comm, newcomm, request, ierror) bind(C, name="pmpi_comm_idup_f08")
+      import
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Comm) :: newcomm
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Comm_idup_f08
+  end interface PMPI_Comm_idup
+  interface MPI_Comm_idup_with_info
+    subroutine MPI_Comm_idup_with_info_f08(comm, info, newcomm, request, ierror) &
+         bind(C, name="mpi_comm_idup_with_info_f08")
+      import
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Comm) :: newcomm
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Comm_idup_with_info_f08
+  end interface MPI_Comm_idup_with_info
+  interface PMPI_Comm_idup_with_info
+    subroutine PMPI_Comm_idup_with_info_f08(comm, info, newcomm, request, ierror) &
+         bind(C, name="pmpi_comm_idup_with_info_f08")
+      import
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Comm) :: newcomm
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Comm_idup_with_info_f08
+  end interface PMPI_Comm_idup_with_info
   interface MPI_Comm_rank
     subroutine MPI_Comm_rank_f08(comm, rank, ierror) bind(C, name="mpi_comm_rank_f08")
       import
@@ -1628,6 +1920,38 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Comm_rank_f08
   end interface PMPI_Comm_rank
+  interface MPI_Comm_remote_group
+    subroutine MPI_Comm_remote_group_f08(comm, group, ierror) bind(C, name="mpi_comm_remote_group_f08")
+      import
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Group) :: group
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Comm_remote_group_f08
+  end interface MPI_Comm_remote_group
+  interface PMPI_Comm_remote_group
+    subroutine PMPI_Comm_remote_group_f08(comm, group, ierror) bind(C, name="pmpi_comm_remote_group_f08")
+      import
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Group) :: group
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Comm_remote_group_f08
+  end interface PMPI_Comm_remote_group
+  interface MPI_Comm_remote_size
+    subroutine MPI_Comm_remote_size_f08(comm, size, ierror) bind(C, name="mpi_comm_remote_size_f08")
+      import
+      type(MPI_Comm), intent(in) :: comm
+      integer :: size
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Comm_remote_size_f08
+  end interface MPI_Comm_remote_size
+  interface PMPI_Comm_remote_size
+    subroutine PMPI_Comm_remote_size_f08(comm, size, ierror) bind(C, name="pmpi_comm_remote_size_f08")
+      import
+      type(MPI_Comm), intent(in) :: comm
+      integer :: size
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Comm_remote_size_f08
+  end interface PMPI_Comm_remote_size
   interface MPI_Comm_set_attr
     subroutine MPI_Comm_set_attr_f08(comm, comm_keyval, attribute_val, ierror) &
          bind(C, name="mpi_comm_set_attr_")
@@ -2013,6 +2337,36 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Exscan_f08
   end interface PMPI_Exscan
+  interface MPI_Exscan_init
+    subroutine MPI_Exscan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, &
+        request, ierror) bind(C, name="mpi_exscan_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Exscan_init_f08
+  end interface MPI_Exscan_init
+  interface PMPI_Exscan_init
+    subroutine PMPI_Exscan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, &
+        request, ierror) bind(C, name="pmpi_exscan_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Exscan_init_f08
+  end interface PMPI_Exscan_init
   interface MPI_Fetch_and_op
     subroutine MPI_Fetch_and_op_f08(origin_addr, result_addr, datatype, target_rank, &
         target_disp, op, win, ierror) bind(C, name="mpi_fetch_and_op_f08")
@@ -3377,6 +3731,76 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Gatherv_f08
   end interface PMPI_Gatherv
+  interface MPI_Gatherv_init
+    subroutine MPI_Gatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+        displs, recvtype, root, comm, info, request, ierror) bind(C, name="mpi_gatherv_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Gatherv_init_f08
+  end interface MPI_Gatherv_init
+  interface PMPI_Gatherv_init
+    subroutine PMPI_Gatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+        displs, recvtype, root, comm, info, request, ierror) bind(C, name="pmpi_gatherv_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Gatherv_init_f08
+  end interface PMPI_Gatherv_init
+  interface MPI_Gather_init
+    subroutine MPI_Gather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, root, comm, info, request, ierror) bind(C, name="mpi_gather_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Gather_init_f08
+  end interface MPI_Gather_init
+  interface PMPI_Gather_init
+    subroutine PMPI_Gather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, root, comm, info, request, ierror) bind(C, name="pmpi_gather_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Gather_init_f08
+  end interface PMPI_Gather_init
   interface MPI_Get
     subroutine MPI_Get_f08(origin_addr, origin_count, origin_datatype, target_rank, &
         target_disp, target_count, target_datatype, win, ierror) bind(C, name="mpi_get_f08")
@@ -4408,6 +4832,170 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Imrecv_f08
   end interface PMPI_Imrecv
+  interface MPI_Ineighbor_allgather
+    subroutine MPI_Ineighbor_allgather_f08(sendbuf, sendcount, sendtype, recvbuf, &
+        recvcount, recvtype, comm, request, ierror) bind(C, name="mpi_ineighbor_allgather_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Ineighbor_allgather_f08
+  end interface MPI_Ineighbor_allgather
+  interface PMPI_Ineighbor_allgather
+    subroutine PMPI_Ineighbor_allgather_f08(sendbuf, sendcount, sendtype, recvbuf, &
+        recvcount, recvtype, comm, request, ierror) bind(C, name="pmpi_ineighbor_allgather_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Ineighbor_allgather_f08
+  end interface PMPI_Ineighbor_allgather
+  interface MPI_Ineighbor_allgatherv
+    subroutine MPI_Ineighbor_allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, &
+        recvcounts, displs, recvtype, comm, request, ierror) bind(C, name="mpi_ineighbor_allgatherv_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Ineighbor_allgatherv_f08
+  end interface MPI_Ineighbor_allgatherv
+  interface PMPI_Ineighbor_allgatherv
+    subroutine PMPI_Ineighbor_allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, &
+        recvcounts, displs, recvtype, comm, request, ierror) bind(C, name="pmpi_ineighbor_allgatherv_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Ineighbor_allgatherv_f08
+  end interface PMPI_Ineighbor_allgatherv
+  interface MPI_Ineighbor_alltoall
+    subroutine MPI_Ineighbor_alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, &
+        recvcount, recvtype, comm, request, ierror) bind(C, name="mpi_ineighbor_alltoall_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Ineighbor_alltoall_f08
+  end interface MPI_Ineighbor_alltoall
+  interface PMPI_Ineighbor_alltoall
+    subroutine PMPI_Ineighbor_alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, &
+        recvcount, recvtype, comm, request, ierror) bind(C, name="pmpi_ineighbor_alltoall_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Ineighbor_alltoall_f08
+  end interface PMPI_Ineighbor_alltoall
+  interface MPI_Ineighbor_alltoallv
+    subroutine MPI_Ineighbor_alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, &
+        recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror) &
+         bind(C, name="mpi_ineighbor_alltoallv_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Ineighbor_alltoallv_f08
+  end interface MPI_Ineighbor_alltoallv
+  interface PMPI_Ineighbor_alltoallv
+    subroutine PMPI_Ineighbor_alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, &
+        recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror) &
+         bind(C, name="pmpi_ineighbor_alltoallv_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Ineighbor_alltoallv_f08
+  end interface PMPI_Ineighbor_alltoallv
+  interface MPI_Ineighbor_alltoallw
+    subroutine MPI_Ineighbor_alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, &
+        recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror) &
+         bind(C, name="mpi_ineighbor_alltoallw_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+      type(MPI_Datatype), dimension(*) :: sendtypes
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+      type(MPI_Datatype), dimension(*) :: recvtypes
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Ineighbor_alltoallw_f08
+  end interface MPI_Ineighbor_alltoallw
+  interface PMPI_Ineighbor_alltoallw
+    subroutine PMPI_Ineighbor_alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, &
+        recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror) &
+         bind(C, name="pmpi_ineighbor_alltoallw_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+      type(MPI_Datatype), dimension(*) :: sendtypes
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+      type(MPI_Datatype), dimension(*) :: recvtypes
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Ineighbor_alltoallw_f08
+  end interface PMPI_Ineighbor_alltoallw
   interface MPI_Info_create
     subroutine MPI_Info_create_f08(info, ierror) bind(C, name="mpi_info_create_f08")
       import
@@ -4642,6 +5230,52 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Init_thread_f08
   end interface PMPI_Init_thread
+  interface MPI_Intercomm_create
+    subroutine MPI_Intercomm_create_f08(local_comm, local_leader, peer_comm, &
+        remote_leader, tag, newintercomm, ierror) bind(C, name="mpi_intercomm_create_f08")
+      import
+      type(MPI_Comm), intent(in) :: local_comm
+      integer, intent(in) :: local_leader
+      type(MPI_Comm), intent(in) :: peer_comm
+      integer, intent(in) :: remote_leader
+      integer, intent(in) :: tag
+      type(MPI_Comm) :: newintercomm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Intercomm_create_f08
+  end interface MPI_Intercomm_create
+  interface PMPI_Intercomm_create
+    subroutine PMPI_Intercomm_create_f08(local_comm, local_leader, peer_comm, &
+        remote_leader, tag, newintercomm, ierror) bind(C, name="pmpi_intercomm_create_f08")
+      import
+      type(MPI_Comm), intent(in) :: local_comm
+      integer, intent(in) :: local_leader
+      type(MPI_Comm), intent(in) :: peer_comm
+      integer, intent(in) :: remote_leader
+      integer, intent(in) :: tag
+      type(MPI_Comm) :: newintercomm
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Intercomm_create_f08
+  end interface PMPI_Intercomm_create
+  interface MPI_Intercomm_merge
+    subroutine MPI_Intercomm_merge_f08(intercomm, high, newintracomm, ierror) &
+         bind(C, name="mpi_intercomm_merge_f08")
+      import
+      type(MPI_Comm), intent(in) :: intercomm
+      logical, intent(in) :: high
+      type(MPI_Comm) :: newintracomm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Intercomm_merge_f08
+  end interface MPI_Intercomm_merge
+  interface PMPI_Intercomm_merge
+    subroutine PMPI_Intercomm_merge_f08(intercomm, high, newintracomm, ierror) &
+         bind(C, name="pmpi_intercomm_merge_f08")
+      import
+      type(MPI_Comm), intent(in) :: intercomm
+      logical, intent(in) :: high
+      type(MPI_Comm) :: newintracomm
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Intercomm_merge_f08
+  end interface PMPI_Intercomm_merge
   interface MPI_Iprobe
     subroutine MPI_Iprobe_f08(source, tag, comm, flag, status, ierror) bind(C, name="mpi_iprobe_f08")
       import
@@ -5598,6 +6232,38 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Reduce_f08
   end interface PMPI_Reduce
+  interface MPI_Reduce_init
+    subroutine MPI_Reduce_init_f08(sendbuf, recvbuf, count, datatype, op, root, comm, &
+        info, request, ierror) bind(C, name="mpi_reduce_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Reduce_init_f08
+  end interface MPI_Reduce_init
+  interface PMPI_Reduce_init
+    subroutine PMPI_Reduce_init_f08(sendbuf, recvbuf, count, datatype, op, root, comm, &
+        info, request, ierror) bind(C, name="pmpi_reduce_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Reduce_init_f08
+  end interface PMPI_Reduce_init
   interface MPI_Reduce_local
     subroutine MPI_Reduce_local_f08(inbuf, inoutbuf, count, datatype, op, ierror) &
          bind(C, name="mpi_reduce_local_f08")
@@ -5674,6 +6340,66 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Reduce_scatter_block_f08
   end interface PMPI_Reduce_scatter_block
+  interface MPI_Reduce_scatter_block_init
+    subroutine MPI_Reduce_scatter_block_init_f08(sendbuf, recvbuf, recvcount, datatype, &
+        op, comm, info, request, ierror) bind(C, name="mpi_reduce_scatter_block_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Reduce_scatter_block_init_f08
+  end interface MPI_Reduce_scatter_block_init
+  interface PMPI_Reduce_scatter_block_init
+    subroutine PMPI_Reduce_scatter_block_init_f08(sendbuf, recvbuf, recvcount, datatype, &
+        op, comm, info, request, ierror) bind(C, name="pmpi_reduce_scatter_block_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Reduce_scatter_block_init_f08
+  end interface PMPI_Reduce_scatter_block_init
+  interface MPI_Reduce_scatter_init
+    subroutine MPI_Reduce_scatter_init_f08(sendbuf, recvbuf, recvcounts, datatype, op, &
+        comm, info, request, ierror) bind(C, name="mpi_reduce_scatter_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Reduce_scatter_init_f08
+  end interface MPI_Reduce_scatter_init
+  interface PMPI_Reduce_scatter_init
+    subroutine PMPI_Reduce_scatter_init_f08(sendbuf, recvbuf, recvcounts, datatype, op, &
+        comm, info, request, ierror) bind(C, name="pmpi_reduce_scatter_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, dimension(*) :: recvcounts
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Reduce_scatter_init_f08
+  end interface PMPI_Reduce_scatter_init
   interface MPI_Register_datarep
     subroutine MPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, &
         dtype_file_extent_fn, extra_state, ierror)
@@ -5915,6 +6641,36 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Scan_f08
   end interface PMPI_Scan
+  interface MPI_Scan_init
+    subroutine MPI_Scan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, &
+        request, ierror) bind(C, name="mpi_scan_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Scan_init_f08
+  end interface MPI_Scan_init
+  interface PMPI_Scan_init
+    subroutine PMPI_Scan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, &
+        request, ierror) bind(C, name="pmpi_scan_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Scan_init_f08
+  end interface PMPI_Scan_init
   interface MPI_Scatter
     subroutine MPI_Scatter_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         recvtype, root, comm, ierror) bind(C, name="mpi_scatter_f08")
@@ -5977,6 +6733,76 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Scatterv_f08
   end interface PMPI_Scatterv
+  interface MPI_Scatterv_init
+    subroutine MPI_Scatterv_init_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, &
+        recvcount, recvtype, root, comm, info, request, ierror) bind(C, name="mpi_scatterv_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Scatterv_init_f08
+  end interface MPI_Scatterv_init
+  interface PMPI_Scatterv_init
+    subroutine PMPI_Scatterv_init_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, &
+        recvcount, recvtype, root, comm, info, request, ierror) bind(C, name="pmpi_scatterv_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Scatterv_init_f08
+  end interface PMPI_Scatterv_init
+  interface MPI_Scatter_init
+    subroutine MPI_Scatter_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, root, comm, info, request, ierror) bind(C, name="mpi_scatter_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Scatter_init_f08
+  end interface MPI_Scatter_init
+  interface PMPI_Scatter_init
+    subroutine PMPI_Scatter_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, root, comm, info, request, ierror) bind(C, name="pmpi_scatter_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..), asynchronous :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Scatter_init_f08
+  end interface PMPI_Scatter_init
   interface MPI_Send
     subroutine MPI_Send_f08(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_send_f08")
       import

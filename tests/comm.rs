@@ -584,6 +584,15 @@ fn split_type_shared_groups_ranks_by_target_node() {
             // the same node as the model's
             assert_eq!(m.iter().map(|w| w / 12).min(), Some(r / 12));
             assert_eq!(undef[&(r, r.to_string())].int("null"), 1);
+            // MPI-4's hardware splits: by target node too
+            let hw = &by_rank_key(&job, "hw", "rank")[&(r, r.to_string())];
+            assert_eq!(
+                (hw.int("guided"), hw.int("unguided"), hw.int("inner")),
+                (k as i64, k as i64, 1),
+                "{}",
+                hw.line
+            );
+            assert_eq!(hw.get("resource"), "mpi_shared_memory", "{}", hw.line);
         }
     }
 }

@@ -155,6 +155,30 @@ fn ibcast_overlaps_computation_exactly() {
 }
 
 #[test]
+fn persistent_bcast_is_timed_as_ibcast() {
+    // MPI_Bcast_init (local) + MPI_Start at 0 start the schedule MPI_Ibcast
+    // starts: the same times to the picosecond.
+    for n in [4, 5] {
+        overlap("pbcast", n, 8, &ibcast_times(n, 8));
+    }
+}
+
+#[test]
+fn persistent_collectives_restart_with_new_data() {
+    for n in [1, 2, 3, 5] {
+        let job = Run::exact(n, &program("pcoll_results")).run();
+        job.assert_success();
+        for r in 0..n {
+            assert!(
+                job.stdout.contains(&format!("ok rank={r}\n")),
+                "{}",
+                job.dump()
+            );
+        }
+    }
+}
+
+#[test]
 fn ibarrier_overlaps_computation_exactly() {
     let t = ibarrier_times(4);
     // c = 10, 20, 30, 40 us (37 r mod 4 = 0, 1, 2, 3). Rank 0's round 0

@@ -11,12 +11,17 @@ use crate::sys::{self, MPI_Comm};
 use std::os::raw::{c_int, c_void};
 
 /// The ints the predefined attributes point to.
-static PREDEFINED_VALUES: [c_int; 4] = [
+static PREDEFINED_VALUES: [c_int; 6] = [
     PREDEFINED[0].1,
     PREDEFINED[1].1,
     PREDEFINED[2].1,
     PREDEFINED[3].1,
+    PREDEFINED[4].1,
+    PREDEFINED[5].1,
 ];
+
+/// The int MPI_UNIVERSE_SIZE points to: the job's size, set when read.
+static UNIVERSE_SIZE: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
 
 /// MPI_COMM_DUP_FN / MPI_DUP_FN: the new attribute is the old value.
 ///
@@ -121,6 +126,9 @@ pub(crate) fn get_attr_fortran(
     let rc = call(name, comm, |w| {
         got = match find(w, comm, kv)? {
             Found::Absent => None,
+            Found::Predefined(i) if PREDEFINED[i].0 == sys::MPI_UNIVERSE_SIZE => {
+                Some(w.ep.size() as sys::MPI_Aint)
+            }
             Found::Predefined(i) => Some(PREDEFINED[i].1 as sys::MPI_Aint),
             Found::User(seen) => Some(seen.fortran as sys::MPI_Aint),
         };
@@ -146,6 +154,11 @@ fn get_attr(
             Found::Absent => {
                 *f = 0;
                 return Ok(());
+            }
+            Found::Predefined(i) if PREDEFINED[i].0 == sys::MPI_UNIVERSE_SIZE => {
+                let n = w.ep.size() as c_int;
+                UNIVERSE_SIZE.store(n, std::sync::atomic::Ordering::Relaxed);
+                UNIVERSE_SIZE.as_ptr() as *mut c_void
             }
             Found::Predefined(i) => &PREDEFINED_VALUES[i] as *const c_int as *mut c_void,
             Found::User(seen) => seen.c as *mut c_void,

@@ -3,6 +3,7 @@
 //! communicator, counts, datatypes, root, buffers) and user buffers turned
 //! into `mpi::coll_args::UserBuf`s; the semantics are in
 //! `mpi::coll_calls`. The reductions are in `abi::reduce`.
+use crate::abi::inter_coll;
 use crate::abi::state::call;
 use crate::abi::userbuf::{array, in_place, RawBuf};
 use crate::mpi::coll_args::{self as args, CollComm, UserBuf};
@@ -35,6 +36,9 @@ unsafe fn v_arrays(
 mpi_fn! {
     fn MPI_Barrier / PMPI_Barrier(comm: MPI_Comm) -> c_int {
         call("MPI_Barrier", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                return inter_coll::barrier(w, &ic);
+            }
             let cc = CollComm::of(w, comm)?;
             coll_calls::barrier(&mut w.ep, &cc);
             Ok(())
@@ -45,6 +49,10 @@ mpi_fn! {
 mpi_fn! {
     fn MPI_Bcast / PMPI_Bcast(buffer: *mut c_void, count: c_int, datatype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
         call("MPI_Bcast", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_coll::bcast(w, &ic, buffer, count, datatype, root) };
+            }
             let cc = CollComm::of(w, comm)?;
             let count = args::count(count, "count")?;
             let ty = args::datatype(w, datatype, "datatype")?;
@@ -66,6 +74,10 @@ mpi_fn! {
         root: c_int, comm: MPI_Comm,
     ) -> c_int {
         call("MPI_Gather", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_coll::gather(w, &ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root) };
+            }
             let cc = CollComm::of(w, comm)?;
             let root = args::root(root, cc.size())?;
             let is_root = cc.me == root;
@@ -111,6 +123,10 @@ mpi_fn! {
         root: c_int, comm: MPI_Comm,
     ) -> c_int {
         call("MPI_Gatherv", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_coll::gatherv(w, &ic, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root) };
+            }
             let cc = CollComm::of(w, comm)?;
             let root = args::root(root, cc.size())?;
             let is_root = cc.me == root;
@@ -159,6 +175,10 @@ mpi_fn! {
         root: c_int, comm: MPI_Comm,
     ) -> c_int {
         call("MPI_Scatter", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_coll::scatter(w, &ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root) };
+            }
             let cc = CollComm::of(w, comm)?;
             let root = args::root(root, cc.size())?;
             let is_root = cc.me == root;
@@ -204,6 +224,10 @@ mpi_fn! {
         root: c_int, comm: MPI_Comm,
     ) -> c_int {
         call("MPI_Scatterv", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_coll::scatterv(w, &ic, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root) };
+            }
             let cc = CollComm::of(w, comm)?;
             let root = args::root(root, cc.size())?;
             let is_root = cc.me == root;
@@ -252,6 +276,10 @@ mpi_fn! {
         comm: MPI_Comm,
     ) -> c_int {
         call("MPI_Allgather", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_coll::allgather(w, &ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype) };
+            }
             let cc = CollComm::of(w, comm)?;
             let rn = args::count(recvcount, "recvcount")?;
             let rt = args::datatype(w, recvtype, "recvtype")?;
@@ -283,6 +311,10 @@ mpi_fn! {
         comm: MPI_Comm,
     ) -> c_int {
         call("MPI_Allgatherv", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_coll::allgatherv(w, &ic, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype) };
+            }
             let cc = CollComm::of(w, comm)?;
             // SAFETY: both arrays have one entry per rank.
             let (counts, displs) = unsafe {
@@ -318,6 +350,10 @@ mpi_fn! {
         comm: MPI_Comm,
     ) -> c_int {
         call("MPI_Alltoall", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_coll::alltoall(w, &ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype) };
+            }
             let cc = CollComm::of(w, comm)?;
             let rn = args::count(recvcount, "recvcount")?;
             let rt = args::datatype(w, recvtype, "recvtype")?;
@@ -349,6 +385,10 @@ mpi_fn! {
         comm: MPI_Comm,
     ) -> c_int {
         call("MPI_Alltoallv", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_coll::alltoallv(w, &ic, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype) };
+            }
             let cc = CollComm::of(w, comm)?;
             let n = cc.size();
             // SAFETY: both arrays have one entry per rank.
@@ -387,6 +427,10 @@ mpi_fn! {
         comm: MPI_Comm,
     ) -> c_int {
         call("MPI_Alltoallw", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_coll::alltoallw(w, &ic, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes) };
+            }
             let cc = CollComm::of(w, comm)?;
             let n = cc.size();
             // SAFETY: both arrays have one entry per rank.

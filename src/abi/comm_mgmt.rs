@@ -68,7 +68,21 @@ mpi_fn! {
             let i = crate::abi::comm_info::info_arg(info, true)?;
             // SAFETY: null or a valid handle pointer (caller).
             let o = unsafe { out(newcomm, "newcomm") }?;
-            *o = w.comm_split_type(comm, split_type, key)?;
+            let resource = i
+                .as_ref()
+                .and_then(|i| i.get("mpi_hw_resource_type"))
+                .map(str::to_string);
+            *o = w.comm_split_type(comm, split_type, key, resource.as_deref())?;
+            if split_type == sys::MPI_COMM_TYPE_HW_UNGUIDED
+                && *o != sys::MPI_COMM_NULL
+                && info != sys::MPI_INFO_NULL
+            {
+                // MPI-4: the info (in and out) names the resource type
+                crate::mpi::info::with_infos(|t| {
+                    t.get_mut(info)?
+                        .set("mpi_hw_resource_type", crate::mpi::comm_create::HW_SHARED_MEMORY)
+                })?;
+            }
             if let (Some(i), true) = (i, *o != sys::MPI_COMM_NULL) {
                 w.comm_set_info(*o, &i)?;
             }
@@ -155,12 +169,11 @@ mpi_fn! {
 }
 
 mpi_fn! {
-    /// Every communicator of vaced is an intracommunicator.
     fn MPI_Comm_test_inter / PMPI_Comm_test_inter(comm: MPI_Comm, flag: *mut c_int) -> c_int {
         call("MPI_Comm_test_inter", comm, |w| {
-            w.comms.get(comm)?;
+            let inter = w.comms.get(comm)?.is_inter();
             // SAFETY: null or a valid int pointer (caller).
-            *unsafe { out(flag, "flag") }? = 0;
+            *unsafe { out(flag, "flag") }? = c_int::from(inter);
             Ok(())
         })
     }

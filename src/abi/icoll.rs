@@ -6,6 +6,8 @@
 //! pointer; the schedules are in `coll::nonblocking`, their MPI semantics
 //! in `mpi::icoll_calls`.
 use crate::abi::buffers::out;
+use crate::abi::inter_coll;
+use crate::abi::inter_icoll;
 use crate::abi::op::{applier, resolve};
 use crate::abi::state::call;
 use crate::abi::userbuf::{array, in_place, RawBuf};
@@ -26,6 +28,10 @@ const ROOT_ONLY: &str = "only the root may pass it";
 mpi_fn! {
     fn MPI_Ibarrier / PMPI_Ibarrier(comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
         call("MPI_Ibarrier", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_icoll::ibarrier(w, &ic, comm, request) };
+            }
             let cc = CollComm::of(w, comm)?;
             // SAFETY: null or a valid request pointer (caller).
             let r = unsafe { out(request, "request") }?;
@@ -40,6 +46,10 @@ mpi_fn! {
 mpi_fn! {
     fn MPI_Ibcast / PMPI_Ibcast(buffer: *mut c_void, count: c_int, datatype: MPI_Datatype, root: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
         call("MPI_Ibcast", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_icoll::ibcast(w, &ic, comm, buffer, count, datatype, root, request) };
+            }
             let cc = CollComm::of(w, comm)?;
             let count = args::count(count, "count")?;
             let ty = args::datatype(w, datatype, "datatype")?;
@@ -118,6 +128,10 @@ mpi_fn! {
         op: MPI_Op, root: c_int, comm: MPI_Comm, request: *mut MPI_Request,
     ) -> c_int {
         call("MPI_Ireduce", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_icoll::ireduce(w, &ic, comm, sendbuf, recvbuf, count, datatype, op, root, request) };
+            }
             let (cc, count, ty, op) = red(w, comm, count, datatype, op)?;
             let root = args::root(root, cc.size())?;
             let is_root = cc.me == root;
@@ -145,6 +159,10 @@ mpi_fn! {
         op: MPI_Op, comm: MPI_Comm, request: *mut MPI_Request,
     ) -> c_int {
         call("MPI_Iallreduce", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_icoll::iallreduce(w, &ic, comm, sendbuf, recvbuf, count, datatype, op, request) };
+            }
             let (cc, count, ty, op) = red(w, comm, count, datatype, op)?;
             // SAFETY: MPI's contract for the buffers of a nonblocking call.
             let (s, r) = unsafe { red_buffers(sendbuf, recvbuf, count, count, &ty) }?;
@@ -166,6 +184,10 @@ mpi_fn! {
         root: c_int, comm: MPI_Comm, request: *mut MPI_Request,
     ) -> c_int {
         call("MPI_Igather", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_icoll::igather_iscatter(w, &ic, comm, true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, request) };
+            }
             let cc = CollComm::of(w, comm)?;
             let root = args::root(root, cc.size())?;
             let is_root = cc.me == root;
@@ -216,6 +238,10 @@ mpi_fn! {
         root: c_int, comm: MPI_Comm, request: *mut MPI_Request,
     ) -> c_int {
         call("MPI_Iscatter", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_icoll::igather_iscatter(w, &ic, comm, false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, request) };
+            }
             let cc = CollComm::of(w, comm)?;
             let root = args::root(root, cc.size())?;
             let is_root = cc.me == root;
@@ -278,6 +304,16 @@ unsafe fn all_to(
     request: *mut MPI_Request,
 ) -> c_int {
     call(name, comm, |w| {
+        if let Some(ic) = inter_coll::of(w, comm)? {
+            let gather = name == "MPI_Iallgather";
+            // SAFETY: the caller's contract, passed on.
+            return unsafe {
+                inter_icoll::iallgather_ialltoall(
+                    w, &ic, comm, gather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                    recvtype, request,
+                )
+            };
+        }
         let cc = CollComm::of(w, comm)?;
         let rn = args::count(recvcount, "recvcount")?;
         let rt = args::datatype(w, recvtype, "recvtype")?;
@@ -411,6 +447,10 @@ mpi_fn! {
         root: c_int, comm: MPI_Comm, request: *mut MPI_Request,
     ) -> c_int {
         call("MPI_Igatherv", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_icoll::igatherv(w, &ic, comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, request) };
+            }
             let cc = CollComm::of(w, comm)?;
             let root = args::root(root, cc.size())?;
             let is_root = cc.me == root;
@@ -463,6 +503,10 @@ mpi_fn! {
         root: c_int, comm: MPI_Comm, request: *mut MPI_Request,
     ) -> c_int {
         call("MPI_Iscatterv", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_icoll::iscatterv(w, &ic, comm, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, request) };
+            }
             let cc = CollComm::of(w, comm)?;
             let root = args::root(root, cc.size())?;
             let is_root = cc.me == root;
@@ -515,6 +559,10 @@ mpi_fn! {
         comm: MPI_Comm, request: *mut MPI_Request,
     ) -> c_int {
         call("MPI_Iallgatherv", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_icoll::iallgatherv(w, &ic, comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, request) };
+            }
             let cc = CollComm::of(w, comm)?;
             // SAFETY: both arrays have one entry per rank.
             let (counts, displs) = unsafe {
@@ -554,6 +602,10 @@ mpi_fn! {
         comm: MPI_Comm, request: *mut MPI_Request,
     ) -> c_int {
         call("MPI_Ialltoallv", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_icoll::ialltoallv(w, &ic, comm, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, request) };
+            }
             let cc = CollComm::of(w, comm)?;
             let n = cc.size();
             // SAFETY: both arrays have one entry per rank.
@@ -595,6 +647,10 @@ mpi_fn! {
         comm: MPI_Comm, request: *mut MPI_Request,
     ) -> c_int {
         call("MPI_Ialltoallw", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_icoll::ialltoallw(w, &ic, comm, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, request) };
+            }
             let cc = CollComm::of(w, comm)?;
             let n = cc.size();
             // SAFETY: both arrays have one entry per rank.
@@ -649,6 +705,12 @@ mpi_fn! {
         datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, request: *mut MPI_Request,
     ) -> c_int {
         call("MPI_Ireduce_scatter", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: one entry per member of the local group.
+                let counts = args::counts(unsafe { array(recvcounts, ic.local.len(), "recvcounts") }?, "recvcounts")?;
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_icoll::ireduce_scatter(w, &ic, comm, sendbuf, recvbuf, counts, datatype, op, request) };
+            }
             let cc = CollComm::of(w, comm)?;
             // SAFETY: one entry per rank (MPI's contract).
             let counts = unsafe { array(recvcounts, cc.size(), "recvcounts") }?;
@@ -675,6 +737,12 @@ mpi_fn! {
         datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, request: *mut MPI_Request,
     ) -> c_int {
         call("MPI_Ireduce_scatter_block", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                let n = args::count(recvcount, "recvcount")?;
+                let counts = vec![n; ic.local.len()];
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_icoll::ireduce_scatter(w, &ic, comm, sendbuf, recvbuf, counts, datatype, op, request) };
+            }
             let (cc, count, ty, op) = red(w, comm, recvcount, datatype, op)?;
             let total = count * cc.size();
             let rcount = if in_place(sendbuf) { total } else { count };

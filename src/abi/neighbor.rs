@@ -16,7 +16,11 @@ use crate::sys::{MPI_Aint, MPI_Comm, MPI_Datatype};
 use std::os::raw::{c_int, c_void};
 
 /// The communicator and its neighbours; MPI_IN_PLACE rejected.
-fn setup(w: &World, comm: MPI_Comm, sendbuf: *const c_void) -> MpiResult<(CollComm, Neighbors)> {
+pub(super) fn setup(
+    w: &World,
+    comm: MPI_Comm,
+    sendbuf: *const c_void,
+) -> MpiResult<(CollComm, Neighbors)> {
     let cc = CollComm::of(w, comm)?;
     let nb = neighbors(w.comms.get(comm)?)?;
     if in_place(sendbuf) {
@@ -26,7 +30,7 @@ fn setup(w: &World, comm: MPI_Comm, sendbuf: *const c_void) -> MpiResult<(CollCo
 }
 
 /// `n` blocks of `count` elements of `ty`, all at the buffer's start.
-fn same_block(
+pub(super) fn same_block(
     n: usize,
     count: usize,
     ty: &std::sync::Arc<crate::mpi::datatype::Datatype>,
@@ -44,7 +48,7 @@ fn same_block(
 ///
 /// # Safety
 /// Both pointers are null or point to `n` readable ints.
-unsafe fn v_arrays(
+pub(super) unsafe fn v_arrays(
     counts: *const c_int,
     displs: *const c_int,
     n: usize,
@@ -62,7 +66,7 @@ unsafe fn v_arrays(
 ///
 /// # Safety
 /// The pointers are null or point to `n` readable entries.
-unsafe fn w_blocks(
+pub(super) unsafe fn w_blocks(
     w: &World,
     counts: *const c_int,
     displs: *const MPI_Aint,
@@ -87,7 +91,7 @@ unsafe fn w_blocks(
         .collect()
 }
 
-fn check_blocks(blocks: &[Block], is_null: bool, what: &str) -> MpiResult<()> {
+pub(super) fn check_blocks(blocks: &[Block], is_null: bool, what: &str) -> MpiResult<()> {
     for (i, b) in blocks.iter().enumerate() {
         args::buffer(is_null, b.count, &b.ty, &format!("{what} (block {i})"))?;
     }

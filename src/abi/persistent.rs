@@ -89,22 +89,70 @@ mpi_fn! {
     }
 }
 
+/// Start persistent request `*h`: a collective through its nonblocking
+/// call, with the lock released (that call takes it), the request it
+/// starts then becoming `*h`'s active state; anything else as MPI_Isend /
+/// MPI_Irecv would start.
+///
+/// # Safety
+/// `h` points to a request handle (checked by the caller).
+unsafe fn start_one(name: &str, h: MPI_Request) -> c_int {
+    let mut starter = None;
+    let rc = call(name, crate::sys::MPI_COMM_WORLD, |w| {
+        starter = w.coll_starter(h)?;
+        if starter.is_none() {
+            w.start(h)?;
+        }
+        Ok(())
+    });
+    let Some(starter) = starter.filter(|_| rc == crate::sys::MPI_SUCCESS) else {
+        return rc;
+    };
+    let mut started = crate::sys::MPI_REQUEST_NULL;
+    let rc = starter(&mut started);
+    if rc != crate::sys::MPI_SUCCESS {
+        return rc;
+    }
+    call(name, crate::sys::MPI_COMM_WORLD, |w| {
+        w.adopt_started(h, started)
+    })
+}
+
 mpi_fn! {
     fn MPI_Start / PMPI_Start(request: *mut MPI_Request) -> c_int {
-        call("MPI_Start", crate::sys::MPI_COMM_WORLD, |w| {
+        let mut h = crate::sys::MPI_REQUEST_NULL;
+        let rc = call("MPI_Start", crate::sys::MPI_COMM_WORLD, |_| {
             // SAFETY: null or a valid request pointer (caller).
-            let r = unsafe { out(request, "request") }?;
-            w.start(*r)
-        })
+            h = *unsafe { out(request, "request") }?;
+            Ok(())
+        });
+        if rc != crate::sys::MPI_SUCCESS {
+            return rc;
+        }
+        // SAFETY: a handle read from the caller's pointer.
+        unsafe { start_one("MPI_Start", h) }
     }
 }
 
 mpi_fn! {
+    /// Every request is checked first, then each is started in order.
     fn MPI_Startall / PMPI_Startall(count: c_int, array_of_requests: *mut MPI_Request) -> c_int {
-        call("MPI_Startall", crate::sys::MPI_COMM_WORLD, |w| {
+        let mut hs = Vec::new();
+        let rc = call("MPI_Startall", crate::sys::MPI_COMM_WORLD, |w| {
             // SAFETY: null or an array of count requests (caller).
-            let hs = unsafe { crate::abi::buffers::requests(array_of_requests, count) }?;
-            w.start_all(hs)
-        })
+            hs = unsafe { crate::abi::buffers::requests(array_of_requests, count) }?.to_vec();
+            w.start_all_check(&hs)
+        });
+        if rc != crate::sys::MPI_SUCCESS {
+            return rc;
+        }
+        for h in hs {
+            // SAFETY: handles read from the caller's array.
+            let rc = unsafe { start_one("MPI_Startall", h) };
+            if rc != crate::sys::MPI_SUCCESS {
+                return rc;
+            }
+        }
+        crate::sys::MPI_SUCCESS
     }
 }

@@ -3,6 +3,7 @@
 //! (communicator, count, datatype, operator, root, buffers), the operator
 //! resolved into the algorithms' `coll::Op` (`abi::op`), the semantics in
 //! `mpi::coll_calls`.
+use crate::abi::inter_coll;
 use crate::abi::op::{resolve, with_op};
 use crate::abi::state::call;
 use crate::abi::userbuf::{array, in_place, RawBuf};
@@ -76,6 +77,10 @@ mpi_fn! {
         op: MPI_Op, root: c_int, comm: MPI_Comm,
     ) -> c_int {
         call("MPI_Reduce", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_coll::reduce(w, &ic, sendbuf, recvbuf, count, datatype, op, root) };
+            }
             let (a, count) = red(w, comm, count, datatype, op)?;
             let root = args::root(root, a.cc.size())?;
             let is_root = a.cc.me == root;
@@ -103,6 +108,10 @@ mpi_fn! {
         op: MPI_Op, comm: MPI_Comm,
     ) -> c_int {
         call("MPI_Allreduce", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_coll::allreduce(w, &ic, sendbuf, recvbuf, count, datatype, op) };
+            }
             let (a, count) = red(w, comm, count, datatype, op)?;
             // SAFETY: MPI's contract for the buffers of this blocking call.
             let (s, mut r) = unsafe { buffers(sendbuf, recvbuf, count, count, &a.ty) }?;
@@ -157,6 +166,10 @@ mpi_fn! {
         datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm,
     ) -> c_int {
         call("MPI_Reduce_scatter", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_coll::reduce_scatter(w, &ic, sendbuf, recvbuf, recvcounts, datatype, op) };
+            }
             let cc = CollComm::of(w, comm)?;
             // SAFETY: one entry per rank (MPI's contract).
             let counts = unsafe { array(recvcounts, cc.size(), "recvcounts") }?;
@@ -181,6 +194,10 @@ mpi_fn! {
         datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm,
     ) -> c_int {
         call("MPI_Reduce_scatter_block", comm, |w| {
+            if let Some(ic) = inter_coll::of(w, comm)? {
+                // SAFETY: the caller's MPI contract, passed on.
+                return unsafe { inter_coll::reduce_scatter_block(w, &ic, sendbuf, recvbuf, recvcount, datatype, op) };
+            }
             let (a, count) = red(w, comm, recvcount, datatype, op)?;
             let total = count * a.cc.size();
             let rcount = if in_place(sendbuf) { total } else { count };

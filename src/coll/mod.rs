@@ -31,6 +31,7 @@ pub mod bcast;
 pub mod exscan;
 pub mod gather;
 pub mod gatherv;
+pub mod inter;
 pub mod neighbor;
 pub mod nonblocking;
 pub mod reduce;

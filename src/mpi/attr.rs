@@ -1,7 +1,7 @@
 //! Attribute caching on communicators: keyvals (with their copy and delete
 //! callbacks and extra state), the attributes set on each communicator, and
 //! the predefined attributes (MPI_TAG_UB, MPI_HOST, MPI_IO,
-//! MPI_WTIME_IS_GLOBAL).
+//! MPI_WTIME_IS_GLOBAL, MPI_UNIVERSE_SIZE, MPI_APPNUM).
 //!
 //! The callbacks are C function pointers. This module only records them and
 //! says which to call, with what ([`CopyCall`], [`DeleteCall`]); the ABI
@@ -20,12 +20,17 @@ pub type DeleteFn = sys::MPI_Comm_delete_attr_function;
 
 /// The predefined attribute keys and their values (the value of the
 /// attribute is a pointer to an int holding these).
-pub const PREDEFINED: [(c_int, c_int); 4] = [
+pub const PREDEFINED: [(c_int, c_int); 6] = [
     (sys::MPI_TAG_UB, sys::MPI_TAG_UB_VALUE),
     (sys::MPI_HOST, sys::MPI_PROC_NULL),
     (sys::MPI_IO, sys::MPI_ANY_SOURCE),
     // every rank's virtual clock starts at the same origin
     (sys::MPI_WTIME_IS_GLOBAL, 1),
+    // the number of ranks mpirun started (no dynamic processes): the value
+    // here is a placeholder, `crate::abi::attr` answers the job's size
+    (sys::MPI_UNIVERSE_SIZE, 0),
+    // every rank runs the one program of the command line
+    (sys::MPI_APPNUM, 0),
 ];
 
 /// User keyvals get handles from this base up.

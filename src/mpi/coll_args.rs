@@ -22,9 +22,12 @@ pub struct CollComm {
 }
 
 impl CollComm {
-    /// The communicator behind `comm`; MPI_ERR_COMM for an invalid one.
+    /// The intracommunicator behind `comm`; MPI_ERR_COMM for an invalid
+    /// one or an intercommunicator (whose collectives go through
+    /// `mpi::inter_coll_calls`).
     pub fn of<E: Backend>(w: &World<E>, comm: MPI_Comm) -> MpiResult<CollComm> {
         let c = w.comms.get(comm)?;
+        crate::mpi::intercomm::intra_only(c)?;
         let ranks = (0..c.size())
             .map(|r| c.group.world_rank(r).expect("rank of the group"))
             .collect();

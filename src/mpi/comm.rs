@@ -1,11 +1,12 @@
-//! Communicators: context id, group (comm rank -> world rank), the calling
+//! Communicators (intra- and inter-, see `mpi::intercomm`): context id,
+//! group (comm rank -> world rank), the calling
 //! rank's place in it, its error handler, name, attributes and Cartesian
 //! topology (Cartesian, graph or distributed graph); and the handle table holding MPI_COMM_WORLD, MPI_COMM_SELF and
 //! the derived communicators, with what hangs off them: the context ids in
 //! use ([`ContextMask`]), group handles and attribute keyvals.
 use crate::mpi::attr::{Attr, KeyvalTable};
 use crate::mpi::comm_info::Hints;
-use crate::mpi::context::ContextMask;
+use crate::mpi::context::SharedMask;
 use crate::mpi::error::{fail, MpiResult};
 use crate::mpi::graph::GraphTopo;
 use crate::mpi::group::GroupTable;
@@ -50,7 +51,8 @@ impl Group {
     }
 }
 
-/// A communicator (intracommunicator).
+/// A communicator: an intracommunicator, or an intercommunicator when
+/// `inter` is set (then `group` and `my_rank` are the local group's).
 #[derive(Debug, Clone)]
 pub struct Comm {
     pub ctx: u32,
@@ -70,6 +72,9 @@ pub struct Comm {
     pub graph: Option<Arc<GraphTopo>>,
     /// Nonblocking collectives started on it (their tags).
     pub nbc_seq: u32,
+    /// The remote group and send context of an intercommunicator
+    /// (`crate::mpi::intercomm`); None for an intracommunicator.
+    pub inter: Option<Arc<crate::mpi::intercomm::Inter>>,
 }
 
 impl Comm {
@@ -86,11 +91,29 @@ impl Comm {
             hints: Hints::default(),
             graph: None,
             nbc_seq: 0,
+            inter: None,
         }
     }
 
     pub fn size(&self) -> u32 {
         self.group.size()
+    }
+
+    /// Whether it is an intercommunicator.
+    pub fn is_inter(&self) -> bool {
+        self.inter.is_some()
+    }
+
+    /// The group point-to-point ranks name: the remote group of an
+    /// intercommunicator, else the group.
+    pub fn peer_group(&self) -> &Arc<Group> {
+        self.inter.as_ref().map_or(&self.group, |i| &i.remote)
+    }
+
+    /// The context id messages are sent with (the remote group's receive
+    /// context for an intercommunicator); `ctx` is the one received on.
+    pub fn send_ctx(&self) -> u32 {
+        self.inter.as_ref().map_or(self.ctx, |i| i.send_ctx)
     }
 }
 
@@ -111,7 +134,9 @@ pub struct CommTable {
     map: HashMap<sys::MPI_Comm, Comm>,
     next_handle: sys::MPI_Comm,
     /// Context ids this process has free.
-    pub ctx_mask: ContextMask,
+    pub ctx_mask: SharedMask,
+    /// MPI_Comm_idup agreements in flight (`mpi::comm_idup`).
+    pub idups: crate::mpi::comm_idup::Idups,
     pub groups: GroupTable,
     pub keyvals: KeyvalTable,
 }
@@ -136,7 +161,8 @@ impl CommTable {
         CommTable {
             map,
             next_handle: FIRST_DERIVED_HANDLE,
-            ctx_mask: ContextMask::new(),
+            ctx_mask: SharedMask::new(),
+            idups: Default::default(),
             groups: GroupTable::default(),
             keyvals: KeyvalTable::default(),
         }
@@ -208,14 +234,16 @@ impl CommTable {
         if rank == sys::MPI_PROC_NULL {
             return Ok(None);
         }
-        match u32::try_from(rank).ok().and_then(|r| c.group.world_rank(r)) {
+        let g = c.peer_group();
+        match u32::try_from(rank).ok().and_then(|r| g.world_rank(r)) {
             Some(w) => Ok(Some(w)),
             None => fail(
                 sys::MPI_ERR_RANK,
                 format!(
-                    "invalid destination rank {} (communicator size {})",
+                    "invalid destination rank {} ({} size {})",
                     rank,
-                    c.size()
+                    size_name(c),
+                    g.size()
                 ),
             ),
         }
@@ -227,18 +255,31 @@ impl CommTable {
         match rank {
             sys::MPI_PROC_NULL => Ok(Source::ProcNull),
             sys::MPI_ANY_SOURCE => Ok(Source::Any),
-            _ => match u32::try_from(rank).ok().and_then(|r| c.group.world_rank(r)) {
+            _ => match u32::try_from(rank)
+                .ok()
+                .and_then(|r| c.peer_group().world_rank(r))
+            {
                 Some(w) => Ok(Source::Rank(w)),
                 None => fail(
                     sys::MPI_ERR_RANK,
                     format!(
-                        "invalid source rank {} (communicator size {})",
+                        "invalid source rank {} ({} size {})",
                         rank,
-                        c.size()
+                        size_name(c),
+                        c.peer_group().size()
                     ),
                 ),
             },
         }
+    }
+}
+
+/// What the size in a rank error is the size of.
+fn size_name(c: &Comm) -> &'static str {
+    if c.is_inter() {
+        "remote group"
+    } else {
+        "communicator"
     }
 }
 

@@ -19,17 +19,23 @@ use crate::mpi::comm::{Comm, Group};
 use crate::mpi::context::lowest_free;
 use crate::mpi::error::{fail, MpiResult};
 use crate::mpi::group;
+use crate::mpi::intercomm::{self, intra_only, InterOps};
 use crate::mpi::state::World;
 use crate::mpi::topo::{check_grid, Cart};
 use crate::sys::{self, MPI_Comm, MPI_Group};
 use std::os::raw::c_int;
 use std::sync::Arc;
 
-impl<E: Backend + Agree> World<E> {
+/// The hardware resource type every MPI-4 implementation knows: the
+/// processes that share memory (in vaced, a target node).
+pub const HW_SHARED_MEMORY: &str = "mpi_shared_memory";
+
+impl<E: Backend + Agree + InterOps> World<E> {
     /// Agree on a new context id over `parent` (collective); a member of
     /// the new communicator takes it, a non-member does not constrain it.
     pub(crate) fn new_context(&mut self, parent: &Comm, member: bool) -> MpiResult<u32> {
-        let mut mask = self.comms.ctx_mask.contribution(member);
+        self.quiesce_idups();
+        let mut mask = self.comms.free_mask(member);
         let (ranks, me) = (parent.group.ranks(), parent.my_rank as usize);
         self.ep.allreduce_band(ranks, me, parent.ctx, &mut mask);
         let id = lowest_free(&mask)?;
@@ -47,6 +53,9 @@ impl<E: Backend + Agree> World<E> {
     /// communicator's attributes. The topology is duplicated too.
     pub fn comm_dup(&mut self, comm: MPI_Comm, attrs: Vec<NewValue>) -> MpiResult<MPI_Comm> {
         let p = self.parent(comm)?;
+        if p.is_inter() {
+            return self.inter_dup(&p, attrs);
+        }
         let ctx = self.new_context(&p, true)?;
         let mut c = Comm::new(ctx, p.group.clone(), p.my_rank, p.errhandler);
         c.topo = p.topo.clone();
@@ -102,31 +111,63 @@ impl<E: Backend + Agree> World<E> {
     /// MPI_Comm_split: MPI_COMM_NULL for MPI_UNDEFINED.
     pub fn comm_split(&mut self, comm: MPI_Comm, color: c_int, key: c_int) -> MpiResult<MPI_Comm> {
         let p = self.parent(comm)?;
+        if p.is_inter() {
+            return self.inter_split(&p, color, key);
+        }
         let c = self.split(&p, color, key)?;
         Ok(self.register(c))
     }
 
     /// MPI_Comm_split_type: MPI_COMM_TYPE_SHARED groups the ranks that run
     /// on the same target node (world ranks map to nodes as in the model).
+    /// MPI_Comm_split_type: MPI_COMM_TYPE_SHARED and MPI-4's
+    /// MPI_COMM_TYPE_HW_GUIDED with `resource` (the info's
+    /// "mpi_hw_resource_type": only "mpi_shared_memory", a target node, is
+    /// known; anything else gives MPI_COMM_NULL) split by target node;
+    /// MPI_COMM_TYPE_HW_UNGUIDED splits by target node when the
+    /// communicator spans several (else MPI_COMM_NULL). A collective call
+    /// in every case (the split's agreement).
     pub fn comm_split_type(
         &mut self,
         comm: MPI_Comm,
         split_type: c_int,
         key: c_int,
+        resource: Option<&str>,
     ) -> MpiResult<MPI_Comm> {
         let p = self.parent(comm)?;
+        let node = self.ep.node_of(self.rank()) as c_int;
         let color = match split_type {
             sys::MPI_UNDEFINED => sys::MPI_UNDEFINED,
-            sys::MPI_COMM_TYPE_SHARED => self.ep.node_of(self.rank()) as c_int,
+            sys::MPI_COMM_TYPE_SHARED => node,
+            sys::MPI_COMM_TYPE_HW_GUIDED => match resource {
+                Some(HW_SHARED_MEMORY) => node,
+                // no info, no key, or a resource type vaced does not know
+                _ => sys::MPI_UNDEFINED,
+            },
+            sys::MPI_COMM_TYPE_HW_UNGUIDED => {
+                // the level below the whole communicator: target nodes, if
+                // it spans several
+                let first = self.ep.node_of(p.group.ranks()[0]);
+                let spans = p.group.ranks().iter().any(|&r| self.ep.node_of(r) != first);
+                if spans {
+                    node
+                } else {
+                    sys::MPI_UNDEFINED
+                }
+            }
             _ => {
                 return fail(
                     sys::MPI_ERR_ARG,
                     format!(
-                        "invalid split_type {split_type} (MPI_COMM_TYPE_SHARED or MPI_UNDEFINED)"
+                        "invalid split_type {split_type} (MPI_COMM_TYPE_SHARED, \
+                         MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_TYPE_HW_UNGUIDED or MPI_UNDEFINED)"
                     ),
                 )
             }
         };
+        if p.is_inter() {
+            return self.inter_split(&p, color, key);
+        }
         let c = self.split(&p, color, key)?;
         Ok(self.register(c))
     }
@@ -134,6 +175,9 @@ impl<E: Backend + Agree> World<E> {
     /// MPI_Comm_create: `group` must be a subgroup of the parent's.
     pub fn comm_create(&mut self, comm: MPI_Comm, group: MPI_Group) -> MpiResult<MPI_Comm> {
         let p = self.parent(comm)?;
+        if p.is_inter() {
+            return self.inter_create(&p, group);
+        }
         let g = self.comms.groups.get(group)?;
         if let Some(w) = g.ranks().iter().find(|&&w| p.group.rank_of(w).is_none()) {
             return fail(
@@ -160,6 +204,7 @@ impl<E: Backend + Agree> World<E> {
         reorder: bool,
     ) -> MpiResult<MPI_Comm> {
         let p = self.parent(comm)?;
+        intra_only(&p)?;
         let n = check_grid(dims.len() as c_int, dims, p.size())?;
         let c = if dims.is_empty() {
             // A zero-dimensional grid: rank 0 gets a communicator of itself.
@@ -238,6 +283,9 @@ impl crate::mpi::comm::CommTable {
         let (x, y) = (self.get(a)?, self.get(b)?);
         if a == b {
             return Ok(sys::MPI_IDENT);
+        }
+        if let Some(r) = intercomm::compare(x, y) {
+            return Ok(r);
         }
         Ok(match group::compare(&x.group, &y.group) {
             sys::MPI_IDENT => sys::MPI_CONGRUENT,
@@ -327,14 +375,30 @@ mod tests {
             sys::MPI_ERR_GROUP
         );
         let s = w
-            .comm_split_type(sys::MPI_COMM_WORLD, sys::MPI_COMM_TYPE_SHARED, 0)
+            .comm_split_type(sys::MPI_COMM_WORLD, sys::MPI_COMM_TYPE_SHARED, 0, None)
             .unwrap();
         assert_eq!(w.comms.get(s).unwrap().size(), 1);
         assert_eq!(
-            w.comm_split_type(sys::MPI_COMM_WORLD, 7, 0)
+            w.comm_split_type(sys::MPI_COMM_WORLD, 7, 0, None)
                 .unwrap_err()
                 .class,
             sys::MPI_ERR_ARG
+        );
+        // MPI-4 hardware splits: a target node is "mpi_shared_memory"; an
+        // unknown or missing resource type, or a communicator within one
+        // node (unguided), gives MPI_COMM_NULL
+        let hw = |w: &mut World<_>, t, r| w.comm_split_type(sys::MPI_COMM_WORLD, t, 0, r).unwrap();
+        let g = hw(&mut w, sys::MPI_COMM_TYPE_HW_GUIDED, Some(HW_SHARED_MEMORY));
+        assert_eq!(w.comms.get(g).unwrap().size(), 1);
+        for r in [None, Some("l3cache")] {
+            assert_eq!(
+                hw(&mut w, sys::MPI_COMM_TYPE_HW_GUIDED, r),
+                sys::MPI_COMM_NULL
+            );
+        }
+        assert_eq!(
+            hw(&mut w, sys::MPI_COMM_TYPE_HW_UNGUIDED, None),
+            sys::MPI_COMM_NULL
         );
     }
 

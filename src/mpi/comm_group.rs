@@ -123,7 +123,7 @@ pub fn allreduce_group<L: Link>(c: &mut coll::Comm<L>, buf: &mut [u8], op: &mut 
     }
 }
 
-impl<E: Backend + Agree + AgreeGroup> World<E> {
+impl<E: Backend + Agree + AgreeGroup + crate::mpi::intercomm::InterOps> World<E> {
     /// MPI_Comm_create_group: collective over the members of `group` (a
     /// subgroup of `comm`'s); MPI_COMM_NULL for a caller outside it.
     pub fn comm_create_group(
@@ -133,6 +133,7 @@ impl<E: Backend + Agree + AgreeGroup> World<E> {
         tag: c_int,
     ) -> MpiResult<MPI_Comm> {
         let p = self.comms.get(comm)?.clone();
+        crate::mpi::intercomm::intra_only(&p)?;
         let g = self.comms.groups.get(group)?;
         let tag = check_send_tag(tag)?;
         if let Some(w) = g.ranks().iter().find(|&&w| p.group.rank_of(w).is_none()) {
@@ -147,7 +148,8 @@ impl<E: Backend + Agree + AgreeGroup> World<E> {
         let Some(me) = g.rank_of(self.rank()) else {
             return Ok(sys::MPI_COMM_NULL);
         };
-        let mut mask = self.comms.ctx_mask.contribution(true);
+        self.quiesce_idups();
+        let mut mask = self.comms.free_mask(true);
         self.ep.allreduce_band_group(
             g.ranks(),
             me as usize,

@@ -73,6 +73,33 @@ impl ContextMask {
     }
 }
 
+/// The process's [`ContextMask`], shared with the nonblocking context-id
+/// agreements of MPI_Comm_idup (`mpi::comm_idup`), which take their id
+/// inside the progress engine.
+#[derive(Debug, Clone, Default)]
+pub struct SharedMask(std::rc::Rc<std::cell::RefCell<ContextMask>>);
+
+impl SharedMask {
+    pub fn new() -> SharedMask {
+        SharedMask::default()
+    }
+    pub fn is_free(&self, id: u32) -> bool {
+        self.0.borrow().is_free(id)
+    }
+    pub fn take(&self, id: u32) {
+        self.0.borrow_mut().take(id)
+    }
+    pub fn release(&self, id: u32) {
+        self.0.borrow_mut().release(id)
+    }
+    pub fn free_count(&self) -> u32 {
+        self.0.borrow().free_count()
+    }
+    pub fn contribution(&self, member: bool) -> Vec<u8> {
+        self.0.borrow().contribution(member)
+    }
+}
+
 /// Bitwise AND of `input` into `inout` (the MPI_BAND of the reduction).
 pub fn band(input: &[u8], inout: &mut [u8]) {
     for (o, i) in inout.iter_mut().zip(input) {

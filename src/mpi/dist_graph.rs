@@ -238,7 +238,7 @@ impl DistGraph {
     }
 }
 
-impl<E: Backend + Agree> World<E> {
+impl<E: Backend + Agree + crate::mpi::intercomm::InterOps> World<E> {
     /// A copy of `p` over all its ranks with `g` attached.
     fn dist_copy(&mut self, p: &Comm, g: DistGraph) -> MpiResult<MPI_Comm> {
         let ctx = self.new_context(p, true)?;
@@ -257,6 +257,7 @@ impl<E: Backend + Agree> World<E> {
         destweights: Weights,
     ) -> MpiResult<MPI_Comm> {
         let p = self.parent(comm)?;
+        crate::mpi::intercomm::intra_only(&p)?;
         if (!sources.is_empty() || !destinations.is_empty())
             && sourceweights.weighted() != destweights.weighted()
         {
@@ -288,7 +289,7 @@ impl<E: Backend + Agree> World<E> {
     }
 }
 
-impl<E: Backend + Agree + EdgeExchange> World<E> {
+impl<E: Backend + Agree + EdgeExchange + crate::mpi::intercomm::InterOps> World<E> {
     /// MPI_Dist_graph_create: node `sources[i]` has edges to the next
     /// `degrees[i]` entries of `destinations`.
     pub fn dist_graph_create(
@@ -300,6 +301,7 @@ impl<E: Backend + Agree + EdgeExchange> World<E> {
         weights: Weights,
     ) -> MpiResult<MPI_Comm> {
         let p = self.parent(comm)?;
+        crate::mpi::intercomm::intra_only(&p)?;
         let size = p.size();
         check_ranks(sources, size, "sources")?;
         for (i, &d) in degrees.iter().enumerate() {

@@ -210,7 +210,7 @@ pub fn identity_map(c: &Comm, nnodes: u64) -> c_int {
     }
 }
 
-impl<E: Backend + Agree> World<E> {
+impl<E: Backend + Agree + crate::mpi::intercomm::InterOps> World<E> {
     /// The communicator of a new topology over the first `n` ranks of `p`:
     /// by a split with reorder, else by a copy (every rank takes part in
     /// the context-id agreement; those beyond `n` give the id back).
@@ -249,6 +249,7 @@ impl<E: Backend + Agree> World<E> {
         reorder: bool,
     ) -> MpiResult<MPI_Comm> {
         let p = self.parent(comm)?;
+        crate::mpi::intercomm::intra_only(&p)?;
         check_graph(index, edges, p.size())?;
         if index.is_empty() {
             return Ok(sys::MPI_COMM_NULL);

@@ -19,12 +19,20 @@ use crate::sys::{MPI_Comm, MPI_Request};
 /// A user buffer the schedule writes when it completes.
 pub type OutBuf = Box<dyn UserBuf>;
 
-/// The tag of the next nonblocking collective on `comm`.
+/// The tag of the next nonblocking collective on `comm` (inside
+/// [`with_tag`], that tag; inside [`validating`], recorded).
 pub fn next_tag(w: &mut World<Endpoint>, comm: MPI_Comm) -> MpiResult<i32> {
+    if let Some(t) = FIXED_TAG.with(|f| f.get()) {
+        return Ok(t);
+    }
     let c = w.comms.get_mut(comm)?;
     let seq = c.nbc_seq;
     c.nbc_seq = c.nbc_seq.wrapping_add(1);
-    Ok(nbc::nbc_tag(seq))
+    let tag = nbc::nbc_tag(seq);
+    if VALIDATING.with(|v| v.get()) {
+        INIT_TAG.with(|t| t.set(Some(tag)));
+    }
+    Ok(tag)
 }
 
 fn nbc_comm(cc: &CollComm, tag: i32) -> NbcComm<'_> {
@@ -36,8 +44,44 @@ fn nbc_comm(cc: &CollComm, tag: i32) -> NbcComm<'_> {
     }
 }
 
-/// Start `s` on `comm`'s behalf: the request handle.
+thread_local! {
+    /// Set while a persistent collective's init checks its arguments
+    /// through the nonblocking call (see [`validating`]).
+    static VALIDATING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The tag the validated call took.
+    static INIT_TAG: std::cell::Cell<Option<i32>> = const { std::cell::Cell::new(None) };
+    /// The tag a persistent collective's Start uses (see [`with_tag`]).
+    static FIXED_TAG: std::cell::Cell<Option<i32>> = const { std::cell::Cell::new(None) };
+}
+
+/// Run `f` (a nonblocking collective call of this thread) so that it checks
+/// its arguments and builds its schedule but starts nothing: its request
+/// comes back as MPI_REQUEST_NULL (MPI_X_init's checks). Also the tag the
+/// call took: a persistent collective is matched by the order of the init
+/// calls (MPI-4), so every Start of it uses that tag.
+pub fn validating<R>(f: impl FnOnce() -> R) -> (R, Option<i32>) {
+    VALIDATING.with(|v| v.set(true));
+    INIT_TAG.with(|t| t.set(None));
+    let r = f();
+    VALIDATING.with(|v| v.set(false));
+    (r, INIT_TAG.with(|t| t.take()))
+}
+
+/// Run `f` (a nonblocking collective call) with `tag` as its tag, not the
+/// communicator's next one (a persistent collective's Start).
+pub fn with_tag<R>(tag: i32, f: impl FnOnce() -> R) -> R {
+    FIXED_TAG.with(|t| t.set(Some(tag)));
+    let r = f();
+    FIXED_TAG.with(|t| t.set(None));
+    r
+}
+
+/// Start `s` on `comm`'s behalf: the request handle (MPI_REQUEST_NULL,
+/// nothing started, inside [`validating`]).
 pub fn start(w: &mut World<Endpoint>, comm: MPI_Comm, s: Schedule) -> MpiResult<MPI_Request> {
+    if VALIDATING.with(|v| v.get()) {
+        return Ok(crate::sys::MPI_REQUEST_NULL);
+    }
     let group = w.comms.get(comm)?.group.clone();
     let id = s.start(&mut w.ep);
     Ok(w.reqs.insert(Req {

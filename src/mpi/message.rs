@@ -63,7 +63,7 @@ impl<E: Backend> World<E> {
         let c = self.comms.get(comm)?;
         let src = self.comms.source(comm, source)?;
         let tag = crate::mpi::comm::check_recv_tag(tag)?;
-        Ok((c.group.clone(), c.ctx, src, tag))
+        Ok((c.peer_group().clone(), c.ctx, src, tag))
     }
 
     /// MPI_Mprobe.

@@ -1,5 +1,6 @@
 //! Persistent requests (MPI_Send_init / Bsend_init / Ssend_init /
-//! Rsend_init / Recv_init, MPI_Start / MPI_Startall): a template per handle
+//! Rsend_init / Recv_init, the MPI-4 persistent collectives MPI_X_init,
+//! MPI_Start / MPI_Startall): a template per handle
 //! that each Start turns into the send or receive MPI_Isend / MPI_Irecv
 //! would start at that moment (same starting phase, same virtual time). The
 //! handle stays in the request table: inactive (`ReqState::Inactive`, which
@@ -7,18 +8,27 @@
 //! with an empty status) until started, active while the communication is in
 //! flight, inactive again once a Wait / Test completes it. MPI_Request_free
 //! drops the template: an active one then completes in the background.
+//! A collective's template is the call that starts its nonblocking twin
+//! (made by the ABI layer, which runs it with the state lock released and
+//! hands the started request over with [`World::adopt_started`]).
 use crate::mpi::backend::Backend;
+use crate::mpi::comm::Group;
 use crate::mpi::error::{fail, MpiResult};
 use crate::mpi::request::{Kind, Req, ReqState};
 use crate::mpi::state::{RecvArgs, RecvTarget, SendArgs, SendPayload, World};
 use crate::p2p::SendMode;
-use crate::sys::{self, MPI_Request};
+use crate::sys::{self, MPI_Comm, MPI_Request};
 use std::collections::HashMap;
+use std::os::raw::c_int;
+use std::sync::Arc;
 
 /// What a Start builds the payload from (the user's buffer, read at Start).
 pub type MakePayload<B> = Box<dyn Fn() -> SendPayload<B>>;
 /// What a Start builds the receive target from.
 pub type MakeTarget<B> = Box<dyn Fn() -> RecvTarget<B>>;
+/// A persistent collective's Start: the nonblocking collective call (its
+/// return code; the request it started written through the pointer).
+pub type Starter = Arc<dyn Fn(*mut MPI_Request) -> c_int + Send + Sync>;
 
 pub enum Template<E: Backend> {
     Send {
@@ -29,6 +39,11 @@ pub enum Template<E: Backend> {
     Recv {
         args: RecvArgs,
         target: MakeTarget<E::RecvBuf>,
+    },
+    Coll {
+        comm: MPI_Comm,
+        group: Arc<Group>,
+        starter: Starter,
     },
 }
 
@@ -67,6 +82,7 @@ fn idle<E: Backend>(t: &Template<E>) -> Req {
     let (kind, comm, group) = match t {
         Template::Send { args, .. } => (Kind::Send, args.comm, args.group.clone()),
         Template::Recv { args, .. } => (Kind::Recv, args.comm, args.group.clone()),
+        Template::Coll { comm, group, .. } => (Kind::Coll, *comm, group.clone()),
     };
     Req {
         kind,
@@ -103,6 +119,35 @@ impl<E: Backend> World<E> {
     /// MPI_Recv_init: an inactive persistent receive.
     pub fn recv_init(&mut self, args: RecvArgs, target: MakeTarget<E::RecvBuf>) -> MPI_Request {
         self.persistent(Template::Recv { args, target })
+    }
+
+    /// MPI_X_init of a collective on `comm`: an inactive persistent
+    /// request whose Starts run `starter`.
+    pub fn coll_init(&mut self, comm: MPI_Comm, starter: Starter) -> MpiResult<MPI_Request> {
+        let group = self.comms.get(comm)?.group.clone();
+        Ok(self.persistent(Template::Coll {
+            comm,
+            group,
+            starter,
+        }))
+    }
+
+    /// The Start of `h` if it is an inactive persistent collective (None
+    /// for another persistent request; an error if `h` cannot be started).
+    pub fn coll_starter(&self, h: MPI_Request) -> MpiResult<Option<Starter>> {
+        self.startable(h)?;
+        Ok(match self.persist.map.get(&h) {
+            Some(Template::Coll { starter, .. }) => Some(starter.clone()),
+            _ => None,
+        })
+    }
+
+    /// The request `started` (made by a persistent collective's Start)
+    /// becomes the active state of `h`; `started` is gone.
+    pub fn adopt_started(&mut self, h: MPI_Request, started: MPI_Request) -> MpiResult<()> {
+        let req = self.reqs.remove(started)?;
+        *self.reqs.get_mut(h)? = req;
+        Ok(())
     }
 
     /// Check that `h` is an inactive persistent request.
@@ -142,8 +187,31 @@ impl<E: Backend> World<E> {
                 let (args, t) = (args.clone(), target());
                 self.start_recv(&args, t)
             }
+            Template::Coll { .. } => {
+                return fail(
+                    sys::MPI_ERR_INTERN,
+                    "a persistent collective is started through its nonblocking call",
+                )
+            }
         };
         *self.reqs.get_mut(h)? = req;
+        Ok(())
+    }
+
+    /// MPI_Startall's checks: every request startable, none twice.
+    pub fn start_all_check(&self, hs: &[MPI_Request]) -> MpiResult<()> {
+        for (i, &h) in hs.iter().enumerate() {
+            if hs[..i].contains(&h) {
+                return fail(
+                    sys::MPI_ERR_REQUEST,
+                    format!("array_of_requests[{i}]: request {h:#x} appears twice"),
+                );
+            }
+            self.startable(h).map_err(|mut e| {
+                e.msg = format!("array_of_requests[{i}]: {}", e.msg);
+                e
+            })?;
+        }
         Ok(())
     }
 

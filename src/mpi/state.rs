@@ -212,8 +212,8 @@ impl<E: Backend> World<E> {
         check_buffer(buf_is_null, count, &ty)?;
         Ok(SendArgs {
             comm,
-            group: c.group.clone(),
-            ctx: c.ctx,
+            group: c.peer_group().clone(),
+            ctx: c.send_ctx(),
             dest,
             tag,
             bytes: ty.packed_size(count),
@@ -240,7 +240,7 @@ impl<E: Backend> World<E> {
         check_buffer(buf_is_null, count, &ty)?;
         Ok(RecvArgs {
             comm,
-            group: c.group.clone(),
+            group: c.peer_group().clone(),
             ctx: c.ctx,
             src,
             tag,
@@ -304,6 +304,7 @@ impl<E: Backend> World<E> {
     /// Finish a request that is complete (in p2p, or Done): release it in
     /// p2p, unpack staged data, build its status.
     fn finish(&mut self, mut req: Req) -> Completion {
+        self.comms.settle_idups();
         let id = match req.state {
             ReqState::Done(st) => return Completion::ok(st),
             ReqState::Inactive => return Completion::ok(empty_status()),
@@ -766,7 +767,7 @@ impl<E: Backend> World<E> {
         let c = self.comms.get(comm)?;
         let src = self.comms.source(comm, source)?;
         let tag = check_recv_tag(tag)?;
-        Ok((c.group.clone(), c.ctx, src, tag))
+        Ok((c.peer_group().clone(), c.ctx, src, tag))
     }
 
     /// MPI_Probe.

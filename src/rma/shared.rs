@@ -106,6 +106,12 @@ impl World {
         info: crate::mpi::info::Info,
     ) -> MpiResult<(MPI_Win, usize)> {
         let c = self.comms.get(comm)?;
+        if c.is_inter() {
+            return fail(
+                sys::MPI_ERR_COMM,
+                "a window needs an intracommunicator (this is an intercommunicator)",
+            );
+        }
         let ranks = c.group.ranks().to_vec();
         let node = self.ep.node_of(ranks[0]);
         if let Some(&o) = ranks.iter().find(|&&r| self.ep.node_of(r) != node) {

@@ -232,6 +232,12 @@ impl World {
                 format!("invalid displacement unit {disp_unit} (must be positive)"),
             );
         }
+        if self.comms.get(comm)?.is_inter() {
+            return fail(
+                sys::MPI_ERR_COMM,
+                "a window needs an intracommunicator (this is an intercommunicator)",
+            );
+        }
         let dup = self.comm_dup(comm, Vec::new())?;
         let c = self.comms.get(dup)?.clone();
         let (ranks, me) = (c.group.ranks().to_vec(), c.my_rank as usize);

@@ -42,6 +42,7 @@ pub mod ibcast;
 pub mod iexscan;
 pub mod igather;
 pub mod igatherv;
+pub mod inter;
 pub mod ireduce;
 pub mod ireduce_scatter;
 pub mod iscan;
@@ -113,7 +114,11 @@ pub type Finish = Box<dyn FnOnce(&mut [Vec<u8>])>;
 pub struct Schedule {
     /// World rank of each communicator rank.
     ranks: Vec<u32>,
-    ctx: u32,
+    /// The (send, receive) context of each peer, collective bit included:
+    /// the communicator's for an intracommunicator; for a schedule of an
+    /// intercommunicator (`inter`), the local communicator's for the local
+    /// group (peers 0..local size) and the two groups' for the remote one.
+    ctxs: Vec<(u32, u32)>,
     tag: i32,
     /// What the collective is (error messages).
     name: &'static str,
@@ -125,6 +130,8 @@ pub struct Schedule {
     recvs: Vec<(ReqId, At, usize)>,
     sends: Vec<ReqId>,
     started: bool,
+    /// When the first round starts (None: at the starting call's tV).
+    start_time: Option<VTime>,
     cursor: VTime,
     op: Option<OwnedOp>,
     finish: Option<Finish>,
@@ -151,7 +158,13 @@ impl Schedule {
     pub fn new(c: &NbcComm, name: &'static str, bufs: Vec<Vec<u8>>) -> Schedule {
         Schedule {
             ranks: c.ranks.to_vec(),
-            ctx: c.ctx | crate::coll::COLL_CTX_BIT,
+            ctxs: vec![
+                (
+                    c.ctx | crate::coll::COLL_CTX_BIT,
+                    c.ctx | crate::coll::COLL_CTX_BIT
+                );
+                c.ranks.len()
+            ],
             tag: c.tag,
             name,
             bufs,
@@ -161,6 +174,7 @@ impl Schedule {
             recvs: Vec::new(),
             sends: Vec::new(),
             started: false,
+            start_time: None,
             cursor: VTime::ZERO,
             op: None,
             finish: None,
@@ -236,6 +250,88 @@ impl Schedule {
         &self.rounds
     }
 
+    /// Add peers after the communicator's (the remote group of an
+    /// intercommunicator): world ranks and their (send, receive) contexts
+    /// (collective bit included).
+    pub fn add_peers(&mut self, ranks: &[u32], send_ctx: u32, recv_ctx: u32) {
+        self.ranks.extend_from_slice(ranks);
+        self.ctxs
+            .extend(std::iter::repeat_n((send_ctx, recv_ctx), ranks.len()));
+    }
+
+    /// Append the rounds of `sub` (a schedule on the same first peers, e.g.
+    /// an intracommunicator collective of an intercommunicator's local
+    /// group), after this schedule's: buffer k of `sub` is this schedule's
+    /// buffer `alias[k]` when given (its data in `sub` is dropped), else a
+    /// new buffer. Takes `sub`'s operator if this one has none. Returns
+    /// this schedule's index of each of `sub`'s buffers.
+    pub fn append(&mut self, sub: Schedule, alias: &[Option<usize>]) -> Vec<usize> {
+        let mut map = Vec::with_capacity(sub.bufs.len());
+        for (k, b) in sub.bufs.into_iter().enumerate() {
+            match alias.get(k).copied().flatten() {
+                Some(i) => map.push(i),
+                None => {
+                    map.push(self.bufs.len());
+                    self.bufs.push(b);
+                }
+            }
+        }
+        let m = |a: At| At {
+            buf: map[a.buf],
+            off: a.off,
+        };
+        for r in sub.rounds {
+            let xfers = r
+                .xfers
+                .into_iter()
+                .map(|x| match x {
+                    Xfer::Send { from, len, to } => Xfer::Send {
+                        from: m(from),
+                        len,
+                        to,
+                    },
+                    Xfer::Ssend { from, len, to } => Xfer::Ssend {
+                        from: m(from),
+                        len,
+                        to,
+                    },
+                    Xfer::Recv { into, len, from } => Xfer::Recv {
+                        into: m(into),
+                        len,
+                        from,
+                    },
+                })
+                .collect();
+            let local = r
+                .local
+                .into_iter()
+                .map(|l| match l {
+                    Local::Reduce { input, inout, len } => Local::Reduce {
+                        input: m(input),
+                        inout: m(inout),
+                        len,
+                    },
+                    Local::Copy { from, to, len } => Local::Copy {
+                        from: m(from),
+                        to: m(to),
+                        len,
+                    },
+                })
+                .collect();
+            self.round(xfers, local);
+        }
+        if self.op.is_none() {
+            self.op = sub.op;
+        }
+        map
+    }
+
+    /// Make the first round start at `t` instead of when the schedule is
+    /// first polled (a schedule run as a later step of another one).
+    pub fn start_at(&mut self, t: VTime) {
+        self.start_time = Some(t);
+    }
+
     /// Start the schedule: a compound request of `core`.
     pub fn start<L: Link>(self, core: &mut Core<L>) -> ReqId {
         core.start_compound(Box::new(self))
@@ -247,7 +343,7 @@ impl Schedule {
         let t = self.cursor;
         for x in &round.xfers {
             if let Xfer::Recv { into, len, from } = *x {
-                let r = core.irecv_vec_at(len, self.ranks[from], self.tag, self.ctx, t);
+                let r = core.irecv_vec_at(len, self.ranks[from], self.tag, self.ctxs[from].1, t);
                 self.live.push(r);
                 self.recvs.push((r, into, len));
             }
@@ -260,8 +356,14 @@ impl Schedule {
             };
             {
                 let data = self.bufs[from.buf][from.off..from.off + len].to_vec();
-                let (r, tr) =
-                    core.isend_vec_at(data, self.ranks[to], self.tag, self.ctx, self.cursor, sync);
+                let (r, tr) = core.isend_vec_at(
+                    data,
+                    self.ranks[to],
+                    self.tag,
+                    self.ctxs[to].0,
+                    self.cursor,
+                    sync,
+                );
                 self.cursor = tr;
                 self.live.push(r);
                 self.sends.push(r);
@@ -369,7 +471,7 @@ impl<L: Link> Progress<L> for Schedule {
                 self.cursor = self.end_round(core);
             } else {
                 self.started = true;
-                self.cursor = core.vtime();
+                self.cursor = self.start_time.unwrap_or_else(|| core.vtime());
             }
             if self.next == self.rounds.len() {
                 if let Some(f) = self.finish.take() {

@@ -1,0 +1,446 @@
+//! MPI_Comm_idup and MPI_Comm_idup_with_info: a nonblocking context-id
+//! agreement, run by the engine as a compound request, the way MPICH 4.0.2
+//! runs it (`sched_get_cid_nonblock`): an MPI_Iallreduce (bitwise AND) of
+//! the 64-int context mask over the parent (over the local group for an
+//! intercommunicator, whose ranks 0 then swap the new ids, 2 bytes, and
+//! broadcast the remote one in their group with an MPI_Ibcast), the
+//! lowest id free everywhere taken when the reduction completes. The new
+//! communicator's handle exists from the call; its context ids are set
+//! when the request completes (inside the MPI call that completes it), and
+//! the program may use it only then.
+//!
+//! Several agreements in flight on one process (overlapping
+//! communicators), and blocking constructors meanwhile, must not pick the
+//! same id on a process: as MPICH does with its `mask_in_use` flag, only
+//! one attempt at a time contributes this process's mask; another attempt
+//! contributes zeros, which makes the reduction empty on every member, and
+//! they all try again once it has completed. A first attempt contributes
+//! only the lowest 64 free ids (MPICH's eager segment), which blocking
+//! constructors leave out meanwhile; a retry contributes every free id,
+//! and only if its agreement comes first, in an order every process agrees
+//! on (the parent's context id, then the collective's tag), among those in
+//! flight here, so the first of them succeeds everywhere; a blocking
+//! constructor waits until a retry has completed.
+//!
+//! Timing: the messages of the schedules (`coll::nonblocking`), each
+//! attempt starting when the previous one completes.
+use crate::coll::nonblocking::{iallreduce, ibcast, NbcComm, OwnedOp, Schedule};
+use crate::coll::COLL_CTX_BIT;
+use crate::model::VTime;
+use crate::mpi::attr::NewValue;
+use crate::mpi::backend::Backend;
+use crate::mpi::comm::{Comm, CommTable};
+use crate::mpi::comm_info::Hints;
+use crate::mpi::context::{band, lowest_free, SharedMask, MASK_BYTES};
+use crate::mpi::error::MpiResult;
+use crate::mpi::info::Info;
+use crate::mpi::intercomm::{Inter, InterComm};
+use crate::mpi::request::{Kind, Req, ReqState};
+use crate::mpi::World;
+use crate::p2p::{Core, Endpoint, Link, Poll, Progress, ReqId};
+use crate::sys::{MPI_Comm, MPI_Request};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// An agreement's place in the order every process agrees on: the
+/// parent's (receive) context id and the collective's tag.
+type Key = (u32, i32);
+
+/// The context id of a communicator whose agreement is still running.
+const PENDING_CTX: u32 = u32::MAX >> 5;
+
+/// The agreements of this process (shared with the engine's compound
+/// requests).
+#[derive(Debug, Clone, Default)]
+pub struct Idups(Rc<RefCell<Registry>>);
+
+#[derive(Debug, Default)]
+struct Registry {
+    /// The agreement whose attempt in flight contributed the mask.
+    owner: Option<Key>,
+    /// The ids that attempt contributed (mask bytes), and whether it is a
+    /// first (eager) attempt, which contributes only the lowest free ids.
+    pledge: Option<(Vec<u8>, bool)>,
+    /// Agreements in flight and their compound requests.
+    pending: BTreeMap<Key, ReqId>,
+    /// Finished: (new communicator, receive context, send context).
+    done: Vec<(MPI_Comm, u32, u32)>,
+    /// The requests in flight of each agreement.
+    lives: BTreeMap<Key, Vec<ReqId>>,
+}
+
+/// Ids a first attempt contributes (MPICH's eager segment: its
+/// MPIR_CVAR_CTXID_EAGER_SIZE is 2 ints).
+const EAGER_IDS: u32 = 64;
+
+/// The lowest `EAGER_IDS` ids set in `mask`.
+fn eager(mut mask: Vec<u8>) -> Vec<u8> {
+    let mut left = EAGER_IDS;
+    for b in mask.chunks_exact_mut(4) {
+        let mut w = u32::from_ne_bytes((&*b).try_into().expect("4 bytes"));
+        let mut keep = 0u32;
+        while w != 0 && left > 0 {
+            let bit = w & w.wrapping_neg();
+            keep |= bit;
+            w &= !bit;
+            left -= 1;
+        }
+        b.copy_from_slice(&keep.to_ne_bytes());
+    }
+    mask
+}
+
+impl Idups {
+    /// The compound request of the agreement holding the whole mask (a
+    /// retry), if any: a blocking constructor waits for it.
+    fn holder(&self) -> Option<ReqId> {
+        let r = self.0.borrow();
+        if !matches!(r.pledge, Some((_, false))) {
+            return None;
+        }
+        r.owner
+            .and_then(|k| r.pending.get(&k).copied())
+            .filter(|&id| id != u32::MAX)
+    }
+}
+
+enum Stage {
+    /// About to start an attempt.
+    Start,
+    /// The mask reduction of an attempt (whether it contributed the mask).
+    Reduce(Box<Schedule>, bool),
+    /// Intercommunicator: rank 0's swap with the remote rank 0 (receive,
+    /// send).
+    Swap(ReqId, ReqId),
+    /// Intercommunicator: the broadcast of the remote id.
+    Bcast(Box<Schedule>),
+}
+
+/// One MPI_Comm_idup on this process.
+struct Agreement {
+    reg: Idups,
+    mask: SharedMask,
+    key: Key,
+    handle: MPI_Comm,
+    /// The group the mask is reduced over, my index, its context.
+    ranks: Vec<u32>,
+    me: usize,
+    ctx: u32,
+    tag: i32,
+    /// Intercommunicator: (world rank of the remote rank 0, the
+    /// intercommunicator's send and receive contexts).
+    inter: Option<(u32, u32, u32)>,
+    first: bool,
+    /// When the next attempt starts (a retry: when the last one ended).
+    retry_at: Option<VTime>,
+    stage: Stage,
+    recv_ctx: u32,
+    cursor: VTime,
+    live: Vec<ReqId>,
+}
+
+fn band_op() -> OwnedOp {
+    OwnedOp {
+        commutative: true,
+        builtin: true,
+        apply: Box::new(band),
+    }
+}
+
+impl Agreement {
+    fn comm(&self) -> NbcComm<'_> {
+        NbcComm {
+            ranks: &self.ranks,
+            me: self.me,
+            ctx: self.ctx,
+            tag: self.tag,
+        }
+    }
+
+    /// Start an attempt: contribute the mask if no other attempt holds it
+    /// (and, on a retry, if this agreement comes first).
+    fn attempt(&mut self) {
+        let own = {
+            let mut r = self.reg.0.borrow_mut();
+            let own =
+                r.owner.is_none() && (self.first || r.pending.keys().next() == Some(&self.key));
+            if own {
+                r.owner = Some(self.key);
+            }
+            own
+        };
+        let data = if own {
+            let all = self.mask.contribution(true);
+            let p = if self.first { eager(all) } else { all };
+            self.reg.0.borrow_mut().pledge = Some((p.clone(), self.first));
+            p
+        } else {
+            vec![0; MASK_BYTES]
+        };
+        self.first = false;
+        let mut s = iallreduce::iallreduce(&self.comm(), data, 4, band_op());
+        if let Some(t) = self.retry_at {
+            s.start_at(t);
+        }
+        self.stage = Stage::Reduce(Box::new(s), own);
+    }
+
+    fn finish(&mut self, send_ctx: u32, t: VTime) -> Poll {
+        let mut r = self.reg.0.borrow_mut();
+        r.pending.remove(&self.key);
+        r.done.push((self.handle, self.recv_ctx, send_ctx));
+        self.live.clear();
+        Poll::Done(t)
+    }
+}
+
+impl<L: Link> Progress<L> for Agreement {
+    /// One step of the agreement; then its requests in flight are those of
+    /// every agreement of this process, so that waiting for one of them
+    /// deals with the messages of all (as MPICH's progress engine runs
+    /// every schedule): an attempt that holds the mask always completes.
+    fn poll(&mut self, core: &mut Core<L>) -> Poll {
+        let p = self.step(core);
+        let mut r = self.reg.0.borrow_mut();
+        if matches!(p, Poll::Done(_)) {
+            r.lives.remove(&self.key);
+            self.live.clear();
+        } else {
+            r.lives.insert(self.key, std::mem::take(&mut self.live));
+            self.live = r.lives.values().flatten().copied().collect();
+        }
+        p
+    }
+
+    fn live(&self) -> &[ReqId] {
+        &self.live
+    }
+
+    fn cursor(&self) -> VTime {
+        self.cursor
+    }
+}
+
+impl Agreement {
+    fn step<L: Link>(&mut self, core: &mut Core<L>) -> Poll {
+        let mut moved = false;
+        loop {
+            match &mut self.stage {
+                Stage::Start => {
+                    self.attempt();
+                    moved = true;
+                }
+                Stage::Reduce(s, own) => {
+                    let p = s.poll(core);
+                    self.live = Progress::<L>::live(&**s).to_vec();
+                    self.cursor = self.cursor.max(Progress::<L>::cursor(&**s));
+                    let t = match p {
+                        Poll::Done(t) => t,
+                        other => return if moved { Poll::Moved } else { other },
+                    };
+                    self.cursor = self.cursor.max(t);
+                    let own = *own;
+                    let reduced = std::mem::take(&mut s.bufs[0]);
+                    if own {
+                        let mut r = self.reg.0.borrow_mut();
+                        r.owner = None;
+                        r.pledge = None;
+                    }
+                    let id = match lowest_free(&reduced) {
+                        Ok(id) if own || reduced.iter().any(|&b| b != 0) => id,
+                        // someone contributed zeros: try again
+                        _ => {
+                            self.retry_at = Some(t);
+                            self.stage = Stage::Start;
+                            continue;
+                        }
+                    };
+                    self.mask.take(id);
+                    self.recv_ctx = id;
+                    match self.inter {
+                        None => return self.finish(id, t),
+                        Some((r0, send_ctx, recv_ctx)) => {
+                            if self.me == 0 {
+                                let rr =
+                                    core.irecv_vec_at(2, r0, self.tag, recv_ctx | COLL_CTX_BIT, t);
+                                let bytes = (id as u16).to_ne_bytes().to_vec();
+                                let (sr, tr) = core.isend_vec_at(
+                                    bytes,
+                                    r0,
+                                    self.tag,
+                                    send_ctx | COLL_CTX_BIT,
+                                    t,
+                                    false,
+                                );
+                                self.cursor = self.cursor.max(tr);
+                                self.live = vec![rr, sr];
+                                self.stage = Stage::Swap(rr, sr);
+                            } else {
+                                let mut b = ibcast::ibcast(&self.comm(), vec![0; 2], 0);
+                                b.start_at(t);
+                                self.stage = Stage::Bcast(Box::new(b));
+                            }
+                            moved = true;
+                        }
+                    }
+                }
+                Stage::Swap(rr, sr) => {
+                    let (rr, sr) = (*rr, *sr);
+                    if !(core.is_done(rr) && core.is_done(sr)) {
+                        return if moved { Poll::Moved } else { Poll::Idle };
+                    }
+                    let t = core
+                        .done_at(rr)
+                        .expect("complete")
+                        .max(core.done_at(sr).expect("complete"));
+                    self.cursor = self.cursor.max(t);
+                    let data = core.take_vec(rr);
+                    core.free(sr);
+                    let mut b = ibcast::ibcast(&self.comm(), data, 0);
+                    // the broadcast starts when the swap is complete
+                    b.start_at(t);
+                    self.stage = Stage::Bcast(Box::new(b));
+                    moved = true;
+                }
+                Stage::Bcast(b) => {
+                    let p = b.poll(core);
+                    self.live = Progress::<L>::live(&**b).to_vec();
+                    self.cursor = self.cursor.max(Progress::<L>::cursor(&**b));
+                    match p {
+                        Poll::Done(t) => {
+                            let v = &b.bufs[0];
+                            let send_ctx = u16::from_ne_bytes([v[0], v[1]]) as u32;
+                            return self.finish(send_ctx, t);
+                        }
+                        other => return if moved { Poll::Moved } else { other },
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl CommTable {
+    /// This process's contribution to a blocking context-id agreement
+    /// (`ContextMask::contribution`) without the ids an MPI_Comm_idup
+    /// attempt in flight contributed: the two cannot pick the same id.
+    pub fn free_mask(&self, member: bool) -> Vec<u8> {
+        let mut m = self.ctx_mask.contribution(member);
+        if member {
+            if let Some((p, _)) = &self.idups.0.borrow().pledge {
+                for (a, b) in m.iter_mut().zip(p) {
+                    *a &= !b;
+                }
+            }
+        }
+        m
+    }
+
+    /// Give the communicators of finished MPI_Comm_idup agreements their
+    /// context ids.
+    pub fn settle_idups(&mut self) {
+        let done = std::mem::take(&mut self.idups.0.borrow_mut().done);
+        for (h, recv_ctx, send_ctx) in done {
+            if let Ok(c) = self.get_mut(h) {
+                c.ctx = recv_ctx;
+                if let Some(i) = &c.inter {
+                    c.inter = Some(Arc::new(Inter {
+                        send_ctx,
+                        ..(**i).clone()
+                    }));
+                }
+            }
+        }
+    }
+}
+
+impl<E: Backend> World<E> {
+    /// Before a blocking constructor takes a context id: wait until no
+    /// MPI_Comm_idup retry holds this process's whole mask (a first
+    /// attempt holds only its lowest free ids, which `free_mask` leaves
+    /// out: MPICH's eager segment).
+    pub(crate) fn quiesce_idups(&mut self) {
+        while let Some(r) = self.comms.idups.holder() {
+            self.ep.wait_all(&[r]);
+            if self.comms.idups.holder() == Some(r) {
+                break;
+            }
+        }
+    }
+}
+
+impl World<Endpoint> {
+    /// MPI_Comm_idup / MPI_Comm_idup_with_info (`hints`: the new
+    /// communicator's, else the parent's), once the copy callbacks have
+    /// given the attributes: the new handle and the request.
+    pub fn comm_idup(
+        &mut self,
+        comm: MPI_Comm,
+        attrs: Vec<NewValue>,
+        hints: Option<Option<&Info>>,
+    ) -> MpiResult<(MPI_Comm, MPI_Request)> {
+        let p = self.comms.get(comm)?.clone();
+        let tag = crate::mpi::icoll_calls::next_tag(self, comm)?;
+        let mut c = Comm::new(PENDING_CTX, p.group.clone(), p.my_rank, p.errhandler);
+        c.topo = p.topo.clone();
+        c.graph = p.graph.clone();
+        c.hints = match hints {
+            Some(i) => Hints::from_info(i),
+            None => p.hints,
+        };
+        c.inter = p.inter.clone();
+        c.attrs = self.comms.adopt_attrs(attrs);
+        let handle = self.comms.insert(c);
+        let (ranks, me, ctx, inter) = match InterComm::of(&p) {
+            None => (p.group.ranks().to_vec(), p.my_rank as usize, p.ctx, None),
+            Some(ic) => (
+                ic.local.clone(),
+                ic.me,
+                ic.ctx | crate::coll::inter::LOCAL_CTX_BIT,
+                Some((ic.remote[0], ic.send_ctx, ic.ctx)),
+            ),
+        };
+        let key = (p.ctx, tag);
+        let a = Agreement {
+            reg: self.comms.idups.clone(),
+            mask: self.comms.ctx_mask.clone(),
+            key,
+            handle,
+            ranks,
+            me,
+            ctx,
+            tag,
+            inter,
+            first: true,
+            retry_at: None,
+            stage: Stage::Start,
+            recv_ctx: PENDING_CTX,
+            cursor: VTime::ZERO,
+            live: Vec::new(),
+        };
+        // registered before it starts: its first attempt may complete at once
+        self.comms
+            .idups
+            .0
+            .borrow_mut()
+            .pending
+            .insert(key, u32::MAX);
+        let id = self.ep.start_compound(Box::new(a));
+        if let Some(r) = self.comms.idups.0.borrow_mut().pending.get_mut(&key) {
+            *r = id;
+        }
+        self.comms.settle_idups();
+        let req = self.reqs.insert(Req {
+            kind: Kind::Coll,
+            comm,
+            group: p.group.clone(),
+            state: ReqState::Active(id),
+            keep: None,
+            staging: None,
+            capacity: 0,
+        });
+        Ok((handle, req))
+    }
+}
