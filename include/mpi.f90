@@ -3024,6 +3024,16 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE, *) :: array_of_statuses
       integer :: ierror
     end subroutine PMPI_WAITSOME
+    subroutine MPI_WIN_CALL_ERRHANDLER(win, errorcode, ierror)
+      integer, intent(in) :: win
+      integer, intent(in) :: errorcode
+      integer :: ierror
+    end subroutine MPI_WIN_CALL_ERRHANDLER
+    subroutine PMPI_WIN_CALL_ERRHANDLER(win, errorcode, ierror)
+      integer, intent(in) :: win
+      integer, intent(in) :: errorcode
+      integer :: ierror
+    end subroutine PMPI_WIN_CALL_ERRHANDLER
     subroutine MPI_WIN_COMPLETE(win, ierror)
       integer, intent(in) :: win
       integer :: ierror
@@ -3032,6 +3042,28 @@ module mpi
       integer, intent(in) :: win
       integer :: ierror
     end subroutine PMPI_WIN_COMPLETE
+    subroutine MPI_WIN_CREATE_DYNAMIC(info, comm, win, ierror)
+      integer, intent(in) :: info
+      integer, intent(in) :: comm
+      integer :: win
+      integer :: ierror
+    end subroutine MPI_WIN_CREATE_DYNAMIC
+    subroutine PMPI_WIN_CREATE_DYNAMIC(info, comm, win, ierror)
+      integer, intent(in) :: info
+      integer, intent(in) :: comm
+      integer :: win
+      integer :: ierror
+    end subroutine PMPI_WIN_CREATE_DYNAMIC
+    subroutine MPI_WIN_CREATE_ERRHANDLER(win_errhandler_fn, errhandler, ierror)
+      external :: win_errhandler_fn
+      integer :: errhandler
+      integer :: ierror
+    end subroutine MPI_WIN_CREATE_ERRHANDLER
+    subroutine PMPI_WIN_CREATE_ERRHANDLER(win_errhandler_fn, errhandler, ierror)
+      external :: win_errhandler_fn
+      integer :: errhandler
+      integer :: ierror
+    end subroutine PMPI_WIN_CREATE_ERRHANDLER
     subroutine MPI_WIN_CREATE_KEYVAL(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state, &
         ierror)
       import :: MPI_ADDRESS_KIND

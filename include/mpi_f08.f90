@@ -8096,6 +8096,67 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Win_allocate_f08
   end interface PMPI_Win_allocate
+  interface MPI_Win_allocate_shared
+    subroutine MPI_Win_allocate_shared_f08(size, disp_unit, info, comm, baseptr, win, &
+        ierror) bind(C, name="mpi_win_allocate_shared_f08")
+      import
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer, intent(in) :: disp_unit
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Comm), intent(in) :: comm
+      type(c_ptr) :: baseptr
+      type(MPI_Win) :: win
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Win_allocate_shared_f08
+  end interface MPI_Win_allocate_shared
+  interface PMPI_Win_allocate_shared
+    subroutine PMPI_Win_allocate_shared_f08(size, disp_unit, info, comm, baseptr, win, &
+        ierror) bind(C, name="pmpi_win_allocate_shared_f08")
+      import
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer, intent(in) :: disp_unit
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Comm), intent(in) :: comm
+      type(c_ptr) :: baseptr
+      type(MPI_Win) :: win
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Win_allocate_shared_f08
+  end interface PMPI_Win_allocate_shared
+  interface MPI_Win_attach
+    subroutine MPI_Win_attach_f08(win, base, size, ierror) bind(C, name="mpi_win_attach_f08")
+      import
+      type(MPI_Win), intent(in) :: win
+      type(*), dimension(..), asynchronous :: base
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Win_attach_f08
+  end interface MPI_Win_attach
+  interface PMPI_Win_attach
+    subroutine PMPI_Win_attach_f08(win, base, size, ierror) bind(C, name="pmpi_win_attach_f08")
+      import
+      type(MPI_Win), intent(in) :: win
+      type(*), dimension(..), asynchronous :: base
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Win_attach_f08
+  end interface PMPI_Win_attach
+  interface MPI_Win_call_errhandler
+    subroutine MPI_Win_call_errhandler_f08(win, errorcode, ierror) bind(C, name="mpi_win_call_errhandler_f08")
+      import
+      type(MPI_Win), intent(in) :: win
+      integer, intent(in) :: errorcode
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Win_call_errhandler_f08
+  end interface MPI_Win_call_errhandler
+  interface PMPI_Win_call_errhandler
+    subroutine PMPI_Win_call_errhandler_f08(win, errorcode, ierror) &
+         bind(C, name="pmpi_win_call_errhandler_f08")
+      import
+      type(MPI_Win), intent(in) :: win
+      integer, intent(in) :: errorcode
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Win_call_errhandler_f08
+  end interface PMPI_Win_call_errhandler
   interface MPI_Win_complete
     subroutine MPI_Win_complete_f08(win, ierror) bind(C, name="mpi_win_complete_f08")
       import
@@ -8136,6 +8197,41 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Win_create_f08
   end interface PMPI_Win_create
+  interface MPI_Win_create_dynamic
+    subroutine MPI_Win_create_dynamic_f08(info, comm, win, ierror) bind(C, name="mpi_win_create_dynamic_f08")
+      import
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Win) :: win
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Win_create_dynamic_f08
+  end interface MPI_Win_create_dynamic
+  interface PMPI_Win_create_dynamic
+    subroutine PMPI_Win_create_dynamic_f08(info, comm, win, ierror) &
+         bind(C, name="pmpi_win_create_dynamic_f08")
+      import
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Win) :: win
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Win_create_dynamic_f08
+  end interface PMPI_Win_create_dynamic
+  interface MPI_Win_create_errhandler
+    subroutine MPI_Win_create_errhandler(win_errhandler_fn, errhandler, ierror)
+      import
+      procedure(MPI_Win_errhandler_function) :: win_errhandler_fn
+      type(MPI_Errhandler) :: errhandler
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Win_create_errhandler
+  end interface MPI_Win_create_errhandler
+  interface PMPI_Win_create_errhandler
+    subroutine PMPI_Win_create_errhandler(win_errhandler_fn, errhandler, ierror)
+      import
+      procedure(MPI_Win_errhandler_function) :: win_errhandler_fn
+      type(MPI_Errhandler) :: errhandler
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Win_create_errhandler
+  end interface PMPI_Win_create_errhandler
   interface MPI_Win_create_keyval
     subroutine MPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, &
         extra_state, ierror)
@@ -8174,6 +8270,22 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Win_delete_attr_f08
   end interface PMPI_Win_delete_attr
+  interface MPI_Win_detach
+    subroutine MPI_Win_detach_f08(win, base, ierror) bind(C, name="mpi_win_detach_f08")
+      import
+      type(MPI_Win), intent(in) :: win
+      type(*), dimension(..), asynchronous :: base
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Win_detach_f08
+  end interface MPI_Win_detach
+  interface PMPI_Win_detach
+    subroutine PMPI_Win_detach_f08(win, base, ierror) bind(C, name="pmpi_win_detach_f08")
+      import
+      type(MPI_Win), intent(in) :: win
+      type(*), dimension(..), asynchronous :: base
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Win_detach_f08
+  end interface PMPI_Win_detach
   interface MPI_Win_fence
     subroutine MPI_Win_fence_f08(assert, win, ierror) bind(C, name="mpi_win_fence_f08")
       import
@@ -8489,6 +8601,30 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Win_set_name_f08
   end interface PMPI_Win_set_name
+  interface MPI_Win_shared_query
+    subroutine MPI_Win_shared_query_f08(win, rank, size, disp_unit, baseptr, ierror) &
+         bind(C, name="mpi_win_shared_query_f08")
+      import
+      type(MPI_Win), intent(in) :: win
+      integer, intent(in) :: rank
+      integer(kind=MPI_ADDRESS_KIND) :: size
+      integer :: disp_unit
+      type(c_ptr) :: baseptr
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Win_shared_query_f08
+  end interface MPI_Win_shared_query
+  interface PMPI_Win_shared_query
+    subroutine PMPI_Win_shared_query_f08(win, rank, size, disp_unit, baseptr, ierror) &
+         bind(C, name="pmpi_win_shared_query_f08")
+      import
+      type(MPI_Win), intent(in) :: win
+      integer, intent(in) :: rank
+      integer(kind=MPI_ADDRESS_KIND) :: size
+      integer :: disp_unit
+      type(c_ptr) :: baseptr
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Win_shared_query_f08
+  end interface PMPI_Win_shared_query
   interface MPI_Win_start
     subroutine MPI_Win_start_f08(group, assert, win, ierror) bind(C, name="mpi_win_start_f08")
       import

@@ -50,12 +50,15 @@ pub mod pcoll;
 pub mod persistent;
 pub mod reduce;
 pub mod rma;
+// ---- RMA windows (dynamic, shared, error handlers) ----
+pub mod rma_windows;
 mod state;
 mod threads;
 pub mod topo;
 mod typed_mem;
 mod userbuf;
 pub mod wait;
+pub mod win_errhandler;
 
 use crate::sys::MPI_Status;
 use std::os::raw::c_void;

@@ -122,6 +122,37 @@ fn call_user(
     b.copy_from_slice(&ty.pack(sb.bytes(), count));
 }
 
+/// The C kernels of a predefined operator on a long double layout, on
+/// whole packed elements (registered for one-sided accumulates, see
+/// `crate::mpi::op::set_long_double_kernel`).
+pub(crate) fn long_double_apply(
+    p: crate::mpi::op::Predef,
+    kind: crate::mpi::op::LdKind,
+    a: &[u8],
+    b: &mut [u8],
+) {
+    let size = kind.packed_size();
+    if a.is_empty() {
+        return;
+    }
+    assert_eq!(a.len(), b.len());
+    assert_eq!(a.len() % size, 0, "long double data of whole elements");
+    let (op, k) = (p.handle(), kind as c_int);
+    // SAFETY: a and b hold a.len() / size whole packed elements of the
+    // layout `kind`; the C code reads a and writes b within those bytes
+    // through memcpy (no alignment needed).
+    let rc = unsafe {
+        vaced_reduce_long_double(
+            op,
+            k,
+            a.as_ptr().cast(),
+            b.as_mut_ptr().cast(),
+            a.len() / size,
+        )
+    };
+    assert_eq!(rc, 0, "long double kernel refused op {op:#x} kind {k}");
+}
+
 /// The `apply` function of a resolved reduction: `inout = in (op) inout`
 /// on whole packed elements of `ty`.
 pub(crate) fn applier(r: &Reduction, dt: MPI_Datatype, ty: &Arc<Datatype>) -> Apply {

@@ -2,12 +2,13 @@
 //! argument checking, window memory and user buffers turned into safe
 //! handles; the semantics are in `crate::rma`. Errors go to the window's
 //! error handler (MPI_ERRORS_ARE_FATAL unless set otherwise).
-use crate::abi::state::call;
+use crate::abi::state::{call, raise_through};
 use crate::mpi::coll_args::{self as args, whole, Block, UserBuf};
-use crate::mpi::error::{fail, fatal_message, MpiResult};
+use crate::mpi::error::{fail, MpiResult};
 use crate::mpi::info::with_infos;
 use crate::mpi::op::{basic_of, kernel, Predef};
 use crate::mpi::World;
+use crate::rma::memory::WinMem;
 use crate::rma::ops::{OpKind, TargetSpec};
 use crate::rma::window::{GetDest, NewWin};
 use crate::sys::{
@@ -18,32 +19,36 @@ use std::alloc::Layout;
 use std::os::raw::{c_int, c_void};
 
 /// Run `f` as MPI call `name` on window `win`: an error goes to the
-/// window's error handler.
+/// window's error handler (a program's handler runs once the state lock is
+/// released); with an invalid window, to MPI_COMM_WORLD's (as MPICH).
 pub(crate) fn win_call(
     name: &str,
     win: MPI_Win,
     f: impl FnOnce(&mut World) -> MpiResult<()>,
 ) -> c_int {
-    let mut returned = None;
-    let rc = call(name, sys::MPI_COMM_WORLD, |w| match f(w) {
+    let mut rc = sys::MPI_SUCCESS;
+    let r = call(name, sys::MPI_COMM_WORLD, |w| match f(w) {
         Ok(()) => Ok(()),
-        Err(e)
-            if w.rma
-                .wins
-                .get(&win)
-                .map_or(w.errhandler_for(sys::MPI_COMM_WORLD), |x| x.errhandler)
-                == sys::MPI_ERRORS_RETURN =>
-        {
-            returned = Some(e.class);
-            Ok(())
-        }
-        Err(e) => {
-            let msg = fatal_message(w.rank(), name, &e);
-            eprintln!("{msg}");
-            w.ep.abort(e.class, &msg)
-        }
+        Err(e) => match w.rma.wins.get(&win) {
+            Some(x) => {
+                let eh = x.errhandler;
+                rc = raise_through(w, eh, win, name, &e);
+                Ok(())
+            }
+            None => Err(e),
+        },
     });
-    returned.unwrap_or(rc)
+    if rc != sys::MPI_SUCCESS {
+        rc
+    } else {
+        r
+    }
+}
+
+/// Before a window is made: the targets of accumulates on long double
+/// apply them with the C kernels of the ABI (see `crate::rma::target`).
+pub(crate) fn register_kernels() {
+    crate::mpi::op::set_long_double_kernel(crate::abi::op::long_double_apply);
 }
 
 /// The hints of an info argument (a copy; MPI_INFO_NULL: none).
@@ -120,6 +125,7 @@ const ALIGN: usize = 16;
 
 mpi_fn! {
     fn MPI_Win_create / PMPI_Win_create(base: *mut c_void, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, win: *mut MPI_Win) -> c_int {
+        register_kernels();
         call("MPI_Win_create", comm, |w| {
             let n = check_size(size)?;
             let hints = check_info(info)?;
@@ -138,7 +144,7 @@ mpi_fn! {
                 size: n,
                 disp_unit,
                 flavor: sys::MPI_WIN_FLAVOR_CREATE,
-                mem,
+                mem: WinMem::Fixed(mem),
                 allocated: None,
                 info: hints,
             })?;
@@ -151,6 +157,7 @@ mpi_fn! {
 
 mpi_fn! {
     fn MPI_Win_allocate / PMPI_Win_allocate(size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, baseptr: *mut c_void, win: *mut MPI_Win) -> c_int {
+        register_kernels();
         call("MPI_Win_allocate", comm, |w| {
             let n = check_size(size)? as usize;
             let hints = check_info(info)?;
@@ -172,7 +179,7 @@ mpi_fn! {
                 size: n as u64,
                 disp_unit,
                 flavor: sys::MPI_WIN_FLAVOR_ALLOCATE,
-                mem,
+                mem: WinMem::Fixed(mem),
                 allocated: Some((p as usize, n.max(1))),
                 info: hints,
             });
@@ -250,6 +257,8 @@ mpi_fn! {
             if errhandler.is_null() {
                 return fail(sys::MPI_ERR_ARG, "null pointer passed as errhandler");
             }
+            // the program gets a reference (MPI_Errhandler_free drops it)
+            w.errhandlers.add_ref(eh);
             // SAFETY: checked non-null; MPI's contract: writable.
             unsafe { errhandler.write(eh) };
             Ok(())
@@ -382,7 +391,10 @@ fn acc_basic(
         );
     };
     let (k, _) = basic_of(b).expect("checked");
-    if !matches!(kernel(p, k), Some(crate::mpi::op::Kernel::Native(_))) {
+    if !matches!(
+        kernel(p, k),
+        Some(crate::mpi::op::Kernel::Native(_) | crate::mpi::op::Kernel::LongDouble(..))
+    ) {
         return fail(
             sys::MPI_ERR_OP,
             format!("{} is not defined on datatype {}", p.name(), ty.name()),
@@ -745,21 +757,21 @@ mpi_fn! {
 }
 
 mpi_fn! {
-    /// The hints replace those the window had (vaced acts on none of them).
+    /// The keys MPICH knows change (see `crate::rma::hints`); others are dropped.
     fn MPI_Win_set_info / PMPI_Win_set_info(win: MPI_Win, info: MPI_Info) -> c_int {
         win_call("MPI_Win_set_info", win, |w| {
             let hints = check_info(info)?;
-            w.rma.get_mut(win)?.info = hints;
+            w.rma.get_mut(win)?.info.set(&hints)?;
             Ok(())
         })
     }
 }
 
 mpi_fn! {
-    /// A new info object with the window's hints.
+    /// A new info object with every hint MPICH reports and its value.
     fn MPI_Win_get_info / PMPI_Win_get_info(win: MPI_Win, info_used: *mut MPI_Info) -> c_int {
         win_call("MPI_Win_get_info", win, |w| {
-            let hints = w.rma.get(win)?.info.clone();
+            let hints = w.rma.get(win)?.info.to_info();
             if info_used.is_null() {
                 return fail(sys::MPI_ERR_ARG, "null pointer passed as info_used");
             }

@@ -253,13 +253,19 @@ pub(crate) fn run_pending() {
             // across the call; no further arguments, as MPICH).
             unsafe { f(&mut handle, &mut code) }
         }
+        UserFn::Win(Some(f)) => {
+            // SAFETY: a handler the program registered with
+            // MPI_Win_create_errhandler, called with pointers to the window
+            // and the error code, as for a communicator's.
+            unsafe { f(&mut handle, &mut code) }
+        }
         UserFn::File(Some(f)) => {
             // SAFETY: a handler the program registered with
             // MPI_File_create_errhandler, called as the standard specifies
             // (pointers to the file handle and the error code).
             unsafe { f(&mut handle, &mut code) }
         }
-        UserFn::Comm(None) | UserFn::File(None) => {}
+        UserFn::Comm(None) | UserFn::Win(None) | UserFn::File(None) => {}
     }
 }
 
@@ -313,6 +319,12 @@ pub(crate) fn call(
         Ok(()) => sys::MPI_SUCCESS,
         Err(e) => error(w, comm, call, e),
     };
+    if let Some(m) = w.rma_fatal() {
+        // a one-sided operation aimed at this rank failed (crate::rma::dynamic)
+        let m = format!("vaced: rank {}: {call}, as a target of {m}", w.rank());
+        eprintln!("{m}");
+        w.ep.abort(sys::MPI_ERR_RMA_RANGE, &m)
+    }
     w.ep.leave();
     drop(armed);
     drop(g);

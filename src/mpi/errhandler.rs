@@ -1,9 +1,10 @@
 //! Error handlers: the predefined ones (MPI_ERRORS_ARE_FATAL,
 //! MPI_ERRORS_RETURN, MPI-4's MPI_ERRORS_ABORT) and the handlers a program
-//! creates (MPI_Comm_create_errhandler, the MPI-1 MPI_Errhandler_create).
+//! creates (MPI_Comm_create_errhandler, the MPI-1 MPI_Errhandler_create,
+//! MPI_Win_create_errhandler).
 //!
 //! A user handler records the kind of object it was created for (a
-//! communicator today; windows and files later): attaching it to an object
+//! communicator or a window; files later): attaching it to an object
 //! of another kind is MPI_ERR_ARG. Handles are `0x94000000 + n` (MPICH's
 //! direct errhandler kind) and never reused. MPI_Errhandler_free drops the
 //! program's reference: the handle becomes invalid for new uses once every
@@ -22,6 +23,8 @@ use std::collections::HashMap;
 /// Fortran: `SUBROUTINE F(COMM, ERROR_CODE)`, the same by reference).
 pub type CommFn = sys::MPI_Comm_errhandler_function;
 
+/// `MPI_Win_errhandler_function *` (C: `void f(MPI_Win *, int *, ...)`).
+pub type WinFn = sys::MPI_Win_errhandler_function;
 /// `MPI_File_errhandler_function *` (MPI_File_create_errhandler).
 pub type FileFn = sys::MPI_File_errhandler_function;
 
@@ -47,6 +50,7 @@ impl ObjKind {
 #[derive(Debug, Clone, Copy)]
 pub enum UserFn {
     Comm(CommFn),
+    Win(WinFn),
     File(FileFn),
 }
 
@@ -54,6 +58,7 @@ impl UserFn {
     fn kind(&self) -> ObjKind {
         match self {
             UserFn::Comm(_) => ObjKind::Comm,
+            UserFn::Win(_) => ObjKind::Win,
             UserFn::File(_) => ObjKind::File,
         }
     }

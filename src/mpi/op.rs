@@ -254,6 +254,23 @@ impl LdKind {
     }
 }
 
+/// The C kernels on long double layouts, as the ABI layer provides them
+/// (`inout = in (op) inout` on whole packed elements), for the layers below
+/// it that apply operators outside a reduction (one-sided accumulates).
+pub type LdApply = fn(Predef, LdKind, &[u8], &mut [u8]);
+
+static LD_APPLY: std::sync::OnceLock<LdApply> = std::sync::OnceLock::new();
+
+/// Register the long double kernels (once; later calls change nothing).
+pub fn set_long_double_kernel(f: LdApply) {
+    let _ = LD_APPLY.set(f);
+}
+
+/// The registered long double kernels, if any.
+pub fn long_double_kernel() -> Option<LdApply> {
+    LD_APPLY.get().copied()
+}
+
 /// A predefined operator applied to a predefined element type.
 #[derive(Clone, Copy, Debug)]
 pub enum Kernel {

@@ -253,6 +253,11 @@ impl Core<PortLink> {
         threads::enable(self.link.port.segment().clone(), self.rank());
     }
 
+    /// The job's name (its shared-memory objects are `/vaced-<job>*`).
+    pub fn job(&self) -> String {
+        self.link.port.segment().job().to_string()
+    }
+
     /// MPI_Finalize: settle background sends, publish the results, give the
     /// core back.
     pub fn finalize(&mut self) {

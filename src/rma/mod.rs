@@ -9,7 +9,20 @@
 //!   handler the engine calls, see [`crate::p2p::Active`]);
 //! * `ops`: Put, Get, Accumulate at the origin (issuing or queueing);
 //! * `sync`: fence, lock / unlock (+ lock_all), flush, sync;
-//! * `pscw`: post / start / complete / wait / test.
+//! * `pscw`: post / start / complete / wait / test;
+//! * `memory`: what a window exposes at its target (one region, or a
+//!   dynamic window's attached regions) and the data movements on it;
+//! * `dynamic`: MPI_Win_create_dynamic / attach / detach (addresses as
+//!   displacements, checked by the target: MPI_ERR_RMA_RANGE);
+//! * `shared`: MPI_Win_allocate_shared / shared_query: one host
+//!   shared-memory object per window, operations done by the origin as
+//!   direct copies (CH3 nemesis), their timing and synchronization;
+//! * `hints`: the info keys MPICH keeps for a window (MPI_Win_get_info).
+//!
+//! Window error handlers (MPI_Win_create_errhandler, set / get / call) are
+//! in the ABI layer and `crate::mpi::errhandler`: windows start with
+//! MPI_ERRORS_ARE_FATAL, and every failing call on a valid window raises
+//! its error through the window's handler.
 //!
 //! # Timing rules
 //!
@@ -41,8 +54,17 @@
 //!   Rget_accumulate) send the same packets; their request completes as
 //!   the operation does at the origin (a PUT-like one at once, a GET-like
 //!   one when the response has been received). They are issued at the call:
-//!   if the epoch's grant has not come yet, the call waits for it first
-//!   (CH3 would queue the operation and complete the request later).
+//!   if the epoch's grant has not come yet (LOCK_GRANTED of a passive
+//!   target, the POSTs of MPI_Win_start), the call waits for it first, so
+//!   an R* call under a fresh lock returns only once the lock is granted
+//!   and its clock includes that wait. CH3 instead queues the operation,
+//!   returns at once and issues it when its progress engine deals with
+//!   LOCK_GRANTED; doing that here would need the queued packets (and the
+//!   GET responses' destinations) to be issued from the engine's progress
+//!   (a compound request) instead of the window's synchronization calls,
+//!   which would also change when plain queued operations leave; not done.
+//!   On a shared-memory window R* operations are direct copies, complete
+//!   at the call.
 //! * Operations are issued at the call when the epoch allows it, otherwise
 //!   queued and issued, in order, when the synchronization call that waits
 //!   for the epoch (LOCK_GRANTED) ends that wait.
@@ -81,9 +103,13 @@
 //!   barrier, then the duplicate is freed.
 //! * An operation on the origin's own window goes through the same packets
 //!   (an intra-node message to itself).
+pub mod dynamic;
+pub mod hints;
+pub mod memory;
 pub mod ops;
 pub mod packet;
 pub mod pscw;
+pub mod shared;
 pub mod sync;
 pub mod target;
 pub mod window;

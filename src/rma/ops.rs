@@ -49,7 +49,11 @@ impl World {
     /// (nothing to do).
     pub fn rma_op(&mut self, win: MPI_Win, t: TargetSpec, op: OpKind) -> MpiResult<()> {
         if let Some((target, issue)) = self.prepare(win, t, op)? {
-            self.submit(win, target, issue)?;
+            if self.is_direct(win) {
+                self.direct(win, target, issue)?;
+            } else {
+                self.submit(win, target, issue)?;
+            }
         }
         Ok(())
     }
@@ -88,13 +92,19 @@ impl World {
             );
         }
         let disp = t.disp * w.disp_units[target] as i64;
+        // A dynamic window's displacements are addresses its target checks.
+        let limit = if w.flavor == sys::MPI_WIN_FLAVOR_DYNAMIC {
+            u64::MAX / 2
+        } else {
+            w.sizes[target]
+        };
         let runs = packet::target_runs(
             disp,
             t.count,
             t.ty.blocks(),
             t.ty.origin(),
             t.ty.extent(),
-            w.sizes[target],
+            limit,
         )?;
         let tbytes = t.ty.packed_size(t.count);
         let obytes = match &op {
@@ -234,6 +244,11 @@ impl World {
         let Some((target, mut issue)) = self.prepare(win, t, op)? else {
             return Ok(done(group));
         };
+        if self.is_direct(win) {
+            // done at the call, result included
+            self.direct(win, target, issue)?;
+            return Ok(done(group));
+        }
         self.make_ready(win, target);
         let Some((rt, ty, count)) = result else {
             self.submit(win, target, issue)?;

@@ -98,6 +98,11 @@ impl World {
             posts,
             queued: Vec::new(),
         });
+        if w.shared.is_some() {
+            // CH3 waits for the POSTs of targets on its node: operations
+            // are then direct copies.
+            self.wait_posts(win);
+        }
         Ok(())
     }
 

@@ -152,7 +152,9 @@ impl World {
         self.lock_target(win, target, ty, nocheck);
         let w = self.rma.get_mut(win)?;
         w.access = Access::Passive;
-        if target == me {
+        // CH3 waits for the lock of its own window and of targets on its
+        // node when the window shares memory.
+        if target == me || w.shared.is_some() {
             self.ensure_granted(win, target);
         }
         Ok(())
@@ -243,7 +245,11 @@ impl World {
             return sync_error("MPI_Win_lock_all inside another epoch");
         }
         w.access = Access::Passive;
-        w.lock_all = Some(assert & sys::MPI_MODE_NOCHECK != 0);
+        let nocheck = assert & sys::MPI_MODE_NOCHECK != 0;
+        w.lock_all = Some(nocheck);
+        if w.shared.is_some() && !nocheck {
+            self.lock_all_shared(win);
+        }
         Ok(())
     }
 
@@ -293,11 +299,15 @@ impl World {
         Ok(())
     }
 
-    /// MPI_Win_sync: the memory of the window is that of the process, so
-    /// a memory barrier is all there is to do.
+    /// MPI_Win_sync: the memory of the window is that of the process (or
+    /// shared with the node's processes), so a memory barrier is all there
+    /// is to do. No virtual time passes; the host core goes to a waiting
+    /// rank, as in an MPI_Test that finds nothing (programs poll shared
+    /// memory with loads and MPI_Win_sync).
     pub fn win_sync(&mut self, win: MPI_Win) -> MpiResult<()> {
         self.rma.get(win)?;
         std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+        self.ep.yield_core();
         Ok(())
     }
 }

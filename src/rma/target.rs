@@ -21,13 +21,13 @@
 //!   (a request completed by the handler) until it has dealt with as many as
 //!   the fence's reduce-scatter told it to expect, and ends no earlier than
 //!   the last was done.
+use super::memory::WinMem;
 use super::packet::{self, Packet};
 use crate::engine::wire::Msg;
 use crate::model::VTime;
 use crate::mpi::op::{basic_of, kernel, Kernel, Predef};
 use crate::p2p::{Active, Reply, ReqId, ACTIVE_CTX_BIT};
 use crate::sys;
-use crate::transport::RecvBuf;
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
@@ -69,7 +69,7 @@ impl Lock {
 /// One window as its target side sees it.
 pub struct TargetWin {
     /// The window's memory (this rank's part).
-    pub mem: RecvBuf,
+    pub mem: WinMem,
     /// The window's context id.
     ctx: u32,
     lock: Lock,
@@ -117,10 +117,14 @@ impl Pscw {
 pub struct Targets {
     pub wins: HashMap<u32, TargetWin>,
     bmem_model: Option<crate::model::Model>,
+    /// An operation that reached memory the window does not expose (a
+    /// dynamic window's unattached memory): the job is aborted with it at
+    /// the end of the MPI call that dealt with it (MPI_ERR_RMA_RANGE).
+    pub fatal: Option<String>,
 }
 
 impl Targets {
-    pub fn add(&mut self, ctx: u32, mem: RecvBuf, model: &crate::model::Model) {
+    pub fn add(&mut self, ctx: u32, mem: WinMem, model: &crate::model::Model) {
         self.bmem_model = Some(model.clone());
         self.wins.insert(
             ctx,
@@ -182,17 +186,48 @@ impl Active for Handler {
             );
         };
         let mut done = t;
+        if !p.runs.is_empty() {
+            if let Err(e) = w.mem.check(&p.runs) {
+                // Nothing is applied; a response still goes back (zeros) so
+                // that the origin does not wait for ever, and the job ends
+                // at the end of this rank's MPI call.
+                let what = match m.tag {
+                    packet::PUT => "MPI_Put",
+                    packet::GET => "MPI_Get",
+                    packet::ACC => "MPI_Accumulate",
+                    packet::GACC => "MPI_Get_accumulate / MPI_Fetch_and_op",
+                    _ => "MPI_Compare_and_swap",
+                };
+                targets.fatal.get_or_insert(format!(
+                    "{what} from rank {}: {e} [MPI_ERR_RMA_RANGE]",
+                    m.src
+                ));
+                let w = targets.wins.get_mut(&ctx).expect("found above");
+                if matches!(m.tag, packet::GET | packet::GACC | packet::CAS) {
+                    let n: u64 = p.runs.iter().map(|r| r.1).sum();
+                    out.push(Reply::Send {
+                        dest: m.src,
+                        ctx: w.ctx,
+                        tag: p.arg,
+                        vsize: n,
+                        data: vec![0; n as usize],
+                    });
+                }
+                count(w, &p, t, out);
+                return;
+            }
+        }
         match m.tag {
             packet::PUT => {
-                scatter(w.mem.as_mut_slice(), &p.runs, &p.data);
+                w.mem.scatter(&p.runs, &p.data);
                 done = t + copy;
             }
             packet::ACC => {
-                accumulate(w.mem.as_mut_slice(), &p);
+                w.mem.accumulate(&p);
                 done = t + copy;
             }
             packet::GET => {
-                let data = gather(w.mem.as_mut_slice(), &p.runs);
+                let data = w.mem.gather(&p.runs);
                 out.push(Reply::Send {
                     dest: m.src,
                     ctx: w.ctx,
@@ -202,9 +237,9 @@ impl Active for Handler {
                 });
             }
             packet::GACC => {
-                let old = gather(w.mem.as_mut_slice(), &p.runs);
+                let old = w.mem.gather(&p.runs);
                 if p.op != sys::MPI_NO_OP {
-                    accumulate(w.mem.as_mut_slice(), &p);
+                    w.mem.accumulate(&p);
                 }
                 done = t + copy;
                 out.push(Reply::Send {
@@ -216,11 +251,10 @@ impl Active for Handler {
                 });
             }
             packet::CAS => {
-                let mem = w.mem.as_mut_slice();
-                let old = gather(mem, &p.runs);
+                let old = w.mem.gather(&p.runs);
                 let half = p.data.len() / 2;
                 if old == p.data[half..] {
-                    scatter(mem, &p.runs, &p.data[..half]);
+                    w.mem.scatter(&p.runs, &p.data[..half]);
                 }
                 out.push(Reply::Send {
                     dest: m.src,
@@ -258,21 +292,27 @@ impl Active for Handler {
             }
             k => panic!("vaced: unknown one-sided packet kind {k}"),
         }
-        if p.flags & packet::PSCW != 0 {
-            w.pscw.counted += 1;
-            w.pscw.last = w.pscw.last.max(done);
-        }
-        if let Some((r, end)) = w.pscw.finished() {
-            out.push(Reply::Complete(r, end));
-        }
-        if p.flags & packet::COUNTED != 0 {
-            w.counted += 1;
-            w.last_done = w.last_done.max(done);
-            if let Some((r, need)) = w.fence {
-                if w.counted >= need {
-                    out.push(Reply::Complete(r, w.last_done));
-                    w.fence = None;
-                }
+        count(w, &p, done, out);
+    }
+}
+
+/// Account for a dealt-with packet in the fence or exposure epoch it
+/// belongs to (`done`: when its work was done).
+fn count(w: &mut TargetWin, p: &Packet, done: VTime, out: &mut Vec<Reply>) {
+    if p.flags & packet::PSCW != 0 {
+        w.pscw.counted += 1;
+        w.pscw.last = w.pscw.last.max(done);
+    }
+    if let Some((r, end)) = w.pscw.finished() {
+        out.push(Reply::Complete(r, end));
+    }
+    if p.flags & packet::COUNTED != 0 {
+        w.counted += 1;
+        w.last_done = w.last_done.max(done);
+        if let Some((r, need)) = w.fence {
+            if w.counted >= need {
+                out.push(Reply::Complete(r, w.last_done));
+                w.fence = None;
             }
         }
     }
@@ -298,44 +338,22 @@ fn ack(dest: u32, ctx: u32, vsize: u64) -> Reply {
     }
 }
 
-/// Copy packed `data` into the runs of `mem`.
-pub fn scatter(mem: &mut [u8], runs: &[(u64, u64)], data: &[u8]) {
-    let mut at = 0;
-    for &(o, l) in runs {
-        let (o, l) = (o as usize, l as usize);
-        mem[o..o + l].copy_from_slice(&data[at..at + l]);
-        at += l;
-    }
-}
-
-/// The runs of `mem`, packed.
-pub fn gather(mem: &[u8], runs: &[(u64, u64)]) -> Vec<u8> {
-    let mut v = Vec::new();
-    for &(o, l) in runs {
-        v.extend_from_slice(&mem[o as usize..(o + l) as usize]);
-    }
-    v
-}
-
-/// Apply an accumulate packet (operator `p.arg` on elements of basic type
-/// `p.dtype`) to the runs of `mem`.
-pub fn accumulate(mem: &mut [u8], p: &Packet) {
-    let f = acc_kernel(p.op, p.dtype);
-    let mut at = 0;
-    for &(o, l) in &p.runs {
-        let (o, l) = (o as usize, l as usize);
-        f(&p.data[at..at + l], &mut mem[o..o + l]);
-        at += l;
-    }
-}
+/// `inout = in (op) inout` on whole packed elements.
+pub type AccKernel = Box<dyn Fn(&[u8], &mut [u8])>;
 
 /// The kernel of a predefined operator on a basic type (checked at the
-/// origin: only those reach a target).
-pub fn acc_kernel(op: i32, dtype: i32) -> fn(&[u8], &mut [u8]) {
+/// origin: only those reach a target; long double ones through the C
+/// kernels the ABI registered when it checked the operation).
+pub fn acc_kernel(op: i32, dtype: i32) -> AccKernel {
     let p = Predef::from_handle(op).expect("checked at the origin");
     let (b, _) = basic_of(dtype).expect("checked at the origin");
     match kernel(p, b) {
-        Some(Kernel::Native(f)) => f,
-        _ => panic!("vaced: accumulate operator without a kernel (checked at the origin)"),
+        Some(Kernel::Native(f)) => Box::new(f),
+        Some(Kernel::LongDouble(o, kind)) => {
+            let f = crate::mpi::op::long_double_kernel()
+                .expect("vaced: long double kernels not registered (checked at the origin)");
+            Box::new(move |a: &[u8], b: &mut [u8]| f(o, kind, a, b))
+        }
+        None => panic!("vaced: accumulate operator without a kernel (checked at the origin)"),
     }
 }

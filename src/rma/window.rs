@@ -1,6 +1,7 @@
 //! Windows: the table of this process's windows, their creation
 //! (MPI_Win_create / Win_allocate: the memory comes from the ABI layer),
 //! MPI_Win_free, their groups, error handlers and predefined attributes.
+use super::memory::WinMem;
 use super::target::{Handler, Targets};
 use crate::coll;
 use crate::mpi::agree::Agree;
@@ -9,7 +10,6 @@ use crate::mpi::error::{fail, MpiResult};
 use crate::mpi::World;
 use crate::p2p::ReqId;
 use crate::sys::{self, MPI_Comm, MPI_Errhandler, MPI_Win};
-use crate::transport::RecvBuf;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -105,10 +105,12 @@ pub struct Window {
     /// MPI_Win_set_name / get_name.
     pub name: String,
     /// The hints given at creation or by MPI_Win_set_info.
-    pub info: crate::mpi::info::Info,
+    pub info: super::hints::WinHints,
     /// Attribute values (MPI_Win_get_attr returns their addresses: boxed,
     /// so they stay put while the window lives).
     pub attrs: Box<Attrs>,
+    /// MPI_Win_allocate_shared: the segment every member maps.
+    pub shared: Option<super::shared::Shared>,
 }
 
 /// The predefined attributes' values.
@@ -187,49 +189,98 @@ pub struct NewWin {
     pub size: u64,
     pub disp_unit: i32,
     pub flavor: i32,
-    /// The memory (`size` bytes at `base`).
-    pub mem: RecvBuf,
+    /// The memory (`size` bytes at `base`; the attached regions of a
+    /// dynamic window).
+    pub mem: WinMem,
     pub allocated: Option<(usize, usize)>,
     pub info: crate::mpi::info::Info,
 }
 
+/// A window's group and table, agreed by its members (MPI_Win_create's
+/// communication).
+pub(crate) struct Setup {
+    pub dup: MPI_Comm,
+    pub ctx: u32,
+    pub ranks: Vec<u32>,
+    pub me: usize,
+    pub sizes: Vec<u64>,
+    pub disp_units: Vec<u64>,
+}
+
 impl World {
-    /// MPI_Win_create / MPI_Win_allocate, once the ABI has the memory.
+    /// MPI_Win_create / MPI_Win_allocate / MPI_Win_create_dynamic, once the
+    /// ABI has the memory.
     pub fn win_create(&mut self, a: NewWin) -> MpiResult<MPI_Win> {
-        if a.disp_unit <= 0 {
+        let hints = super::hints::WinHints::new(a.flavor, &a.info)?;
+        let s = self.win_setup(a.comm, a.size, a.disp_unit, a.base)?;
+        Ok(self.win_register(s, a, hints, None))
+    }
+
+    /// The communication of a window's creation: a duplicate of the
+    /// communicator, then the Allgather of each rank's size, displacement
+    /// unit and base (32 bytes per rank).
+    pub(crate) fn win_setup(
+        &mut self,
+        comm: MPI_Comm,
+        size: u64,
+        disp_unit: i32,
+        base: usize,
+    ) -> MpiResult<Setup> {
+        if disp_unit <= 0 {
             return fail(
                 sys::MPI_ERR_DISP,
-                format!(
-                    "invalid displacement unit {} (must be positive)",
-                    a.disp_unit
-                ),
+                format!("invalid displacement unit {disp_unit} (must be positive)"),
             );
         }
-        let dup = self.comm_dup(a.comm, Vec::new())?;
+        if self.comms.get(comm)?.is_inter() {
+            return fail(
+                sys::MPI_ERR_COMM,
+                "a window needs an intracommunicator (this is an intercommunicator)",
+            );
+        }
+        let dup = self.comm_dup(comm, Vec::new())?;
         let c = self.comms.get(dup)?.clone();
         let (ranks, me) = (c.group.ranks().to_vec(), c.my_rank as usize);
         let n = ranks.len();
         let mut table = vec![0u8; 32 * n];
-        table[32 * me..32 * me + 8].copy_from_slice(&a.size.to_le_bytes());
-        table[32 * me + 8..32 * me + 16].copy_from_slice(&(a.disp_unit as u64).to_le_bytes());
-        table[32 * me + 16..32 * me + 24].copy_from_slice(&(a.base as u64).to_le_bytes());
+        table[32 * me..32 * me + 8].copy_from_slice(&size.to_le_bytes());
+        table[32 * me + 8..32 * me + 16].copy_from_slice(&(disp_unit as u64).to_le_bytes());
+        table[32 * me + 16..32 * me + 24].copy_from_slice(&(base as u64).to_le_bytes());
         self.ep.allgather(&ranks, me, c.ctx, &mut table);
         let u64_at = |o: usize| u64::from_le_bytes(table[o..o + 8].try_into().expect("8 bytes"));
-        let sizes = (0..n).map(|r| u64_at(32 * r)).collect();
-        let disp_units = (0..n).map(|r| u64_at(32 * r + 8)).collect();
+        Ok(Setup {
+            dup,
+            ctx: c.ctx,
+            sizes: (0..n).map(|r| u64_at(32 * r)).collect(),
+            disp_units: (0..n).map(|r| u64_at(32 * r + 8)).collect(),
+            ranks,
+            me,
+        })
+    }
+
+    /// Make the window of `s` with memory `a.mem` (and a shared window's
+    /// segment).
+    pub(crate) fn win_register(
+        &mut self,
+        s: Setup,
+        a: NewWin,
+        hints: super::hints::WinHints,
+        shared: Option<super::shared::Shared>,
+    ) -> MPI_Win {
         if !self.ep.has_active() {
             let h = Handler(self.rma.targets.clone());
             self.ep.set_active(Box::new(h));
         }
         let model = self.ep.model().clone();
-        self.rma.targets.borrow_mut().add(c.ctx, a.mem, &model);
+        self.rma.targets.borrow_mut().add(s.ctx, a.mem, &model);
+        let n = s.ranks.len();
         let win = Window {
-            comm: dup,
-            ctx: c.ctx,
-            ranks,
-            me,
-            sizes,
-            disp_units,
+            comm: s.dup,
+            ctx: s.ctx,
+            ranks: s.ranks,
+            me: s.me,
+            sizes: s.sizes,
+            disp_units: s.disp_units,
             base: a.base,
             size: a.size,
             disp_unit: a.disp_unit,
@@ -246,18 +297,19 @@ impl World {
             exposed: None,
             next_tag: super::packet::FIRST_GET_TAG,
             name: String::new(),
-            info: a.info,
+            info: hints,
             attrs: Box::new(Attrs {
                 size: a.size as sys::MPI_Aint,
                 disp_unit: a.disp_unit,
                 flavor: a.flavor,
                 model: sys::MPI_WIN_UNIFIED,
             }),
+            shared,
         };
         let h = self.rma.next;
         self.rma.next += 1;
         self.rma.wins.insert(h, win);
-        Ok(h)
+        h
     }
 
     /// MPI_Win_free: no epoch may be open; a barrier, then the window goes.
@@ -286,6 +338,10 @@ impl World {
         });
         let w = self.rma.wins.remove(&win).expect("checked");
         self.rma.targets.borrow_mut().wins.remove(&w.ctx);
+        if let Some(sh) = &w.shared {
+            // every member has mapped the segment (the barrier above)
+            sh.remove_name();
+        }
         self.comms.free(w.comm)?;
         Ok(w.allocated)
     }
@@ -297,14 +353,12 @@ impl World {
         Ok(self.comms.groups.insert(g))
     }
 
-    /// MPI_Win_set_errhandler (the predefined handlers).
+    /// MPI_Win_set_errhandler: a predefined handler or one made by
+    /// MPI_Win_create_errhandler (MPI_ERR_ARG otherwise).
     pub fn win_set_errhandler(&mut self, win: MPI_Win, eh: MPI_Errhandler) -> MpiResult<()> {
-        if eh != sys::MPI_ERRORS_ARE_FATAL && eh != sys::MPI_ERRORS_RETURN {
-            return fail(
-                sys::MPI_ERR_ARG,
-                format!("invalid error handler {eh:#x} for a window"),
-            );
-        }
+        self.rma.get(win)?;
+        self.errhandlers
+            .check_for(eh, crate::mpi::errhandler::ObjKind::Win)?;
         self.rma.get_mut(win)?.errhandler = eh;
         Ok(())
     }

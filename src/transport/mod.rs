@@ -30,7 +30,8 @@
 //!
 //! Files: `segment` (layout, slots), `inbox` (the ring), `waiters` (senders
 //! queued for space), `doorbell` and `futex` (sleeping and waking), `tokens`,
-//! `shm` (shm_open/mmap plumbing), `cma`, `spill`, `buf`.
+//! `shm` (shm_open/mmap plumbing), `cma`, `spill`, `buf`, `winshm` (the
+//! memory of shared-memory windows).
 
 pub mod buf;
 pub mod cma;
@@ -48,6 +49,7 @@ mod tests;
 pub mod threads;
 mod tokens;
 mod waiters;
+pub mod winshm;
 
 pub use buf::{RecvBuf, SendBuf};
 pub use segment::{RankResult, RankSlot, RankState, Segment, SegmentConfig};

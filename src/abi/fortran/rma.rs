@@ -128,4 +128,12 @@ fortran! {
     mpi_win_complete_ = PMPI_Win_complete(win: Int);
     mpi_win_wait_ = PMPI_Win_wait(win: Int);
     mpi_win_test_ = PMPI_Win_test(win: Int, flag: Flag);
+    // dynamic and shared windows, window error handlers
+    mpi_win_create_dynamic_ = PMPI_Win_create_dynamic(info: Int, comm: Int, win: IntOut);
+    mpi_win_attach_ = PMPI_Win_attach(win: Int, base: Buf, size: Aint);
+    mpi_win_detach_ = PMPI_Win_detach(win: Int, base: Buf);
+    mpi_win_allocate_shared_ = PMPI_Win_allocate_shared(size: Aint, disp_unit: Int, info: Int, comm: Int, baseptr: Buf, win: IntOut);
+    mpi_win_shared_query_ = PMPI_Win_shared_query(win: Int, rank: Int, size: AintOut, disp_unit: IntOut, baseptr: Buf);
+    mpi_win_create_errhandler_ = PMPI_Win_create_errhandler(win_errhandler_fn: ErrhandlerFunction, errhandler: IntOut);
+    mpi_win_call_errhandler_ = PMPI_Win_call_errhandler(win: Int, errorcode: Int);
 }

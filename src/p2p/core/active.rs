@@ -98,6 +98,22 @@ impl<L: Link> Core<L> {
         ta
     }
 
+    /// A copy of `bytes` bytes the rank makes itself between its memory and
+    /// memory it shares with another process on the node (a direct
+    /// one-sided operation on a shared-memory window): tV += bytes/Bmem.
+    pub fn copy_local(&mut self, bytes: u64) {
+        let t = self.clock.now() + self.model.mem_time(bytes);
+        self.clock.advance_comm(t);
+    }
+
+    /// Give the core token to a rank waiting for one (a poll that found
+    /// nothing to wait for: a direct one-sided read, MPI_Win_sync), as an
+    /// MPI_Test that finds nothing does: a rank spinning on shared memory
+    /// must not keep the rank it waits for off the cores.
+    pub fn yield_core(&mut self) {
+        self.link.yield_core();
+    }
+
     /// A request that nothing completes but an active-message handler
     /// ([`Reply::Complete`]) or [`Core::complete_request`].
     pub fn open_request(&mut self) -> ReqId {
