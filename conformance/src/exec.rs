@@ -240,6 +240,12 @@ fn no_errors(l: &str) -> bool {
 /// matter in practice). TestStatusNoErrors: a non-zero exit, a " No Errors"
 /// line and nothing else.
 pub fn judge(out: &str, code: Option<i32>, result_test: Option<&str>) -> Verdict {
+    // mpirun ended the job at MPIEXEC_TIMEOUT (the test's limit): a time-out,
+    // unless the test wants a non-zero status (init/timeout)
+    let expects_failure = matches!(result_test, Some("TestStatus") | Some("TestErrFatal"));
+    if code == Some(124) && out.contains("ran past MPIEXEC_TIMEOUT") && !expects_failure {
+        return Verdict::TimedOut;
+    }
     let lines: Vec<&str> = out
         .lines()
         .filter(|l| !l.contains("FORTRAN STOP"))
@@ -342,6 +348,14 @@ mod tests {
     #[test]
     fn verdicts() {
         assert_eq!(judge(" No Errors\n", Some(0), None), Verdict::Passed);
+        // mpirun's own time-out (MPIEXEC_TIMEOUT)
+        let late = "mpirun: the job ran past MPIEXEC_TIMEOUT (5 s of wall-clock time); \
+                    all ranks were killed\n";
+        assert_eq!(judge(late, Some(124), None), Verdict::TimedOut);
+        assert_eq!(
+            judge(late, Some(124), Some("TestErrFatal")),
+            Verdict::Passed
+        );
         assert_eq!(
             judge(" No Errors\nTest Passed\n", Some(0), None),
             Verdict::Passed

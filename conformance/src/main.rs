@@ -299,7 +299,10 @@ fn run(a: &Args) -> Result<bool, String> {
                 let _ = std::fs::write(&log, &b.log);
             }
             Some(bin) => {
-                let r = if t.mem.is_some() || t.lock.is_some() {
+                // MPICH's I/O tests of one directory share file names (runtests
+                // runs one test at a time): they run alone too
+                let io_dir = t.dir == "io" || t.dir.ends_with("/io");
+                let r = if t.mem.is_some() || t.lock.is_some() || io_dir {
                     let _g = alone.write().unwrap();
                     exec::run(
                         &tools.mpirun,
