@@ -17,7 +17,7 @@ const FIRST_WIN_KEYVAL: c_int = 0x2600_0001;
 
 /// The predefined window attributes (read-only: set, delete and free are
 /// MPI_ERR_KEYVAL).
-const WIN_PREDEFINED: [c_int; 5] = [
+pub const WIN_PREDEFINED: [c_int; 5] = [
     sys::MPI_WIN_BASE,
     sys::MPI_WIN_SIZE,
     sys::MPI_WIN_DISP_UNIT,

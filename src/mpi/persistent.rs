@@ -217,18 +217,7 @@ impl<E: Backend> World<E> {
 
     /// MPI_Startall: every request is checked first, then started in order.
     pub fn start_all(&mut self, hs: &[MPI_Request]) -> MpiResult<()> {
-        for (i, &h) in hs.iter().enumerate() {
-            if hs[..i].contains(&h) {
-                return fail(
-                    sys::MPI_ERR_REQUEST,
-                    format!("array_of_requests[{i}]: request {h:#x} appears twice"),
-                );
-            }
-            self.startable(h).map_err(|mut e| {
-                e.msg = format!("array_of_requests[{i}]: {}", e.msg);
-                e
-            })?;
-        }
+        self.start_all_check(hs)?;
         for &h in hs {
             self.start(h)?;
         }

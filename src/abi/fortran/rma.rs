@@ -23,15 +23,7 @@ pub unsafe extern "C" fn mpi_win_get_attr_(
 ) {
     // SAFETY: the INTEGERs gfortran passes.
     let (h, kv) = unsafe { (*win, *win_keyval) };
-    if ![
-        sys::MPI_WIN_BASE,
-        sys::MPI_WIN_SIZE,
-        sys::MPI_WIN_DISP_UNIT,
-        sys::MPI_WIN_CREATE_FLAVOR,
-        sys::MPI_WIN_MODEL,
-    ]
-    .contains(&kv)
-    {
+    if !crate::mpi::obj_attr::WIN_PREDEFINED.contains(&kv) {
         // the program's keyvals: the integer it set (or a C pointer)
         let (rc, got) = crate::abi::obj_attr::get_attr_fortran(
             crate::abi::obj_attr::Kind::Win,
