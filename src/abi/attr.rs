@@ -3,9 +3,9 @@
 //! MPI_Keyval_free, MPI_Attr_put, MPI_Attr_get, MPI_Attr_delete), and the
 //! predefined copy function MPI_COMM_DUP_FN (MPIR_Dup_fn).
 use crate::abi::buffers::out;
-use crate::abi::callbacks::{call_with, callback_error, raise, run_delete};
+use crate::abi::obj_attr::{self, create_keyval, delete_attr, free_keyval, Kind};
 use crate::abi::state::call;
-use crate::mpi::attr::{CopyFn, DeleteFn, Found, NewValue, Seen, PREDEFINED};
+use crate::mpi::attr::{CopyFn, Found, NewValue, Seen, PREDEFINED};
 use crate::mpi::error::fail;
 use crate::sys::{self, MPI_Comm};
 use std::os::raw::{c_int, c_void};
@@ -48,56 +48,10 @@ pub unsafe extern "C" fn MPIR_Dup_fn(
 // MPIR_Dup_fn has the type of a copy callback.
 const _: CopyFn = Some(MPIR_Dup_fn);
 
-fn create_keyval(
-    name: &str,
-    copy: CopyFn,
-    delete: DeleteFn,
-    keyval: *mut c_int,
-    extra_state: *mut c_void,
-) -> c_int {
-    call(name, sys::MPI_COMM_WORLD, |w| {
-        // SAFETY: null or a valid int pointer (caller).
-        let o = unsafe { out(keyval, "keyval") }?;
-        *o = w.comms.keyvals.create(copy, delete, extra_state as usize);
-        Ok(())
-    })
-}
-
-fn free_keyval(name: &str, keyval: *mut c_int) -> c_int {
-    call(name, sys::MPI_COMM_WORLD, |w| {
-        // SAFETY: null or a valid int pointer (caller).
-        let kv = unsafe { out(keyval, "keyval") }?;
-        w.comms.keyvals.free(*kv)?;
-        *kv = sys::MPI_KEYVAL_INVALID;
-        Ok(())
-    })
-}
-
-/// MPI_Comm_set_attr: a value already set is deleted first (its delete
-/// callback runs; if it fails, the old value stays). `v`: a C pointer or a
-/// Fortran integer.
+/// MPI_Comm_set_attr and MPI_Attr_put (also from Fortran): the steps
+/// every object kind shares (`abi::obj_attr`).
 pub(crate) fn set_attr(name: &str, comm: MPI_Comm, v: NewValue) -> c_int {
-    let kv = v.keyval;
-    let old = match call_with(name, comm, |w| {
-        let old = w
-            .comms
-            .set_attr_begin(comm, kv)?
-            .filter(|d| d.delete.is_some());
-        if old.is_none() {
-            // no callback to run: done in one step
-            w.comms.set_attr_end(comm, v)?;
-        }
-        Ok(old)
-    }) {
-        Ok(Some(d)) => d,
-        Ok(None) => return sys::MPI_SUCCESS,
-        Err(rc) => return rc,
-    };
-    // SAFETY: a callback the program registered for this keyval.
-    if let Err(code) = unsafe { run_delete(comm, &old) } {
-        return raise(name, comm, callback_error("delete", kv, code));
-    }
-    call(name, comm, |w| w.comms.set_attr_end(comm, v))
+    obj_attr::set_attr(Kind::Comm, name, comm, v)
 }
 
 /// What MPI_Comm_get_attr finds, as both languages see it (a predefined
@@ -173,28 +127,6 @@ fn get_attr(
     })
 }
 
-/// MPI_Comm_delete_attr: runs the delete callback; not set is not an error.
-fn delete_attr(name: &str, comm: MPI_Comm, kv: c_int) -> c_int {
-    let d = match call_with(name, comm, |w| {
-        let d = w.comms.delete_attr_begin(comm, kv)?;
-        if d.is_some_and(|d| d.delete.is_none()) {
-            // no callback to run: done in one step
-            w.comms.drop_attrs(comm, &[kv])?;
-            return Ok(None);
-        }
-        Ok(d)
-    }) {
-        Ok(Some(d)) => d,
-        Ok(None) => return sys::MPI_SUCCESS,
-        Err(rc) => return rc,
-    };
-    // SAFETY: a callback the program registered for this keyval.
-    if let Err(code) = unsafe { run_delete(comm, &d) } {
-        return raise(name, comm, callback_error("delete", kv, code));
-    }
-    call(name, comm, |w| w.comms.drop_attrs(comm, &[kv]))
-}
-
 mpi_fn! {
     fn MPI_Comm_create_keyval / PMPI_Comm_create_keyval(
         comm_copy_attr_fn: sys::MPI_Comm_copy_attr_function,
@@ -202,7 +134,7 @@ mpi_fn! {
         comm_keyval: *mut c_int,
         extra_state: *mut c_void,
     ) -> c_int {
-        create_keyval("MPI_Comm_create_keyval", comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state)
+        create_keyval(Kind::Comm, "MPI_Comm_create_keyval", comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state)
     }
 }
 
@@ -213,19 +145,19 @@ mpi_fn! {
         keyval: *mut c_int,
         extra_state: *mut c_void,
     ) -> c_int {
-        create_keyval("MPI_Keyval_create", copy_fn, delete_fn, keyval, extra_state)
+        create_keyval(Kind::Comm, "MPI_Keyval_create", copy_fn, delete_fn, keyval, extra_state)
     }
 }
 
 mpi_fn! {
     fn MPI_Comm_free_keyval / PMPI_Comm_free_keyval(comm_keyval: *mut c_int) -> c_int {
-        free_keyval("MPI_Comm_free_keyval", comm_keyval)
+        free_keyval(Kind::Comm, "MPI_Comm_free_keyval", comm_keyval)
     }
 }
 
 mpi_fn! {
     fn MPI_Keyval_free / PMPI_Keyval_free(keyval: *mut c_int) -> c_int {
-        free_keyval("MPI_Keyval_free", keyval)
+        free_keyval(Kind::Comm, "MPI_Keyval_free", keyval)
     }
 }
 
@@ -255,12 +187,12 @@ mpi_fn! {
 
 mpi_fn! {
     fn MPI_Comm_delete_attr / PMPI_Comm_delete_attr(comm: MPI_Comm, comm_keyval: c_int) -> c_int {
-        delete_attr("MPI_Comm_delete_attr", comm, comm_keyval)
+        delete_attr(Kind::Comm, "MPI_Comm_delete_attr", comm, comm_keyval)
     }
 }
 
 mpi_fn! {
     fn MPI_Attr_delete / PMPI_Attr_delete(comm: MPI_Comm, keyval: c_int) -> c_int {
-        delete_attr("MPI_Attr_delete", comm, keyval)
+        delete_attr(Kind::Comm, "MPI_Attr_delete", comm, keyval)
     }
 }

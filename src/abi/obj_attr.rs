@@ -10,31 +10,47 @@ use crate::abi::buffers::out;
 use crate::abi::callbacks::{call_with, callback_error, run_copy, run_delete, run_deletes};
 use crate::abi::rma::win_call;
 use crate::abi::state::call;
-use crate::mpi::attr::{CopyFn, DeleteFn, NewValue};
+use crate::mpi::attr::{CopyFn, DeleteCall, DeleteFn, KeyvalTable, NewValue};
 use crate::mpi::error::{fail, MpiError, MpiResult};
 use crate::mpi::obj_attr::ObjAttrs;
 use crate::mpi::World;
 use crate::sys::{self, MPI_Datatype, MPI_Win};
 use std::os::raw::{c_int, c_void};
 
-/// Datatypes or windows.
+/// Communicators, datatypes or windows. A communicator keeps its
+/// attributes itself (`mpi::attr`, whose steps check the handle); the set,
+/// delete and keyval calls of
+/// every kind go through the steps here. Duplication and freeing
+/// (`copy_attrs`, `free_attrs`) are for datatypes and windows: a
+/// communicator's are part of MPI_Comm_dup / MPI_Comm_free.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
+    Comm,
     Type,
     Win,
 }
 
 impl Kind {
+    /// The attributes of datatypes or windows.
     fn table(self, w: &mut World) -> &mut ObjAttrs {
         match self {
             Kind::Type => &mut w.type_attrs,
             Kind::Win => &mut w.win_attrs,
+            Kind::Comm => unreachable!("a communicator keeps its attributes itself"),
+        }
+    }
+
+    fn keyvals(self, w: &mut World) -> &mut KeyvalTable {
+        match self {
+            Kind::Comm => &mut w.comms.keyvals,
+            _ => &mut self.table(w).keyvals,
         }
     }
 
     /// The handle must name a live object of this kind.
     fn check(self, w: &World, h: c_int) -> MpiResult<()> {
         match self {
+            Kind::Comm => w.comms.get(h).map(|_| ()),
             Kind::Type => w.types.get_any(h).map(|_| ()),
             Kind::Win => w.rma.get(h).map(|_| ()),
         }
@@ -43,8 +59,55 @@ impl Kind {
     /// The handle must name an object that may be freed.
     fn check_free(self, w: &World, h: c_int) -> MpiResult<()> {
         match self {
+            Kind::Comm => w.comms.freeable(h).map(|_| ()),
             Kind::Type => w.types.freeable(h),
             Kind::Win => w.rma.get(h).map(|_| ()),
+        }
+    }
+
+    /// First step of a set: check; the delete callback to run on the value
+    /// being replaced, if any.
+    fn set_begin(self, w: &mut World, h: c_int, kv: c_int) -> MpiResult<Option<DeleteCall>> {
+        match self {
+            Kind::Comm => w.comms.set_attr_begin(h, kv),
+            _ => {
+                self.check(w, h)?;
+                self.table(w).set_begin(h, kv)
+            }
+        }
+    }
+
+    /// Last step of a set: store the value.
+    fn set_end(self, w: &mut World, h: c_int, v: NewValue) -> MpiResult<()> {
+        match self {
+            Kind::Comm => w.comms.set_attr_end(h, v),
+            _ => {
+                self.check(w, h)?;
+                self.table(w).set_end(h, v)
+            }
+        }
+    }
+
+    /// First step of a delete: check; the delete callback to run (None:
+    /// not set).
+    fn delete_begin(self, w: &mut World, h: c_int, kv: c_int) -> MpiResult<Option<DeleteCall>> {
+        match self {
+            Kind::Comm => w.comms.delete_attr_begin(h, kv),
+            _ => {
+                self.check(w, h)?;
+                self.table(w).delete_begin(h, kv)
+            }
+        }
+    }
+
+    /// Remove the attributes of `h` with these keyvals.
+    fn remove(self, w: &mut World, h: c_int, kvs: &[c_int]) -> MpiResult<()> {
+        match self {
+            Kind::Comm => w.comms.drop_attrs(h, kvs),
+            _ => {
+                self.table(w).remove(h, kvs);
+                Ok(())
+            }
         }
     }
 
@@ -57,6 +120,7 @@ impl Kind {
         f: impl FnOnce(&mut World) -> MpiResult<T>,
     ) -> Result<T, c_int> {
         match self {
+            Kind::Comm => call_with(name, h, f),
             Kind::Type => call_with(name, sys::MPI_COMM_WORLD, f),
             Kind::Win => {
                 let mut value = None;
@@ -85,7 +149,7 @@ fn done(r: Result<(), c_int>) -> c_int {
     r.err().unwrap_or(sys::MPI_SUCCESS)
 }
 
-fn create_keyval(
+pub(crate) fn create_keyval(
     kind: Kind,
     name: &str,
     copy: CopyFn,
@@ -96,19 +160,16 @@ fn create_keyval(
     call(name, sys::MPI_COMM_WORLD, |w| {
         // SAFETY: null or a valid int pointer (caller).
         let o = unsafe { out(keyval, "keyval") }?;
-        *o = kind
-            .table(w)
-            .keyvals
-            .create(copy, delete, extra_state as usize);
+        *o = kind.keyvals(w).create(copy, delete, extra_state as usize);
         Ok(())
     })
 }
 
-fn free_keyval(kind: Kind, name: &str, keyval: *mut c_int) -> c_int {
+pub(crate) fn free_keyval(kind: Kind, name: &str, keyval: *mut c_int) -> c_int {
     call(name, sys::MPI_COMM_WORLD, |w| {
         // SAFETY: null or a valid int pointer (caller).
         let kv = unsafe { out(keyval, "keyval") }?;
-        kind.table(w).keyvals.free(*kv)?;
+        kind.keyvals(w).free(*kv)?;
         *kv = sys::MPI_KEYVAL_INVALID;
         Ok(())
     })
@@ -119,11 +180,10 @@ fn free_keyval(kind: Kind, name: &str, keyval: *mut c_int) -> c_int {
 pub(crate) fn set_attr(kind: Kind, name: &str, h: c_int, v: NewValue) -> c_int {
     let kv = v.keyval;
     let old = match kind.run(name, h, |w| {
-        kind.check(w, h)?;
-        let old = kind.table(w).set_begin(h, kv)?;
-        let old = old.filter(|d| d.delete.is_some());
+        let old = kind.set_begin(w, h, kv)?.filter(|d| d.delete.is_some());
         if old.is_none() {
-            kind.table(w).set_end(h, v)?;
+            // no callback to run: done in one step
+            kind.set_end(w, h, v)?;
         }
         Ok(old)
     }) {
@@ -135,19 +195,16 @@ pub(crate) fn set_attr(kind: Kind, name: &str, h: c_int, v: NewValue) -> c_int {
     if let Err(code) = unsafe { run_delete(h, &old) } {
         return kind.raise(name, h, callback_error("delete", kv, code));
     }
-    done(kind.run(name, h, |w| {
-        kind.check(w, h)?;
-        kind.table(w).set_end(h, v)
-    }))
+    done(kind.run(name, h, |w| kind.set_end(w, h, v)))
 }
 
 /// Delete: runs the delete callback; an attribute not set is not an error.
-fn delete_attr(kind: Kind, name: &str, h: c_int, kv: c_int) -> c_int {
+pub(crate) fn delete_attr(kind: Kind, name: &str, h: c_int, kv: c_int) -> c_int {
     let d = match kind.run(name, h, |w| {
-        kind.check(w, h)?;
-        let d = kind.table(w).delete_begin(h, kv)?;
+        let d = kind.delete_begin(w, h, kv)?;
         if d.is_some_and(|d| d.delete.is_none()) {
-            kind.table(w).remove(h, &[kv]);
+            // no callback to run: done in one step
+            kind.remove(w, h, &[kv])?;
             return Ok(None);
         }
         Ok(d)
@@ -160,10 +217,7 @@ fn delete_attr(kind: Kind, name: &str, h: c_int, kv: c_int) -> c_int {
     if let Err(code) = unsafe { run_delete(h, &d) } {
         return kind.raise(name, h, callback_error("delete", kv, code));
     }
-    done(kind.run(name, h, |w| {
-        kind.table(w).remove(h, &[kv]);
-        Ok(())
-    }))
+    done(kind.run(name, h, |w| kind.remove(w, h, &[kv])))
 }
 
 /// Write a found value to `attribute_val` / `flag` (C's convention: the
