@@ -2138,6 +2138,52 @@ module mpi
       integer :: size
       integer :: ierror
     end subroutine PMPI_PACK_SIZE
+    subroutine MPI_PARRIVED(request, partition, flag, ierror)
+      integer, intent(in) :: request
+      integer, intent(in) :: partition
+      logical :: flag
+      integer :: ierror
+    end subroutine MPI_PARRIVED
+    subroutine PMPI_PARRIVED(request, partition, flag, ierror)
+      integer, intent(in) :: request
+      integer, intent(in) :: partition
+      logical :: flag
+      integer :: ierror
+    end subroutine PMPI_PARRIVED
+    subroutine MPI_PREADY(partition, request, ierror)
+      integer, intent(in) :: partition
+      integer, intent(in) :: request
+      integer :: ierror
+    end subroutine MPI_PREADY
+    subroutine PMPI_PREADY(partition, request, ierror)
+      integer, intent(in) :: partition
+      integer, intent(in) :: request
+      integer :: ierror
+    end subroutine PMPI_PREADY
+    subroutine MPI_PREADY_LIST(length, array_of_partitions, request, ierror)
+      integer, intent(in) :: length
+      integer, dimension(*) :: array_of_partitions
+      integer, intent(in) :: request
+      integer :: ierror
+    end subroutine MPI_PREADY_LIST
+    subroutine PMPI_PREADY_LIST(length, array_of_partitions, request, ierror)
+      integer, intent(in) :: length
+      integer, dimension(*) :: array_of_partitions
+      integer, intent(in) :: request
+      integer :: ierror
+    end subroutine PMPI_PREADY_LIST
+    subroutine MPI_PREADY_RANGE(partition_low, partition_high, request, ierror)
+      integer, intent(in) :: partition_low
+      integer, intent(in) :: partition_high
+      integer, intent(in) :: request
+      integer :: ierror
+    end subroutine MPI_PREADY_RANGE
+    subroutine PMPI_PREADY_RANGE(partition_low, partition_high, request, ierror)
+      integer, intent(in) :: partition_low
+      integer, intent(in) :: partition_high
+      integer, intent(in) :: request
+      integer :: ierror
+    end subroutine PMPI_PREADY_RANGE
     subroutine MPI_PROBE(source, tag, comm, status, ierror)
       import :: MPI_STATUS_SIZE
       integer, intent(in) :: source

@@ -6048,6 +6048,112 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Pack_size_f08
   end interface PMPI_Pack_size
+  interface MPI_Parrived
+    subroutine MPI_Parrived_f08(request, partition, flag, ierror) bind(C, name="mpi_parrived_f08")
+      import
+      type(MPI_Request), intent(in) :: request
+      integer, intent(in) :: partition
+      logical :: flag
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Parrived_f08
+  end interface MPI_Parrived
+  interface PMPI_Parrived
+    subroutine PMPI_Parrived_f08(request, partition, flag, ierror) bind(C, name="pmpi_parrived_f08")
+      import
+      type(MPI_Request), intent(in) :: request
+      integer, intent(in) :: partition
+      logical :: flag
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Parrived_f08
+  end interface PMPI_Parrived
+  interface MPI_Pready
+    subroutine MPI_Pready_f08(partition, request, ierror) bind(C, name="mpi_pready_f08")
+      import
+      integer, intent(in) :: partition
+      type(MPI_Request), intent(in) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Pready_f08
+  end interface MPI_Pready
+  interface PMPI_Pready
+    subroutine PMPI_Pready_f08(partition, request, ierror) bind(C, name="pmpi_pready_f08")
+      import
+      integer, intent(in) :: partition
+      type(MPI_Request), intent(in) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Pready_f08
+  end interface PMPI_Pready
+  interface MPI_Pready_list
+    subroutine MPI_Pready_list_f08(length, array_of_partitions, request, ierror) &
+         bind(C, name="mpi_pready_list_f08")
+      import
+      integer, intent(in) :: length
+      integer, dimension(*) :: array_of_partitions
+      type(MPI_Request), intent(in) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Pready_list_f08
+  end interface MPI_Pready_list
+  interface PMPI_Pready_list
+    subroutine PMPI_Pready_list_f08(length, array_of_partitions, request, ierror) &
+         bind(C, name="pmpi_pready_list_f08")
+      import
+      integer, intent(in) :: length
+      integer, dimension(*) :: array_of_partitions
+      type(MPI_Request), intent(in) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Pready_list_f08
+  end interface PMPI_Pready_list
+  interface MPI_Pready_range
+    subroutine MPI_Pready_range_f08(partition_low, partition_high, request, ierror) &
+         bind(C, name="mpi_pready_range_f08")
+      import
+      integer, intent(in) :: partition_low
+      integer, intent(in) :: partition_high
+      type(MPI_Request), intent(in) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Pready_range_f08
+  end interface MPI_Pready_range
+  interface PMPI_Pready_range
+    subroutine PMPI_Pready_range_f08(partition_low, partition_high, request, ierror) &
+         bind(C, name="pmpi_pready_range_f08")
+      import
+      integer, intent(in) :: partition_low
+      integer, intent(in) :: partition_high
+      type(MPI_Request), intent(in) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Pready_range_f08
+  end interface PMPI_Pready_range
+  interface MPI_Precv_init
+    subroutine MPI_Precv_init_f08(buf, partitions, count, datatype, source, tag, comm, &
+        info, request, ierror) bind(C, name="mpi_precv_init_f08")
+      import
+      type(*), dimension(..), asynchronous :: buf
+      integer, intent(in) :: partitions
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Precv_init_f08
+  end interface MPI_Precv_init
+  interface PMPI_Precv_init
+    subroutine PMPI_Precv_init_f08(buf, partitions, count, datatype, source, tag, comm, &
+        info, request, ierror) bind(C, name="pmpi_precv_init_f08")
+      import
+      type(*), dimension(..), asynchronous :: buf
+      integer, intent(in) :: partitions
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Precv_init_f08
+  end interface PMPI_Precv_init
   interface MPI_Probe
     subroutine MPI_Probe_f08(source, tag, comm, status, ierror) bind(C, name="mpi_probe_f08")
       import
@@ -6068,6 +6174,38 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Probe_f08
   end interface PMPI_Probe
+  interface MPI_Psend_init
+    subroutine MPI_Psend_init_f08(buf, partitions, count, datatype, dest, tag, comm, &
+        info, request, ierror) bind(C, name="mpi_psend_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: buf
+      integer, intent(in) :: partitions
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Psend_init_f08
+  end interface MPI_Psend_init
+  interface PMPI_Psend_init
+    subroutine PMPI_Psend_init_f08(buf, partitions, count, datatype, dest, tag, comm, &
+        info, request, ierror) bind(C, name="pmpi_psend_init_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: buf
+      integer, intent(in) :: partitions
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Psend_init_f08
+  end interface PMPI_Psend_init
   interface MPI_Put
     subroutine MPI_Put_f08(origin_addr, origin_count, origin_datatype, target_rank, &
         target_disp, target_count, target_datatype, win, ierror) bind(C, name="mpi_put_f08")

@@ -1,4 +1,4 @@
-//! Point-to-point completions: persistent requests, matched probes,
+//! Point-to-point completions: persistent and partitioned requests, matched probes,
 //! MPI_Isendrecv(_replace), generalized requests, MPI_Request_get_status and
 //! the status setters. Exact tests compare every printed MPI_Wtime to the
 //! picosecond with the model's equations (see tests/exact_p2p.rs for the
@@ -117,6 +117,93 @@ fn persistent_exchange_exact() {
             &job.stdout,
             "px",
         );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Partitioned communication
+// ---------------------------------------------------------------------------
+
+/// tests/programs/partitioned.c: rank 0 computes C before marking each of
+/// P partitions ready (the last two after 2C, together), so its last
+/// MPI_Pready comes P * C after its MPI_Start; that call sends the whole
+/// buffer (P * COUNT bytes) as MPI_Isend would then, and rank 0's MPI_Wait
+/// follows at once. Rank 1 started its receive at its own tV and waits
+/// from there: exactly a blocking transfer (eager, or rendezvous with
+/// rank 0 waiting from the end of its REQ). Twice, eager and rendezvous.
+#[test]
+fn partitioned_exact() {
+    let compute = 40_000_000; // 40 us
+    let (iters, parts) = (2, 4u64);
+    let h = model::hop(0, 1);
+    for count in [16u64, 65_536] {
+        let total = parts * count;
+        let (mut a, mut b) = (Clock::new(), Clock::new());
+        let mut expected = HashMap::new();
+        for it in 0..iters {
+            a.compute(parts * compute);
+            model::blocking_transfer(&mut a, &mut b, total, h);
+            expected.insert((0, it.to_string()), a.t);
+            expected.insert((1, it.to_string()), b.t);
+        }
+        let prog = program("partitioned");
+        let args = [
+            ps_arg(compute),
+            iters.to_string(),
+            parts.to_string(),
+            count.to_string(),
+        ];
+        for cores in CORE_VARIANTS {
+            let job = Run::exact(2, &prog).cores(cores).args(&args).run();
+            job.assert_success();
+            assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+            assert_times(
+                &format!("partitioned {total} bytes cores={cores:?}"),
+                &expected,
+                &job.stdout,
+                "pt",
+            );
+        }
+    }
+}
+
+/// The checks of `partitioned check`, each on both ranks.
+const PARTITIONED_CHECKS: [&str; 17] = [
+    "ordinary_not_matched",
+    "test_before_last_partition",
+    "pready_twice",
+    "pready_out_of_range",
+    "pready_range_reversed",
+    "pready_on_receive",
+    "parrived_on_send",
+    "parrived_out_of_range",
+    "free_waiting_send",
+    "wait_waiting_send",
+    "data",
+    "pready_inactive",
+    "parrived_inactive",
+    "parrived_null",
+    "precv_any_source",
+    "precv_any_tag",
+    "psend_no_partitions",
+];
+
+#[test]
+fn partitioned_functional() {
+    let job = Run::exact(2, &program("partitioned"))
+        .args(&["check"])
+        .run();
+    job.assert_success();
+    assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+    for name in PARTITIONED_CHECKS {
+        for rank in 0..2 {
+            let line = format!("ok {name} rank={rank}");
+            assert!(
+                job.stdout.lines().any(|l| l == line),
+                "missing `{line}`\n{}",
+                job.dump()
+            );
+        }
     }
 }
 

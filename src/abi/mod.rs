@@ -46,6 +46,7 @@ pub mod obj_attr;
 pub mod op;
 pub mod p2p;
 pub mod pack;
+pub mod partitioned;
 pub mod pcoll;
 pub mod persistent;
 pub mod reduce;

@@ -80,7 +80,8 @@ impl<E: Backend> World<E> {
 
     /// Whether a Wait on `hs` (`all`: MPI_Wait / MPI_Waitall; else
     /// MPI_Waitany / MPI_Waitsome, which wait only if nothing else can
-    /// complete) waits for a generalized request that is not complete.
+    /// complete) waits for a generalized request that is not complete, or
+    /// for a partitioned send whose partitions are not all ready.
     pub fn waits_for_greq(&self, hs: &[crate::sys::MPI_Request], all: bool) -> bool {
         let (mut open, mut other) = (false, false);
         for &h in hs {
@@ -89,6 +90,7 @@ impl<E: Backend> World<E> {
             }
             match self.greq_of(h) {
                 Ok(g) if !self.greqs.get(g).complete => open = true,
+                _ if self.waits_for_partitions(h) => open = true,
                 _ => other = true,
             }
         }

@@ -45,6 +45,7 @@ pub mod neighbor_calls;
 pub mod obj_attr;
 pub mod op;
 pub mod pack;
+pub mod partitioned;
 pub mod persistent;
 pub mod request;
 pub mod request_status;

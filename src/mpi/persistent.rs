@@ -8,12 +8,14 @@
 //! with an empty status) until started, active while the communication is in
 //! flight, inactive again once a Wait / Test completes it. MPI_Request_free
 //! drops the template: an active one then completes in the background.
+//! Partitioned requests (`mpi::partitioned`) are persistent requests too.
 //! A collective's template is the call that starts its nonblocking twin
 //! (made by the ABI layer, which runs it with the state lock released and
 //! hands the started request over with [`World::adopt_started`]).
 use crate::mpi::backend::Backend;
 use crate::mpi::comm::Group;
 use crate::mpi::error::{fail, MpiResult};
+use crate::mpi::partitioned::Partitions;
 use crate::mpi::request::{Kind, Req, ReqState};
 use crate::mpi::state::{RecvArgs, RecvTarget, SendArgs, SendPayload, World};
 use crate::p2p::SendMode;
@@ -45,11 +47,24 @@ pub enum Template<E: Backend> {
         group: Arc<Group>,
         starter: Starter,
     },
+    /// A partitioned send (see `mpi::partitioned`): the whole buffer's
+    /// arguments, and which partitions the current Start has seen ready.
+    PSend {
+        args: SendArgs,
+        payload: MakePayload<E::SendBuf>,
+        parts: Partitions,
+    },
+    /// A partitioned receive: the whole buffer's arguments.
+    PRecv {
+        args: RecvArgs,
+        target: MakeTarget<E::RecvBuf>,
+        partitions: usize,
+    },
 }
 
 /// Persistent request handle -> its template.
 pub struct Templates<E: Backend> {
-    map: HashMap<MPI_Request, Template<E>>,
+    pub(crate) map: HashMap<MPI_Request, Template<E>>,
 }
 
 impl<E: Backend> Default for Templates<E> {
@@ -80,8 +95,12 @@ impl<E: Backend> Templates<E> {
 /// The table entry of a persistent request that is not started.
 fn idle<E: Backend>(t: &Template<E>) -> Req {
     let (kind, comm, group) = match t {
-        Template::Send { args, .. } => (Kind::Send, args.comm, args.group.clone()),
-        Template::Recv { args, .. } => (Kind::Recv, args.comm, args.group.clone()),
+        Template::Send { args, .. } | Template::PSend { args, .. } => {
+            (Kind::Send, args.comm, args.group.clone())
+        }
+        Template::Recv { args, .. } | Template::PRecv { args, .. } => {
+            (Kind::Recv, args.comm, args.group.clone())
+        }
         Template::Coll { comm, group, .. } => (Kind::Coll, *comm, group.clone()),
     };
     Req {
@@ -96,7 +115,7 @@ fn idle<E: Backend>(t: &Template<E>) -> Req {
 }
 
 impl<E: Backend> World<E> {
-    fn persistent(&mut self, t: Template<E>) -> MPI_Request {
+    pub(crate) fn persistent(&mut self, t: Template<E>) -> MPI_Request {
         let h = self.reqs.insert(idle(&t));
         self.persist.map.insert(h, t);
         h
@@ -183,10 +202,11 @@ impl<E: Backend> World<E> {
                 let (args, mode, p) = (args.clone(), *mode, payload());
                 self.start_send(&args, p, mode)?
             }
-            Template::Recv { args, target } => {
+            Template::Recv { args, target } | Template::PRecv { args, target, .. } => {
                 let (args, t) = (args.clone(), target());
                 self.start_recv(&args, t)
             }
+            Template::PSend { .. } => return self.start_psend(h),
             Template::Coll { .. } => {
                 return fail(
                     sys::MPI_ERR_INTERN,

@@ -31,6 +31,9 @@ pub enum ReqState {
     Pair(ReqId, ReqId),
     /// A generalized request: its index in `World::greqs`.
     Greq(usize),
+    /// A started partitioned send whose partitions are not all ready yet
+    /// (`mpi::partitioned`): nothing in flight.
+    Parts,
 }
 
 /// A receive through a temporary buffer (non-contiguous datatypes): p2p

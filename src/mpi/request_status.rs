@@ -33,6 +33,10 @@ impl<E: Backend> World<E> {
                     error: None,
                 }))
             }
+            ReqState::Parts => {
+                self.ep.test(&[]);
+                return Ok(None);
+            }
             ReqState::Greq(g) => {
                 let r = self.greqs.get(g);
                 if !r.complete {

@@ -307,7 +307,7 @@ impl<E: Backend> World<E> {
         self.comms.settle_idups();
         let id = match req.state {
             ReqState::Done(st) => return Completion::ok(st),
-            ReqState::Inactive => return Completion::ok(empty_status()),
+            ReqState::Inactive | ReqState::Parts => return Completion::ok(empty_status()),
             ReqState::Greq(g) => return self.greqs.finish(g),
             ReqState::Active(id) => id,
             ReqState::Pair(send, recv) => {
@@ -426,7 +426,7 @@ impl<E: Backend> World<E> {
             ReqState::Inactive => Slot::Inactive,
             ReqState::Pair(a, b) => Slot::Pair(a, b),
             ReqState::Greq(g) if self.greqs.is_complete(g) => Slot::Done,
-            ReqState::Greq(_) => Slot::Stuck,
+            ReqState::Greq(_) | ReqState::Parts => Slot::Stuck,
         })
     }
 
@@ -455,12 +455,24 @@ impl<E: Backend> World<E> {
         self.finish(req)
     }
 
-    /// A wait on generalized requests nothing can complete any more.
-    fn stuck(hs: &[MPI_Request], slots: &[Slot]) -> MpiError {
+    /// A wait on generalized requests (or partitioned sends) nothing can
+    /// complete any more.
+    fn stuck(&self, hs: &[MPI_Request], slots: &[Slot]) -> MpiError {
         let i = slots
             .iter()
             .position(|s| matches!(s, Slot::Stuck))
             .expect("a stuck slot");
+        if self.waits_for_partitions(hs[i]) {
+            return MpiError::new(
+                sys::MPI_ERR_REQUEST,
+                format!(
+                    "waiting for partitioned send {:#x}, whose partitions are not all \
+                     marked ready: only MPI_Pready marks them, and no MPI call can be \
+                     made while this one waits (the program would hang)",
+                    hs[i]
+                ),
+            );
+        }
         MpiError::new(
             sys::MPI_ERR_REQUEST,
             format!(
@@ -478,7 +490,7 @@ impl<E: Backend> World<E> {
         match s {
             Slot::Inactive => Ok(Completion::ok(empty_status())),
             Slot::Done => Ok(self.take(h)),
-            Slot::Stuck => Err(Self::stuck(&[*h], &[s])),
+            Slot::Stuck => Err(self.stuck(&[*h], &[s])),
             Slot::Active(_) | Slot::Pair(..) => {
                 let mut ids = Vec::new();
                 s.push_ids(&mut ids);
@@ -551,7 +563,7 @@ impl<E: Backend> World<E> {
     pub fn wait_all(&mut self, hs: &mut [MPI_Request]) -> MpiResult<Vec<Completion>> {
         let slots = self.slots(hs)?;
         if slots.iter().any(|s| matches!(s, Slot::Stuck)) {
-            return Err(Self::stuck(hs, &slots));
+            return Err(self.stuck(hs, &slots));
         }
         let (_, ids) = Self::active(&slots);
         if !ids.is_empty() {
@@ -628,7 +640,7 @@ impl<E: Backend> World<E> {
         let i = match Self::done(&slots).first() {
             Some(&i) => i,
             None if ids.is_empty() && slots.iter().any(|s| matches!(s, Slot::Stuck)) => {
-                return Err(Self::stuck(hs, &slots))
+                return Err(self.stuck(hs, &slots))
             }
             None if ids.is_empty() => return Ok(None),
             None => self.wait_some_slots(&slots)?[0],
@@ -665,7 +677,7 @@ impl<E: Backend> World<E> {
         let idx: Vec<usize> = if !done.is_empty() {
             self.complete_now(&slots)
         } else if ids.is_empty() && slots.iter().any(|s| matches!(s, Slot::Stuck)) {
-            return Err(Self::stuck(hs, &slots));
+            return Err(self.stuck(hs, &slots));
         } else if ids.is_empty() {
             return Ok(None);
         } else {
@@ -709,6 +721,16 @@ impl<E: Backend> World<E> {
         if let ReqState::Greq(g) = req.state {
             self.greqs.release(g);
         }
+        if let ReqState::Parts = req.state {
+            return fail(
+                sys::MPI_ERR_REQUEST,
+                format!(
+                    "partitioned send {:#x} is active and waits for MPI_Pready of some \
+                     partitions: mark them all ready (or complete it) before freeing it",
+                    *h
+                ),
+            );
+        }
         self.persist.forget(*h);
         let req = self.reqs.remove(*h)?;
         *h = sys::MPI_REQUEST_NULL;
@@ -735,6 +757,10 @@ impl<E: Backend> World<E> {
         let req = self.reqs.get(h)?;
         match (req.kind, req.state) {
             (_, ReqState::Done(_) | ReqState::Inactive | ReqState::Greq(_)) => Ok(()),
+            (_, ReqState::Parts) => fail(
+                sys::MPI_ERR_REQUEST,
+                format!("cancelling a partitioned send is not supported by vaced (request {h:#x})"),
+            ),
             (_, ReqState::Pair(..)) => fail(
                 sys::MPI_ERR_REQUEST,
                 format!(

@@ -1,5 +1,5 @@
 //! Fortran bindings of the point-to-point completion calls: persistent
-//! requests, MPI_Isendrecv(_replace), MPI_Request_get_status, the status
+//! requests (partitioned ones too), MPI_Isendrecv(_replace), MPI_Request_get_status, the status
 //! setters, and generalized requests (MPI_GREQUEST_START is written by hand
 //! below: its callbacks are Fortran procedures).
 use super::kinds::put_ierror;
@@ -27,6 +27,12 @@ fortran! {
     mpi_improbe_ = PMPI_Improbe(source: Int, tag: Int, comm: Int, flag: Flag, message: IntOut, status: Status);
     mpi_mrecv_ = PMPI_Mrecv(buf: Buf, count: Int, datatype: Int, message: IntOut, status: Status);
     mpi_imrecv_ = PMPI_Imrecv(buf: Buf, count: Int, datatype: Int, message: IntOut, request: IntOut);
+    mpi_psend_init_ = PMPI_Psend_init(buf: Buf, partitions: Int, count: Count, datatype: Int, dest: Int, tag: Int, comm: Int, info: Int, request: IntOut);
+    mpi_precv_init_ = PMPI_Precv_init(buf: Buf, partitions: Int, count: Count, datatype: Int, source: Int, tag: Int, comm: Int, info: Int, request: IntOut);
+    mpi_pready_ = PMPI_Pready(partition: Int, request: Int);
+    mpi_pready_range_ = PMPI_Pready_range(partition_low: Int, partition_high: Int, request: Int);
+    mpi_pready_list_ = PMPI_Pready_list(length: Int, array_of_partitions: Ints, request: Int);
+    mpi_parrived_ = PMPI_Parrived(request: Int, partition: Int, flag: Flag);
 }
 
 /// `SUBROUTINE QUERY_FN(EXTRA_STATE, STATUS, IERROR)`
