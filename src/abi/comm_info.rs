@@ -49,6 +49,13 @@ mpi_fn! {
     /// agreement over `comm`), with the hints of `info` instead of the
     /// parent's.
     fn MPI_Comm_dup_with_info / PMPI_Comm_dup_with_info(comm: MPI_Comm, info: MPI_Info, newcomm: *mut MPI_Comm) -> c_int {
+        // MPI_THREAD_MULTIPLE: MPI_Comm_idup and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::comm_idup::PMPI_Comm_idup_with_info(comm, info, newcomm, req) }
+        }) {
+            return rc;
+        }
         let name = "MPI_Comm_dup_with_info";
         let (calls, hints) = match call_with(name, comm, |w| {
             // SAFETY: null or a valid handle pointer (caller).

@@ -14,6 +14,13 @@ mpi_fn! {
     /// Copy callbacks first (outside the lock), then the collective
     /// context-id agreement over `comm`.
     fn MPI_Comm_dup / PMPI_Comm_dup(comm: MPI_Comm, newcomm: *mut MPI_Comm) -> c_int {
+        // MPI_THREAD_MULTIPLE: MPI_Comm_idup and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::comm_idup::PMPI_Comm_idup(comm, newcomm, req) }
+        }) {
+            return rc;
+        }
         let name = "MPI_Comm_dup";
         let calls = match call_with(name, comm, |w| {
             // SAFETY: null or a valid handle pointer (caller).
