@@ -18,8 +18,10 @@
 //! segment) if no other first attempt holds them; a retry contributes the
 //! free ids no first attempt pledged, and only if no other retry holds
 //! them and its agreement comes first, in an order every process agrees on
-//! (the parent's context id, then the collective's tag), among those in
-//! flight here, so the first of them succeeds everywhere. An attempt that
+//! (the parent's context id, then the collective's tag), among the
+//! agreements here that already failed an attempt (so every process of
+//! their group has started them), so the first of them succeeds
+//! everywhere. An attempt that
 //! holds nothing contributes zeros, which makes the reduction empty on
 //! every member, and they all try again. The two kinds of pledge are
 //! independent, so a first attempt never waits for a retry elsewhere
@@ -46,7 +48,7 @@ use crate::mpi::World;
 use crate::p2p::{Core, Endpoint, Link, Poll, Progress, ReqId};
 use crate::sys::{MPI_Comm, MPI_Request};
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -71,6 +73,12 @@ struct Registry {
     main: Option<(Key, Vec<u8>)>,
     /// Agreements in flight and their compound requests.
     pending: BTreeMap<Key, ReqId>,
+    /// Agreements of members whose attempt failed (MPICH's list of those
+    /// waiting for the mask): only the first may take the free ids. An
+    /// agreement joins it only once an attempt of it completed, that is
+    /// once every process of its group has started it, so the first never
+    /// waits for a process that has not.
+    waiting: BTreeSet<Key>,
     /// Finished: (new communicator, receive context, send context).
     done: Vec<(MPI_Comm, u32, u32)>,
     /// The requests in flight of each agreement.
@@ -211,7 +219,7 @@ impl Agreement {
                 (true, p)
             } else if !self.first
                 && r.main.is_none()
-                && r.pending.keys().next() == Some(&self.key)
+                && r.waiting.first() == Some(&self.key)
             {
                 let p = minus(free, r.eager.as_ref());
                 r.main = Some((self.key, p.clone()));
@@ -234,6 +242,7 @@ impl Agreement {
         core.resweep_compounds();
         let mut r = self.reg.0.borrow_mut();
         r.pending.remove(&self.key);
+        r.waiting.remove(&self.key);
         r.done.push((self.handle, self.recv_ctx, send_ctx));
         self.live.clear();
         Poll::Done(t)
@@ -308,6 +317,9 @@ impl Agreement {
                         Ok(id) if own || reduced.iter().any(|&b| b != 0) => id,
                         // someone contributed zeros: try again
                         _ => {
+                            if self.member {
+                                self.reg.0.borrow_mut().waiting.insert(self.key);
+                            }
                             self.retry_at = Some(t);
                             self.stage = Stage::Start;
                             continue;
