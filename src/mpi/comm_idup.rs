@@ -46,7 +46,7 @@ use crate::mpi::intercomm::{Inter, InterComm};
 use crate::mpi::request::{Kind, Req, ReqState};
 use crate::mpi::World;
 use crate::p2p::{Core, Endpoint, Link, Poll, Progress, ReqId};
-use crate::sys::{MPI_Comm, MPI_Request};
+use crate::sys::{self, MPI_Comm, MPI_Request};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -217,10 +217,7 @@ impl Agreement {
                 let p = eager(minus(free, r.main.as_ref()));
                 r.eager = Some((self.key, p.clone()));
                 (true, p)
-            } else if !self.first
-                && r.main.is_none()
-                && r.waiting.first() == Some(&self.key)
-            {
+            } else if !self.first && r.main.is_none() && r.waiting.first() == Some(&self.key) {
                 let p = minus(free, r.eager.as_ref());
                 r.main = Some((self.key, p.clone()));
                 (true, p)
@@ -438,7 +435,140 @@ impl<E: Backend> World<E> {
     }
 }
 
+/// What a context-id agreement runs over (see [`Agreement`]).
+pub(crate) struct Spec {
+    pub key: Key,
+    pub ranks: Vec<u32>,
+    pub me: usize,
+    pub ctx: u32,
+    pub tag: i32,
+    pub inter: Option<(u32, u32, u32)>,
+    pub member: bool,
+}
+
 impl World<Endpoint> {
+    /// Start the context-id agreement `spec` for the new communicator
+    /// `handle` (its context set when it completes; MPI_COMM_NULL on a
+    /// process outside it) as a request on `comm`.
+    pub(crate) fn start_agreement(
+        &mut self,
+        comm: MPI_Comm,
+        p: &Comm,
+        handle: MPI_Comm,
+        spec: Spec,
+    ) -> MPI_Request {
+        let key = spec.key;
+        let a = Agreement {
+            reg: self.comms.idups.clone(),
+            mask: self.comms.ctx_mask.clone(),
+            key,
+            handle,
+            ranks: spec.ranks,
+            me: spec.me,
+            ctx: spec.ctx,
+            tag: spec.tag,
+            inter: spec.inter,
+            member: spec.member,
+            first: true,
+            retry_at: None,
+            stage: Stage::Start,
+            recv_ctx: PENDING_CTX,
+            cursor: VTime::ZERO,
+            live: Vec::new(),
+        };
+        // registered before it starts: its first attempt may complete at once
+        self.comms
+            .idups
+            .0
+            .borrow_mut()
+            .pending
+            .insert(key, u32::MAX);
+        let id = self.ep.start_compound(Box::new(a));
+        if let Some(r) = self.comms.idups.0.borrow_mut().pending.get_mut(&key) {
+            *r = id;
+        }
+        self.comms.settle_idups();
+        self.reqs.insert(Req {
+            kind: Kind::Coll,
+            comm,
+            group: p.group.clone(),
+            state: ReqState::Active(id),
+            keep: None,
+            staging: None,
+            capacity: 0,
+        })
+    }
+
+    /// MPI_Comm_create under MPI_THREAD_MULTIPLE, on an intracommunicator:
+    /// the new handle (MPI_COMM_NULL outside `group`), usable once the
+    /// request (the context-id agreement over the parent) completes; the
+    /// blocking form waits for it (`abi::threads::via_request`).
+    pub fn comm_create_start(
+        &mut self,
+        comm: MPI_Comm,
+        group: sys::MPI_Group,
+    ) -> MpiResult<(MPI_Comm, MPI_Request)> {
+        let p = self.comms.get(comm)?.clone();
+        crate::mpi::intercomm::intra_only(&p)?;
+        let g = self.comms.groups.get(group)?;
+        crate::mpi::comm_group::subgroup(&g, &p)?;
+        let tag = crate::mpi::icoll_calls::next_tag(self, comm)?;
+        let mine = g.rank_of(self.rank());
+        let handle = match mine {
+            Some(r) => self
+                .comms
+                .insert(Comm::new(PENDING_CTX, g.clone(), r, p.errhandler)),
+            None => sys::MPI_COMM_NULL,
+        };
+        let spec = Spec {
+            key: (p.ctx, tag),
+            ranks: p.group.ranks().to_vec(),
+            me: p.my_rank as usize,
+            ctx: p.ctx,
+            tag,
+            inter: None,
+            member: mine.is_some(),
+        };
+        let req = self.start_agreement(comm, &p, handle, spec);
+        Ok((handle, req))
+    }
+
+    /// MPI_Comm_create_group under MPI_THREAD_MULTIPLE: as
+    /// [`World::comm_create_start`], the agreement over the members of
+    /// `group` only, in the group context of the parent with the
+    /// program's tag (as the blocking form, `mpi::comm_group`). Outside
+    /// the group: MPI_COMM_NULL and no request.
+    pub fn comm_create_group_start(
+        &mut self,
+        comm: MPI_Comm,
+        group: sys::MPI_Group,
+        tag: std::os::raw::c_int,
+    ) -> MpiResult<(MPI_Comm, MPI_Request)> {
+        let p = self.comms.get(comm)?.clone();
+        crate::mpi::intercomm::intra_only(&p)?;
+        let g = self.comms.groups.get(group)?;
+        let tag = crate::mpi::comm::check_send_tag(tag)?;
+        crate::mpi::comm_group::subgroup(&g, &p)?;
+        let Some(me) = g.rank_of(self.rank()) else {
+            return Ok((sys::MPI_COMM_NULL, sys::MPI_REQUEST_NULL));
+        };
+        let handle = self
+            .comms
+            .insert(Comm::new(PENDING_CTX, g.clone(), me, p.errhandler));
+        let ctx = p.ctx | crate::mpi::comm_group::GROUP_CTX_BIT;
+        let spec = Spec {
+            key: (ctx, tag),
+            ranks: g.ranks().to_vec(),
+            me: me as usize,
+            ctx,
+            tag,
+            inter: None,
+            member: true,
+        };
+        let req = self.start_agreement(comm, &p, handle, spec);
+        Ok((handle, req))
+    }
+
     /// MPI_Comm_idup / MPI_Comm_idup_with_info (`hints`: the new
     /// communicator's, else the parent's), once the copy callbacks have
     /// given the attributes: the new handle and the request.
@@ -469,46 +599,16 @@ impl World<Endpoint> {
                 Some((ic.remote[0], ic.send_ctx, ic.ctx)),
             ),
         };
-        let key = (p.ctx, tag);
-        let a = Agreement {
-            reg: self.comms.idups.clone(),
-            mask: self.comms.ctx_mask.clone(),
-            key,
-            handle,
+        let spec = Spec {
+            key: (p.ctx, tag),
             ranks,
             me,
             ctx,
             tag,
             inter,
             member: true,
-            first: true,
-            retry_at: None,
-            stage: Stage::Start,
-            recv_ctx: PENDING_CTX,
-            cursor: VTime::ZERO,
-            live: Vec::new(),
         };
-        // registered before it starts: its first attempt may complete at once
-        self.comms
-            .idups
-            .0
-            .borrow_mut()
-            .pending
-            .insert(key, u32::MAX);
-        let id = self.ep.start_compound(Box::new(a));
-        if let Some(r) = self.comms.idups.0.borrow_mut().pending.get_mut(&key) {
-            *r = id;
-        }
-        self.comms.settle_idups();
-        let req = self.reqs.insert(Req {
-            kind: Kind::Coll,
-            comm,
-            group: p.group.clone(),
-            state: ReqState::Active(id),
-            keep: None,
-            staging: None,
-            capacity: 0,
-        });
+        let req = self.start_agreement(comm, &p, handle, spec);
         Ok((handle, req))
     }
 }
