@@ -102,8 +102,8 @@ fn an_error_handler_calls_mpi() {
     ok_ranks(&job, 2);
 }
 
-/// Two threads of each rank run collectives and communicator constructors
-/// at the same time, each on a communicator of its own, starting in
+/// Two threads of each rank run collectives, communicator constructors and
+/// fences at the same time, each on a communicator and a window of its own, starting in
 /// opposite orders on even and odd ranks: each blocking call releases the
 /// library while it waits (under MPI_THREAD_MULTIPLE a blocking collective
 /// or constructor is its nonblocking form and a wait), so neither thread
@@ -125,8 +125,8 @@ fn threads_run_collectives_on_their_own_communicators() {
                     .map(|it| 10 * n * (n - 1) / 2 + n * (id + it))
                     .sum();
                 // per round: the duplicate, the created communicator (even
-                // ranks) and the group communicator
-                let made = iters * (2 + i64::from(r % 2 == 0));
+                // ranks), the group communicator and the split one
+                let made = iters * (3 + i64::from(r % 2 == 0));
                 let line = format!("C rank={r} thread={id} sum={sum} ctx={made}\n");
                 assert!(
                     job.stdout.contains(&line),

@@ -12,8 +12,11 @@
  *   threads colls I      two threads per rank, each on a duplicate of
  *                        MPI_COMM_WORLD of its own, I rounds of
  *                        MPI_Allreduce, MPI_Comm_dup + MPI_Bcast on the
- *                        copy, MPI_Comm_create (even ranks) and
- *                        MPI_Comm_create_group (odd ranks); the threads
+ *                        copy, MPI_Comm_create (even ranks),
+ *                        MPI_Comm_create_group and MPI_Comm_split (odd
+ *                        and even ranks), and a put to the next rank
+ *                        between two MPI_Win_fence on a window of the
+ *                        thread's own; the threads
  *                        start in opposite orders on even and odd ranks (a
  *                        library that kept its lock while blocked in a
  *                        collective would deadlock); prints
@@ -110,6 +113,8 @@ static void handler(MPI_Comm *comm, int *code, ...)
 struct coll_arg {
     int id, iters;
     MPI_Comm comm;
+    MPI_Win win;
+    int *mem;
 };
 
 static void *collector(void *p)
@@ -160,7 +165,23 @@ static void *collector(void *p)
         CHECK(s == n, "allreduce on the group communicator %d", s);
         MPI_Comm_free(&sub);
         made++;
+        /* MPI_Comm_split: my half, in the reverse order */
+        MPI_Comm_split(dup, rank % 2, size - rank, &sub);
+        int sr = -1, ss = -1;
+        MPI_Comm_rank(sub, &sr);
+        MPI_Comm_size(sub, &ss);
+        CHECK(ss == n && sr == n - 1 - rank / 2, "split: rank %d of %d", sr, ss);
+        MPI_Allreduce(&one, &s, 1, MPI_INT, MPI_SUM, sub);
+        CHECK(s == n, "allreduce on the split communicator %d", s);
+        MPI_Comm_free(&sub);
+        made++;
         MPI_Comm_free(&dup);
+        /* one-sided: a put to the next rank between two fences */
+        int val = 1000 * a->id + 10 * rank + it, left = (rank + size - 1) % size;
+        MPI_Win_fence(0, a->win);
+        MPI_Put(&val, 1, MPI_INT, (rank + 1) % size, rank, 1, MPI_INT, a->win);
+        MPI_Win_fence(0, a->win);
+        CHECK(a->mem[left] == 1000 * a->id + 10 * left + it, "fence: got %d", a->mem[left]);
     }
     MPI_Group_free(&half);
     MPI_Group_free(&world);
@@ -240,13 +261,17 @@ int main(int argc, char **argv)
             as[i].id = i;
             as[i].iters = iters;
             MPI_Comm_dup(MPI_COMM_WORLD, &as[i].comm);
+            MPI_Win_allocate(size * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
+                             &as[i].mem, &as[i].win);
         }
         for (int i = 0; i < 2; i++)
             pthread_create(&ts[i], NULL, collector, &as[i]);
         for (int i = 0; i < 2; i++)
             pthread_join(ts[i], NULL);
-        for (int i = 0; i < 2; i++)
+        for (int i = 0; i < 2; i++) {
             MPI_Comm_free(&as[i].comm);
+            MPI_Win_free(&as[i].win);
+        }
     } else if (!strcmp(mode, "errh")) {
         MPI_Errhandler eh;
         MPI_Comm_create_errhandler(handler, &eh);
