@@ -56,53 +56,6 @@ mpi_fn! {
 
 mpi_fn! {
     fn MPI_Comm_split / PMPI_Comm_split(comm: MPI_Comm, color: c_int, key: c_int, newcomm: *mut MPI_Comm) -> c_int {
-        // MPI_THREAD_MULTIPLE, on an intracommunicator: the (color, key)
-        // allgather and the agreement as requests, each with a wait
-        if crate::abi::threads::multi() {
-            let mut inter = false;
-            let rc = call("MPI_Comm_split", comm, |w| {
-                inter = w.comms.get(comm)?.is_inter();
-                // SAFETY: null or a valid handle pointer (caller).
-                unsafe { out(newcomm, "newcomm") }?;
-                crate::mpi::comm_create::check_color(color)
-            });
-            if rc != sys::MPI_SUCCESS {
-                return rc;
-            }
-            if !inter {
-                let mut n: c_int = 0;
-                // SAFETY: a valid communicator (checked) and an int to fill.
-                unsafe { crate::abi::comm::PMPI_Comm_size(comm, &mut n) };
-                let mine = [color, key];
-                let mut table = vec![0 as c_int; 2 * n as usize];
-                let rc = crate::abi::threads::via_request(|req| {
-                    // SAFETY: `mine` holds 2 ints, `table` 2 per rank of comm.
-                    unsafe {
-                        crate::abi::icoll::PMPI_Iallgather(
-                            mine.as_ptr().cast(), 2, sys::MPI_INT,
-                            table.as_mut_ptr().cast(), 2, sys::MPI_INT, comm, req,
-                        )
-                    }
-                });
-                if let Some(rc) = rc.filter(|&rc| rc != sys::MPI_SUCCESS) {
-                    return rc;
-                }
-                let bytes: Vec<u8> = table.iter().flat_map(|v| v.to_ne_bytes()).collect();
-                let rc = crate::abi::threads::via_request(|req| {
-                    call("MPI_Comm_split", comm, |w| {
-                        let (h, r) = w.comm_split_start(comm, &bytes, color)?;
-                        // SAFETY: checked non-null above; valid (caller), and
-                        // `req` points to via_request's own request.
-                        unsafe {
-                            newcomm.write(h);
-                            req.write(r);
-                        }
-                        Ok(())
-                    })
-                });
-                return rc.unwrap_or(sys::MPI_SUCCESS);
-            }
-        }
         call("MPI_Comm_split", comm, |w| {
             w.comms.get(comm)?;
             // SAFETY: null or a valid handle pointer (caller).

@@ -533,41 +533,6 @@ impl World<Endpoint> {
         Ok((handle, req))
     }
 
-    /// MPI_Comm_split under MPI_THREAD_MULTIPLE, on an intracommunicator,
-    /// once the (color, key) pairs are gathered (`table`, 2 ints per parent
-    /// rank, by MPI_Iallgather): the new handle (MPI_COMM_NULL for
-    /// MPI_UNDEFINED) and the request of the context-id agreement over the
-    /// parent, which all the new communicators share (as the blocking form).
-    pub fn comm_split_start(
-        &mut self,
-        comm: MPI_Comm,
-        table: &[u8],
-        color: std::os::raw::c_int,
-    ) -> MpiResult<(MPI_Comm, MPI_Request)> {
-        let p = self.comms.get(comm)?.clone();
-        let tag = crate::mpi::icoll_calls::next_tag(self, comm)?;
-        let member = color != sys::MPI_UNDEFINED;
-        let handle = if member {
-            let (ranks, me) = crate::mpi::comm_create::split_members(&p, table, color);
-            let g = Arc::new(crate::mpi::comm::Group::new(ranks));
-            self.comms
-                .insert(Comm::new(PENDING_CTX, g, me, p.errhandler))
-        } else {
-            sys::MPI_COMM_NULL
-        };
-        let spec = Spec {
-            key: (p.ctx, tag),
-            ranks: p.group.ranks().to_vec(),
-            me: p.my_rank as usize,
-            ctx: p.ctx,
-            tag,
-            inter: None,
-            member,
-        };
-        let req = self.start_agreement(comm, &p, handle, spec);
-        Ok((handle, req))
-    }
-
     /// MPI_Comm_create_group under MPI_THREAD_MULTIPLE: as
     /// [`World::comm_create_start`], the agreement over the members of
     /// `group` only, in the group context of the parent with the

@@ -13,8 +13,8 @@
  *                        MPI_COMM_WORLD of its own, I rounds of
  *                        MPI_Allreduce, MPI_Comm_dup + MPI_Bcast on the
  *                        copy, MPI_Comm_create (even ranks),
- *                        MPI_Comm_create_group and MPI_Comm_split (odd
- *                        and even ranks), and a put to the next rank
+ *                        MPI_Comm_create_group (odd and even ranks), and
+ *                        a put to the next rank
  *                        between two MPI_Win_fence on a window of the
  *                        thread's own; the threads
  *                        start in opposite orders on even and odd ranks (a
@@ -163,16 +163,6 @@ static void *collector(void *p)
         int s = 0, one = 1;
         MPI_Allreduce(&one, &s, 1, MPI_INT, MPI_SUM, sub);
         CHECK(s == n, "allreduce on the group communicator %d", s);
-        MPI_Comm_free(&sub);
-        made++;
-        /* MPI_Comm_split: my half, in the reverse order */
-        MPI_Comm_split(dup, rank % 2, size - rank, &sub);
-        int sr = -1, ss = -1;
-        MPI_Comm_rank(sub, &sr);
-        MPI_Comm_size(sub, &ss);
-        CHECK(ss == n && sr == n - 1 - rank / 2, "split: rank %d of %d", sr, ss);
-        MPI_Allreduce(&one, &s, 1, MPI_INT, MPI_SUM, sub);
-        CHECK(s == n, "allreduce on the split communicator %d", s);
         MPI_Comm_free(&sub);
         made++;
         MPI_Comm_free(&dup);
