@@ -101,3 +101,39 @@ fn an_error_handler_calls_mpi() {
     let job = Run::exact(2, &program("threads")).args(&["errh"]).run();
     ok_ranks(&job, 2);
 }
+
+/// Two threads of each rank run collectives, communicator constructors and
+/// fences at the same time, each on a communicator and a window of its own, starting in
+/// opposite orders on even and odd ranks: each blocking call releases the
+/// library while it waits (under MPI_THREAD_MULTIPLE a blocking collective
+/// or constructor is its nonblocking form and a wait), so neither thread
+/// holds up the other's collective on another rank. Checks every result.
+#[test]
+fn threads_run_collectives_on_their_own_communicators() {
+    let prog = program("threads");
+    let iters = 3i64;
+    for (n, cores) in [(2i64, Some(1)), (3, Some(2)), (4, None)] {
+        let job = Run::exact(n as u32, &prog)
+            .cores(cores)
+            .args(&["colls".to_string(), iters.to_string()])
+            .run();
+        ok_ranks(&job, n as u32);
+        for r in 0..n {
+            for id in 0..2i64 {
+                // Allreduce of 10 rank + id + it over the ranks, summed
+                let sum: i64 = (0..iters)
+                    .map(|it| 10 * n * (n - 1) / 2 + n * (id + it))
+                    .sum();
+                // per round: the duplicate, the created communicator (even
+                // ranks) and the group communicator
+                let made = iters * (2 + i64::from(r % 2 == 0));
+                let line = format!("C rank={r} thread={id} sum={sum} ctx={made}\n");
+                assert!(
+                    job.stdout.contains(&line),
+                    "{n} ranks: no line {line:?}\n{}",
+                    job.dump()
+                );
+            }
+        }
+    }
+}

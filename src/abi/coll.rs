@@ -35,6 +35,13 @@ unsafe fn v_arrays(
 
 mpi_fn! {
     fn MPI_Barrier / PMPI_Barrier(comm: MPI_Comm) -> c_int {
+        // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::icoll::PMPI_Ibarrier(comm, req) }
+        }) {
+            return rc;
+        }
         call("MPI_Barrier", comm, |w| {
             if let Some(ic) = inter_coll::of(w, comm)? {
                 return inter_coll::barrier(w, &ic);
@@ -48,6 +55,13 @@ mpi_fn! {
 
 mpi_fn! {
     fn MPI_Bcast / PMPI_Bcast(buffer: *mut c_void, count: c_int, datatype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
+        // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::icoll::PMPI_Ibcast(buffer, count, datatype, root, comm, req) }
+        }) {
+            return rc;
+        }
         call("MPI_Bcast", comm, |w| {
             if let Some(ic) = inter_coll::of(w, comm)? {
                 // SAFETY: the caller's MPI contract, passed on.
@@ -73,6 +87,13 @@ mpi_fn! {
         recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype,
         root: c_int, comm: MPI_Comm,
     ) -> c_int {
+        // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::icoll::PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, req) }
+        }) {
+            return rc;
+        }
         call("MPI_Gather", comm, |w| {
             if let Some(ic) = inter_coll::of(w, comm)? {
                 // SAFETY: the caller's MPI contract, passed on.
@@ -122,6 +143,13 @@ mpi_fn! {
         recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: MPI_Datatype,
         root: c_int, comm: MPI_Comm,
     ) -> c_int {
+        // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::icoll::PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, req) }
+        }) {
+            return rc;
+        }
         call("MPI_Gatherv", comm, |w| {
             if let Some(ic) = inter_coll::of(w, comm)? {
                 // SAFETY: the caller's MPI contract, passed on.
@@ -174,6 +202,13 @@ mpi_fn! {
         recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype,
         root: c_int, comm: MPI_Comm,
     ) -> c_int {
+        // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::icoll::PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, req) }
+        }) {
+            return rc;
+        }
         call("MPI_Scatter", comm, |w| {
             if let Some(ic) = inter_coll::of(w, comm)? {
                 // SAFETY: the caller's MPI contract, passed on.
@@ -223,6 +258,13 @@ mpi_fn! {
         recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype,
         root: c_int, comm: MPI_Comm,
     ) -> c_int {
+        // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::icoll::PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, req) }
+        }) {
+            return rc;
+        }
         call("MPI_Scatterv", comm, |w| {
             if let Some(ic) = inter_coll::of(w, comm)? {
                 // SAFETY: the caller's MPI contract, passed on.
@@ -275,6 +317,13 @@ mpi_fn! {
         recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype,
         comm: MPI_Comm,
     ) -> c_int {
+        // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::icoll::PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, req) }
+        }) {
+            return rc;
+        }
         call("MPI_Allgather", comm, |w| {
             if let Some(ic) = inter_coll::of(w, comm)? {
                 // SAFETY: the caller's MPI contract, passed on.
@@ -310,6 +359,13 @@ mpi_fn! {
         recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: MPI_Datatype,
         comm: MPI_Comm,
     ) -> c_int {
+        // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::icoll::PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, req) }
+        }) {
+            return rc;
+        }
         call("MPI_Allgatherv", comm, |w| {
             if let Some(ic) = inter_coll::of(w, comm)? {
                 // SAFETY: the caller's MPI contract, passed on.
@@ -349,6 +405,13 @@ mpi_fn! {
         recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype,
         comm: MPI_Comm,
     ) -> c_int {
+        // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::icoll::PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, req) }
+        }) {
+            return rc;
+        }
         call("MPI_Alltoall", comm, |w| {
             if let Some(ic) = inter_coll::of(w, comm)? {
                 // SAFETY: the caller's MPI contract, passed on.
@@ -384,6 +447,13 @@ mpi_fn! {
         recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: MPI_Datatype,
         comm: MPI_Comm,
     ) -> c_int {
+        // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::icoll::PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, req) }
+        }) {
+            return rc;
+        }
         call("MPI_Alltoallv", comm, |w| {
             if let Some(ic) = inter_coll::of(w, comm)? {
                 // SAFETY: the caller's MPI contract, passed on.
@@ -426,6 +496,13 @@ mpi_fn! {
         recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtypes: *const MPI_Datatype,
         comm: MPI_Comm,
     ) -> c_int {
+        // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::icoll::PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, req) }
+        }) {
+            return rc;
+        }
         call("MPI_Alltoallw", comm, |w| {
             if let Some(ic) = inter_coll::of(w, comm)? {
                 // SAFETY: the caller's MPI contract, passed on.

@@ -49,6 +49,13 @@ mpi_fn! {
     /// agreement over `comm`), with the hints of `info` instead of the
     /// parent's.
     fn MPI_Comm_dup_with_info / PMPI_Comm_dup_with_info(comm: MPI_Comm, info: MPI_Info, newcomm: *mut MPI_Comm) -> c_int {
+        // MPI_THREAD_MULTIPLE: MPI_Comm_idup and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::comm_idup::PMPI_Comm_idup_with_info(comm, info, newcomm, req) }
+        }) {
+            return rc;
+        }
         let name = "MPI_Comm_dup_with_info";
         let (calls, hints) = match call_with(name, comm, |w| {
             // SAFETY: null or a valid handle pointer (caller).
@@ -85,7 +92,24 @@ mpi_fn! {
 mpi_fn! {
     /// Collective over the members of `group` only (see `mpi::comm_group`).
     fn MPI_Comm_create_group / PMPI_Comm_create_group(comm: MPI_Comm, group: MPI_Group, tag: c_int, newcomm: *mut MPI_Comm) -> c_int {
-        call("MPI_Comm_create_group", comm, |w| {
+        let name = "MPI_Comm_create_group";
+        // MPI_THREAD_MULTIPLE: the agreement as a request, and a wait
+        let mt = crate::abi::threads::via_request(|req| {
+            call(name, comm, |w| {
+                w.comms.get(comm)?;
+                // SAFETY: null or a valid handle pointer (caller).
+                let o = unsafe { out(newcomm, "newcomm") }?;
+                let (h, r) = w.comm_create_group_start(comm, group, tag)?;
+                *o = h;
+                // SAFETY: `req` points to via_request's own request.
+                unsafe { req.write(r) };
+                Ok(())
+            })
+        });
+        if let Some(rc) = mt {
+            return rc;
+        }
+        call(name, comm, |w| {
             w.comms.get(comm)?;
             // SAFETY: null or a valid handle pointer (caller).
             let o = unsafe { out(newcomm, "newcomm") }?;

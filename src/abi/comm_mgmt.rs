@@ -14,6 +14,13 @@ mpi_fn! {
     /// Copy callbacks first (outside the lock), then the collective
     /// context-id agreement over `comm`.
     fn MPI_Comm_dup / PMPI_Comm_dup(comm: MPI_Comm, newcomm: *mut MPI_Comm) -> c_int {
+        // MPI_THREAD_MULTIPLE: MPI_Comm_idup and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::comm_idup::PMPI_Comm_idup(comm, newcomm, req) }
+        }) {
+            return rc;
+        }
         let name = "MPI_Comm_dup";
         let calls = match call_with(name, comm, |w| {
             // SAFETY: null or a valid handle pointer (caller).
@@ -93,6 +100,29 @@ mpi_fn! {
 
 mpi_fn! {
     fn MPI_Comm_create / PMPI_Comm_create(comm: MPI_Comm, group: MPI_Group, newcomm: *mut MPI_Comm) -> c_int {
+        // MPI_THREAD_MULTIPLE, on an intracommunicator: the agreement as a
+        // request, and a wait
+        let mt = crate::abi::threads::via_request(|req| {
+            call("MPI_Comm_create", comm, |w| {
+                let inter = w.comms.get(comm)?.is_inter();
+                // SAFETY: null or a valid handle pointer (caller).
+                let o = unsafe { out(newcomm, "newcomm") }?;
+                let r = if inter {
+                    *o = w.comm_create(comm, group)?;
+                    sys::MPI_REQUEST_NULL
+                } else {
+                    let (h, r) = w.comm_create_start(comm, group)?;
+                    *o = h;
+                    r
+                };
+                // SAFETY: `req` points to via_request's own request.
+                unsafe { req.write(r) };
+                Ok(())
+            })
+        });
+        if let Some(rc) = mt {
+            return rc;
+        }
         call("MPI_Comm_create", comm, |w| {
             w.comms.get(comm)?;
             // SAFETY: null or a valid handle pointer (caller).

@@ -104,6 +104,13 @@ mpi_fn! {
         recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype,
         comm: MPI_Comm,
     ) -> c_int {
+        // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::ineighbor::PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, req) }
+        }) {
+            return rc;
+        }
         call("MPI_Neighbor_allgather", comm, |w| {
             let (cc, nb) = setup(w, comm, sendbuf)?;
             let sn = args::count(sendcount, "sendcount")?;
@@ -129,6 +136,13 @@ mpi_fn! {
         recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: MPI_Datatype,
         comm: MPI_Comm,
     ) -> c_int {
+        // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::ineighbor::PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, req) }
+        }) {
+            return rc;
+        }
         call("MPI_Neighbor_allgatherv", comm, |w| {
             let (cc, nb) = setup(w, comm, sendbuf)?;
             let sn = args::count(sendcount, "sendcount")?;
@@ -156,6 +170,13 @@ mpi_fn! {
         recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype,
         comm: MPI_Comm,
     ) -> c_int {
+        // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::ineighbor::PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, req) }
+        }) {
+            return rc;
+        }
         call("MPI_Neighbor_alltoall", comm, |w| {
             let (cc, nb) = setup(w, comm, sendbuf)?;
             let sn = args::count(sendcount, "sendcount")?;
@@ -181,6 +202,13 @@ mpi_fn! {
         recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: MPI_Datatype,
         comm: MPI_Comm,
     ) -> c_int {
+        // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::ineighbor::PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, req) }
+        }) {
+            return rc;
+        }
         call("MPI_Neighbor_alltoallv", comm, |w| {
             let (cc, nb) = setup(w, comm, sendbuf)?;
             // SAFETY: one entry per out-neighbour.
@@ -209,6 +237,13 @@ mpi_fn! {
         recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const MPI_Aint, recvtypes: *const MPI_Datatype,
         comm: MPI_Comm,
     ) -> c_int {
+        // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::ineighbor::PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, req) }
+        }) {
+            return rc;
+        }
         call("MPI_Neighbor_alltoallw", comm, |w| {
             let (cc, nb) = setup(w, comm, sendbuf)?;
             // SAFETY: one entry per out-neighbour.

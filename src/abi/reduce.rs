@@ -76,6 +76,13 @@ mpi_fn! {
         sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype,
         op: MPI_Op, root: c_int, comm: MPI_Comm,
     ) -> c_int {
+        // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::icoll::PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, req) }
+        }) {
+            return rc;
+        }
         call("MPI_Reduce", comm, |w| {
             if let Some(ic) = inter_coll::of(w, comm)? {
                 // SAFETY: the caller's MPI contract, passed on.
@@ -107,6 +114,13 @@ mpi_fn! {
         sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype,
         op: MPI_Op, comm: MPI_Comm,
     ) -> c_int {
+        // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::icoll::PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, req) }
+        }) {
+            return rc;
+        }
         call("MPI_Allreduce", comm, |w| {
             if let Some(ic) = inter_coll::of(w, comm)? {
                 // SAFETY: the caller's MPI contract, passed on.
@@ -129,6 +143,13 @@ mpi_fn! {
         sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype,
         op: MPI_Op, comm: MPI_Comm,
     ) -> c_int {
+        // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::icoll::PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, req) }
+        }) {
+            return rc;
+        }
         call("MPI_Scan", comm, |w| {
             let (a, count) = red(w, comm, count, datatype, op)?;
             // SAFETY: MPI's contract for the buffers of this blocking call.
@@ -147,6 +168,13 @@ mpi_fn! {
         sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype,
         op: MPI_Op, comm: MPI_Comm,
     ) -> c_int {
+        // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::icoll::PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, req) }
+        }) {
+            return rc;
+        }
         call("MPI_Exscan", comm, |w| {
             let (a, count) = red(w, comm, count, datatype, op)?;
             // SAFETY: MPI's contract for the buffers of this blocking call.
@@ -165,6 +193,13 @@ mpi_fn! {
         sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const c_int,
         datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm,
     ) -> c_int {
+        // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::icoll::PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, req) }
+        }) {
+            return rc;
+        }
         call("MPI_Reduce_scatter", comm, |w| {
             if let Some(ic) = inter_coll::of(w, comm)? {
                 // SAFETY: the caller's MPI contract, passed on.
@@ -193,6 +228,13 @@ mpi_fn! {
         sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: c_int,
         datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm,
     ) -> c_int {
+        // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
+        if let Some(rc) = crate::abi::threads::via_request(|req| {
+            // SAFETY: the caller's MPI contract, passed on.
+            unsafe { crate::abi::icoll::PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, req) }
+        }) {
+            return rc;
+        }
         call("MPI_Reduce_scatter_block", comm, |w| {
             if let Some(ic) = inter_coll::of(w, comm)? {
                 // SAFETY: the caller's MPI contract, passed on.

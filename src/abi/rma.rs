@@ -45,6 +45,34 @@ pub(crate) fn win_call(
     }
 }
 
+/// [`win_call`] for a call whose waits may be suspended (see
+/// `abi::state::call_mut`): the `suspended` error goes back to it, not to
+/// the window's error handler.
+pub(crate) fn win_call_mut(
+    name: &str,
+    win: MPI_Win,
+    mut f: impl FnMut(&mut World) -> MpiResult<()>,
+) -> c_int {
+    let mut rc = sys::MPI_SUCCESS;
+    let r = crate::abi::state::call_mut(name, sys::MPI_COMM_WORLD, |w| match f(w) {
+        Ok(()) => Ok(()),
+        Err(e) if crate::mpi::blocking::is_suspended(&e) => Err(e),
+        Err(e) => match w.rma.wins.get(&win) {
+            Some(x) => {
+                let eh = x.errhandler;
+                rc = raise_through(w, eh, win, name, &e);
+                Ok(())
+            }
+            None => Err(e),
+        },
+    });
+    if rc != sys::MPI_SUCCESS {
+        rc
+    } else {
+        r
+    }
+}
+
 /// Before a window is made: the targets of accumulates on long double
 /// apply them with the C kernels of the ABI (see `crate::rma::target`).
 pub(crate) fn register_kernels() {
@@ -267,7 +295,13 @@ mpi_fn! {
 }
 
 mpi_fn! {
+    /// Under MPI_THREAD_MULTIPLE its waits release the library
+    /// (`rma::sync::FenceStep`).
     fn MPI_Win_fence / PMPI_Win_fence(assert: c_int, win: MPI_Win) -> c_int {
+        if crate::abi::threads::multi() {
+            let mut st = crate::rma::sync::FenceStep::default();
+            return win_call_mut("MPI_Win_fence", win, |w| w.win_fence_yielding(win, assert, &mut st));
+        }
         win_call("MPI_Win_fence", win, |w| w.win_fence(win, assert))
     }
 }

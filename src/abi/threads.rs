@@ -44,3 +44,29 @@ pub(crate) fn suspend_begin() -> u64 {
 pub(crate) fn suspend_end(seen: u64) {
     t::wait_generation(seen);
 }
+
+/// A blocking collective or communicator constructor under
+/// MPI_THREAD_MULTIPLE: it runs as its nonblocking form (`start` writes
+/// the request, e.g. PMPI_Iallreduce) followed by MPI_Wait, whose wait
+/// other threads of the rank may interrupt (see `abi::state::call_mut`),
+/// so two threads of a rank can each block in a collective on its own
+/// communicator at the same time. MPI allows it: a blocking collective
+/// behaves as the nonblocking one completed at once. Timing is then the
+/// nonblocking schedule's (`coll::nonblocking`). None outside MULTIPLE
+/// (the caller runs the blocking algorithm).
+pub(crate) fn via_request(
+    start: impl FnOnce(*mut crate::sys::MPI_Request) -> std::os::raw::c_int,
+) -> Option<std::os::raw::c_int> {
+    use crate::sys;
+    if !t::multi() {
+        return None;
+    }
+    let mut req = sys::MPI_REQUEST_NULL;
+    let rc = start(&mut req);
+    if rc != sys::MPI_SUCCESS || req == sys::MPI_REQUEST_NULL {
+        return Some(rc);
+    }
+    // SAFETY: `req` is the live request `start` just wrote; the status is
+    // ignored (MPI_STATUS_IGNORE is the sentinel PMPI_Wait accepts).
+    Some(unsafe { crate::abi::wait::PMPI_Wait(&mut req, crate::abi::MPI_STATUS_IGNORE) })
+}

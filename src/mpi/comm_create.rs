@@ -26,6 +26,36 @@ use crate::sys::{self, MPI_Comm, MPI_Group};
 use std::os::raw::c_int;
 use std::sync::Arc;
 
+/// MPI_ERR_ARG unless `color` is non-negative or MPI_UNDEFINED.
+pub(crate) fn check_color(color: c_int) -> MpiResult<()> {
+    if color < 0 && color != sys::MPI_UNDEFINED {
+        return fail(
+            sys::MPI_ERR_ARG,
+            format!("invalid color {color} (must be non-negative or MPI_UNDEFINED)"),
+        );
+    }
+    Ok(())
+}
+
+/// My communicator of a split of `p` whose gathered (color, key) pairs
+/// (2 ints per parent rank) are `table`: its members' world ranks (same
+/// color, ordered by key, ties by rank in the parent) and my rank in it.
+pub(crate) fn split_members(p: &Comm, table: &[u8], color: c_int) -> (Vec<u32>, u32) {
+    let (n, me) = (p.size() as usize, p.my_rank as usize);
+    let int = |i: usize| c_int::from_ne_bytes(table[i..i + 4].try_into().expect("4 bytes"));
+    let mut same: Vec<(c_int, usize)> = (0..n)
+        .filter(|&r| int(8 * r) == color)
+        .map(|r| (int(8 * r + 4), r))
+        .collect();
+    same.sort_unstable();
+    let my_rank = same
+        .iter()
+        .position(|&(_, r)| r == me)
+        .expect("I am in my color");
+    let ranks = same.iter().map(|&(_, r)| p.group.ranks()[r]).collect();
+    (ranks, my_rank as u32)
+}
+
 /// The hardware resource type every MPI-4 implementation knows: the
 /// processes that share memory (in vaced, a target node).
 pub const HW_SHARED_MEMORY: &str = "mpi_shared_memory";
@@ -68,12 +98,7 @@ impl<E: Backend + Agree + InterOps> World<E> {
     /// The (color, key) split of `p`: this process's part (not registered),
     /// None for MPI_UNDEFINED.
     pub(crate) fn split(&mut self, p: &Comm, color: c_int, key: c_int) -> MpiResult<Option<Comm>> {
-        if color < 0 && color != sys::MPI_UNDEFINED {
-            return fail(
-                sys::MPI_ERR_ARG,
-                format!("invalid color {color} (must be non-negative or MPI_UNDEFINED)"),
-            );
-        }
+        check_color(color)?;
         let (n, me) = (p.size() as usize, p.my_rank as usize);
         let mut table = vec![0u8; 8 * n];
         table[8 * me..8 * me + 4].copy_from_slice(&color.to_ne_bytes());
@@ -84,22 +109,11 @@ impl<E: Backend + Agree + InterOps> World<E> {
         if !member {
             return Ok(None);
         }
-        let int = |i: usize| c_int::from_ne_bytes(table[i..i + 4].try_into().expect("4 bytes"));
-        // Same color, ordered by key, ties by rank in the parent.
-        let mut same: Vec<(c_int, usize)> = (0..n)
-            .filter(|&r| int(8 * r) == color)
-            .map(|r| (int(8 * r + 4), r))
-            .collect();
-        same.sort_unstable();
-        let my_rank = same
-            .iter()
-            .position(|&(_, r)| r == me)
-            .expect("I am in my color");
-        let ranks = same.iter().map(|&(_, r)| p.group.ranks()[r]).collect();
+        let (ranks, my_rank) = split_members(p, &table, color);
         Ok(Some(Comm::new(
             ctx,
             Arc::new(Group::new(ranks)),
-            my_rank as u32,
+            my_rank,
             p.errhandler,
         )))
     }

@@ -19,7 +19,7 @@
 use crate::coll::{self, Op};
 use crate::mpi::agree::Agree;
 use crate::mpi::backend::Backend;
-use crate::mpi::comm::{check_send_tag, Comm};
+use crate::mpi::comm::{check_send_tag, Comm, Group};
 use crate::mpi::comm_info::Hints;
 use crate::mpi::context::{band, lowest_free};
 use crate::mpi::error::{fail, MpiResult};
@@ -34,6 +34,20 @@ use std::os::raw::c_int;
 /// collectives (`coll::COLL_CTX_BIT`), 0x4000_0000 active messages
 /// (`p2p::ACTIVE_CTX_BIT`, one-sided communication), 0x2000_0000 this.
 pub const GROUP_CTX_BIT: u32 = 0x2000_0000;
+
+/// MPI_ERR_GROUP unless `g` is a subgroup of `p`'s group.
+pub(crate) fn subgroup(g: &Group, p: &Comm) -> MpiResult<()> {
+    if let Some(w) = g.ranks().iter().find(|&&w| p.group.rank_of(w).is_none()) {
+        return fail(
+            sys::MPI_ERR_GROUP,
+            format!(
+                "the group is not a subgroup of the communicator's group \
+                 (process {w} of MPI_COMM_WORLD is not in the communicator)"
+            ),
+        );
+    }
+    Ok(())
+}
 
 /// Agreement among the members of a group of a communicator, tagged.
 pub trait AgreeGroup {
@@ -136,15 +150,7 @@ impl<E: Backend + Agree + AgreeGroup + crate::mpi::intercomm::InterOps> World<E>
         crate::mpi::intercomm::intra_only(&p)?;
         let g = self.comms.groups.get(group)?;
         let tag = check_send_tag(tag)?;
-        if let Some(w) = g.ranks().iter().find(|&&w| p.group.rank_of(w).is_none()) {
-            return fail(
-                sys::MPI_ERR_GROUP,
-                format!(
-                    "the group is not a subgroup of the communicator's group \
-                     (process {w} of MPI_COMM_WORLD is not in the communicator)"
-                ),
-            );
-        }
+        subgroup(&g, &p)?;
         let Some(me) = g.rank_of(self.rank()) else {
             return Ok(sys::MPI_COMM_NULL);
         };

@@ -10,17 +10,25 @@
 //! the program may use it only then.
 //!
 //! Several agreements in flight on one process (overlapping
-//! communicators), and blocking constructors meanwhile, must not pick the
-//! same id on a process: as MPICH does with its `mask_in_use` flag, only
-//! one attempt at a time contributes this process's mask; another attempt
-//! contributes zeros, which makes the reduction empty on every member, and
-//! they all try again once it has completed. A first attempt contributes
-//! only the lowest 64 free ids (MPICH's eager segment), which blocking
-//! constructors leave out meanwhile; a retry contributes every free id,
-//! and only if its agreement comes first, in an order every process agrees
-//! on (the parent's context id, then the collective's tag), among those in
-//! flight here, so the first of them succeeds everywhere; a blocking
-//! constructor waits until a retry has completed.
+//! communicators, several threads), and blocking constructors meanwhile,
+//! must not pick the same id on a process: as MPICH does with its
+//! `eager_in_use` and `mask_in_use` flags, the ids an attempt contributes
+//! (its pledge) are its own until it completes. A first attempt
+//! contributes the lowest 64 free ids that no retry pledged (MPICH's eager
+//! segment) if no other first attempt holds them; a retry contributes the
+//! free ids no first attempt pledged, and only if no other retry holds
+//! them and its agreement comes first, in an order every process agrees on
+//! (the parent's context id, then the collective's tag), among the
+//! agreements here that already failed an attempt (so every process of
+//! their group has started them), so the first of them succeeds
+//! everywhere. An attempt that
+//! holds nothing contributes zeros, which makes the reduction empty on
+//! every member, and they all try again. The two kinds of pledge are
+//! independent, so a first attempt never waits for a retry elsewhere
+//! (MPICH's deadlock avoidance). A process outside the new communicator
+//! (MPI_Comm_create) contributes every id and takes none; a communicator
+//! of one process takes its id at once. A blocking constructor leaves out
+//! every pledged id and waits while a retry holds the rest.
 //!
 //! Timing: the messages of the schedules (`coll::nonblocking`), each
 //! attempt starting when the previous one completes.
@@ -38,9 +46,9 @@ use crate::mpi::intercomm::{Inter, InterComm};
 use crate::mpi::request::{Kind, Req, ReqState};
 use crate::mpi::World;
 use crate::p2p::{Core, Endpoint, Link, Poll, Progress, ReqId};
-use crate::sys::{MPI_Comm, MPI_Request};
+use crate::sys::{self, MPI_Comm, MPI_Request};
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -58,13 +66,19 @@ pub struct Idups(Rc<RefCell<Registry>>);
 
 #[derive(Debug, Default)]
 struct Registry {
-    /// The agreement whose attempt in flight contributed the mask.
-    owner: Option<Key>,
-    /// The ids that attempt contributed (mask bytes), and whether it is a
-    /// first (eager) attempt, which contributes only the lowest free ids.
-    pledge: Option<(Vec<u8>, bool)>,
+    /// The first attempt in flight that holds the eager ids, and the ids
+    /// it contributed (mask bytes).
+    eager: Option<(Key, Vec<u8>)>,
+    /// The retry in flight that holds the other free ids, and those ids.
+    main: Option<(Key, Vec<u8>)>,
     /// Agreements in flight and their compound requests.
     pending: BTreeMap<Key, ReqId>,
+    /// Agreements of members whose attempt failed (MPICH's list of those
+    /// waiting for the mask): only the first may take the free ids. An
+    /// agreement joins it only once an attempt of it completed, that is
+    /// once every process of its group has started it, so the first never
+    /// waits for a process that has not.
+    waiting: BTreeSet<Key>,
     /// Finished: (new communicator, receive context, send context).
     done: Vec<(MPI_Comm, u32, u32)>,
     /// The requests in flight of each agreement.
@@ -92,17 +106,44 @@ fn eager(mut mask: Vec<u8>) -> Vec<u8> {
     mask
 }
 
+/// `mask` without the ids of `pledge`.
+fn minus(mut mask: Vec<u8>, pledge: Option<&(Key, Vec<u8>)>) -> Vec<u8> {
+    if let Some((_, p)) = pledge {
+        for (a, b) in mask.iter_mut().zip(p) {
+            *a &= !b;
+        }
+    }
+    mask
+}
+
+impl Registry {
+    /// Let go of what the attempt of agreement `key` held.
+    fn release(&mut self, key: Key) {
+        if self.eager.as_ref().is_some_and(|e| e.0 == key) {
+            self.eager = None;
+        }
+        if self.main.as_ref().is_some_and(|m| m.0 == key) {
+            self.main = None;
+        }
+    }
+}
+
 impl Idups {
-    /// The compound request of the agreement holding the whole mask (a
-    /// retry), if any: a blocking constructor waits for it.
+    /// The compound request of the retry holding the free ids no first
+    /// attempt holds, if any: a blocking constructor waits for it.
     fn holder(&self) -> Option<ReqId> {
         let r = self.0.borrow();
-        if !matches!(r.pledge, Some((_, false))) {
-            return None;
-        }
-        r.owner
-            .and_then(|k| r.pending.get(&k).copied())
+        r.main
+            .as_ref()
+            .and_then(|(k, _)| r.pending.get(k).copied())
             .filter(|&id| id != u32::MAX)
+    }
+
+    /// `free` (this process's free ids) without the ids attempts in flight
+    /// hold.
+    fn unpledged(&self, free: Vec<u8>) -> Vec<u8> {
+        let r = self.0.borrow();
+        minus(minus(free, r.eager.as_ref()), r.main.as_ref())
     }
 }
 
@@ -132,6 +173,9 @@ struct Agreement {
     /// Intercommunicator: (world rank of the remote rank 0, the
     /// intercommunicator's send and receive contexts).
     inter: Option<(u32, u32, u32)>,
+    /// This process is in the new communicator (else it contributes every
+    /// id and takes none, MPICH's `ignore_id`).
+    member: bool,
     first: bool,
     /// When the next attempt starts (a retry: when the last one ended).
     retry_at: Option<VTime>,
@@ -159,25 +203,27 @@ impl Agreement {
         }
     }
 
-    /// Start an attempt: contribute the mask if no other attempt holds it
-    /// (and, on a retry, if this agreement comes first).
-    fn attempt(&mut self) {
-        let own = {
-            let mut r = self.reg.0.borrow_mut();
-            let own =
-                r.owner.is_none() && (self.first || r.pending.keys().next() == Some(&self.key));
-            if own {
-                r.owner = Some(self.key);
-            }
-            own
-        };
-        let data = if own {
-            let all = self.mask.contribution(true);
-            let p = if self.first { eager(all) } else { all };
-            self.reg.0.borrow_mut().pledge = Some((p.clone(), self.first));
-            p
+    /// Start an attempt: a first one contributes the eager ids if no other
+    /// first attempt holds them; a retry the other free ids if no other
+    /// retry holds them and this agreement comes first. Whether it holds
+    /// ids.
+    fn attempt(&mut self) -> bool {
+        let (own, data) = if !self.member {
+            (false, vec![0xff; MASK_BYTES])
         } else {
-            vec![0; MASK_BYTES]
+            let mut r = self.reg.0.borrow_mut();
+            let free = self.mask.contribution(true);
+            if self.first && r.eager.is_none() {
+                let p = eager(minus(free, r.main.as_ref()));
+                r.eager = Some((self.key, p.clone()));
+                (true, p)
+            } else if !self.first && r.main.is_none() && r.waiting.first() == Some(&self.key) {
+                let p = minus(free, r.eager.as_ref());
+                r.main = Some((self.key, p.clone()));
+                (true, p)
+            } else {
+                (false, vec![0; MASK_BYTES])
+            }
         };
         self.first = false;
         let mut s = iallreduce::iallreduce(&self.comm(), data, 4, band_op());
@@ -185,11 +231,15 @@ impl Agreement {
             s.start_at(t);
         }
         self.stage = Stage::Reduce(Box::new(s), own);
+        own
     }
 
-    fn finish(&mut self, send_ctx: u32, t: VTime) -> Poll {
+    fn finish<L: Link>(&mut self, core: &mut Core<L>, send_ctx: u32, t: VTime) -> Poll {
+        // the next agreement in the order may now take the mask
+        core.resweep_compounds();
         let mut r = self.reg.0.borrow_mut();
         r.pending.remove(&self.key);
+        r.waiting.remove(&self.key);
         r.done.push((self.handle, self.recv_ctx, send_ctx));
         self.live.clear();
         Poll::Done(t)
@@ -228,6 +278,19 @@ impl Agreement {
         let mut moved = false;
         loop {
             match &mut self.stage {
+                Stage::Start if self.ranks.len() == 1 && self.inter.is_none() && self.member => {
+                    // alone: any free id no attempt in flight holds
+                    let free = self.reg.unpledged(self.mask.contribution(true));
+                    let id = match lowest_free(&free) {
+                        Ok(id) => id,
+                        // none left: wait until an attempt lets go of some
+                        Err(_) => return if moved { Poll::Moved } else { Poll::Idle },
+                    };
+                    self.mask.take(id);
+                    self.recv_ctx = id;
+                    let t = self.retry_at.unwrap_or(VTime::ZERO).max(self.cursor);
+                    return self.finish(core, id, t);
+                }
                 Stage::Start => {
                     self.attempt();
                     moved = true;
@@ -244,23 +307,27 @@ impl Agreement {
                     let own = *own;
                     let reduced = std::mem::take(&mut s.bufs[0]);
                     if own {
-                        let mut r = self.reg.0.borrow_mut();
-                        r.owner = None;
-                        r.pledge = None;
+                        self.reg.0.borrow_mut().release(self.key);
+                        core.resweep_compounds();
                     }
                     let id = match lowest_free(&reduced) {
                         Ok(id) if own || reduced.iter().any(|&b| b != 0) => id,
                         // someone contributed zeros: try again
                         _ => {
+                            if self.member {
+                                self.reg.0.borrow_mut().waiting.insert(self.key);
+                            }
                             self.retry_at = Some(t);
                             self.stage = Stage::Start;
                             continue;
                         }
                     };
-                    self.mask.take(id);
+                    if self.member {
+                        self.mask.take(id);
+                    }
                     self.recv_ctx = id;
                     match self.inter {
-                        None => return self.finish(id, t),
+                        None => return self.finish(core, id, t),
                         Some((r0, send_ctx, recv_ctx)) => {
                             if self.me == 0 {
                                 let rr =
@@ -312,7 +379,7 @@ impl Agreement {
                         Poll::Done(t) => {
                             let v = &b.bufs[0];
                             let send_ctx = u16::from_ne_bytes([v[0], v[1]]) as u32;
-                            return self.finish(send_ctx, t);
+                            return self.finish(core, send_ctx, t);
                         }
                         other => return if moved { Poll::Moved } else { other },
                     }
@@ -327,15 +394,12 @@ impl CommTable {
     /// (`ContextMask::contribution`) without the ids an MPI_Comm_idup
     /// attempt in flight contributed: the two cannot pick the same id.
     pub fn free_mask(&self, member: bool) -> Vec<u8> {
-        let mut m = self.ctx_mask.contribution(member);
+        let m = self.ctx_mask.contribution(member);
         if member {
-            if let Some((p, _)) = &self.idups.0.borrow().pledge {
-                for (a, b) in m.iter_mut().zip(p) {
-                    *a &= !b;
-                }
-            }
+            self.idups.unpledged(m)
+        } else {
+            m
         }
-        m
     }
 
     /// Give the communicators of finished MPI_Comm_idup agreements their
@@ -371,7 +435,140 @@ impl<E: Backend> World<E> {
     }
 }
 
+/// What a context-id agreement runs over (see [`Agreement`]).
+pub(crate) struct Spec {
+    pub key: Key,
+    pub ranks: Vec<u32>,
+    pub me: usize,
+    pub ctx: u32,
+    pub tag: i32,
+    pub inter: Option<(u32, u32, u32)>,
+    pub member: bool,
+}
+
 impl World<Endpoint> {
+    /// Start the context-id agreement `spec` for the new communicator
+    /// `handle` (its context set when it completes; MPI_COMM_NULL on a
+    /// process outside it) as a request on `comm`.
+    pub(crate) fn start_agreement(
+        &mut self,
+        comm: MPI_Comm,
+        p: &Comm,
+        handle: MPI_Comm,
+        spec: Spec,
+    ) -> MPI_Request {
+        let key = spec.key;
+        let a = Agreement {
+            reg: self.comms.idups.clone(),
+            mask: self.comms.ctx_mask.clone(),
+            key,
+            handle,
+            ranks: spec.ranks,
+            me: spec.me,
+            ctx: spec.ctx,
+            tag: spec.tag,
+            inter: spec.inter,
+            member: spec.member,
+            first: true,
+            retry_at: None,
+            stage: Stage::Start,
+            recv_ctx: PENDING_CTX,
+            cursor: VTime::ZERO,
+            live: Vec::new(),
+        };
+        // registered before it starts: its first attempt may complete at once
+        self.comms
+            .idups
+            .0
+            .borrow_mut()
+            .pending
+            .insert(key, u32::MAX);
+        let id = self.ep.start_compound(Box::new(a));
+        if let Some(r) = self.comms.idups.0.borrow_mut().pending.get_mut(&key) {
+            *r = id;
+        }
+        self.comms.settle_idups();
+        self.reqs.insert(Req {
+            kind: Kind::Coll,
+            comm,
+            group: p.group.clone(),
+            state: ReqState::Active(id),
+            keep: None,
+            staging: None,
+            capacity: 0,
+        })
+    }
+
+    /// MPI_Comm_create under MPI_THREAD_MULTIPLE, on an intracommunicator:
+    /// the new handle (MPI_COMM_NULL outside `group`), usable once the
+    /// request (the context-id agreement over the parent) completes; the
+    /// blocking form waits for it (`abi::threads::via_request`).
+    pub fn comm_create_start(
+        &mut self,
+        comm: MPI_Comm,
+        group: sys::MPI_Group,
+    ) -> MpiResult<(MPI_Comm, MPI_Request)> {
+        let p = self.comms.get(comm)?.clone();
+        crate::mpi::intercomm::intra_only(&p)?;
+        let g = self.comms.groups.get(group)?;
+        crate::mpi::comm_group::subgroup(&g, &p)?;
+        let tag = crate::mpi::icoll_calls::next_tag(self, comm)?;
+        let mine = g.rank_of(self.rank());
+        let handle = match mine {
+            Some(r) => self
+                .comms
+                .insert(Comm::new(PENDING_CTX, g.clone(), r, p.errhandler)),
+            None => sys::MPI_COMM_NULL,
+        };
+        let spec = Spec {
+            key: (p.ctx, tag),
+            ranks: p.group.ranks().to_vec(),
+            me: p.my_rank as usize,
+            ctx: p.ctx,
+            tag,
+            inter: None,
+            member: mine.is_some(),
+        };
+        let req = self.start_agreement(comm, &p, handle, spec);
+        Ok((handle, req))
+    }
+
+    /// MPI_Comm_create_group under MPI_THREAD_MULTIPLE: as
+    /// [`World::comm_create_start`], the agreement over the members of
+    /// `group` only, in the group context of the parent with the
+    /// program's tag (as the blocking form, `mpi::comm_group`). Outside
+    /// the group: MPI_COMM_NULL and no request.
+    pub fn comm_create_group_start(
+        &mut self,
+        comm: MPI_Comm,
+        group: sys::MPI_Group,
+        tag: std::os::raw::c_int,
+    ) -> MpiResult<(MPI_Comm, MPI_Request)> {
+        let p = self.comms.get(comm)?.clone();
+        crate::mpi::intercomm::intra_only(&p)?;
+        let g = self.comms.groups.get(group)?;
+        let tag = crate::mpi::comm::check_send_tag(tag)?;
+        crate::mpi::comm_group::subgroup(&g, &p)?;
+        let Some(me) = g.rank_of(self.rank()) else {
+            return Ok((sys::MPI_COMM_NULL, sys::MPI_REQUEST_NULL));
+        };
+        let handle = self
+            .comms
+            .insert(Comm::new(PENDING_CTX, g.clone(), me, p.errhandler));
+        let ctx = p.ctx | crate::mpi::comm_group::GROUP_CTX_BIT;
+        let spec = Spec {
+            key: (ctx, tag),
+            ranks: g.ranks().to_vec(),
+            me: me as usize,
+            ctx,
+            tag,
+            inter: None,
+            member: true,
+        };
+        let req = self.start_agreement(comm, &p, handle, spec);
+        Ok((handle, req))
+    }
+
     /// MPI_Comm_idup / MPI_Comm_idup_with_info (`hints`: the new
     /// communicator's, else the parent's), once the copy callbacks have
     /// given the attributes: the new handle and the request.
@@ -402,45 +599,16 @@ impl World<Endpoint> {
                 Some((ic.remote[0], ic.send_ctx, ic.ctx)),
             ),
         };
-        let key = (p.ctx, tag);
-        let a = Agreement {
-            reg: self.comms.idups.clone(),
-            mask: self.comms.ctx_mask.clone(),
-            key,
-            handle,
+        let spec = Spec {
+            key: (p.ctx, tag),
             ranks,
             me,
             ctx,
             tag,
             inter,
-            first: true,
-            retry_at: None,
-            stage: Stage::Start,
-            recv_ctx: PENDING_CTX,
-            cursor: VTime::ZERO,
-            live: Vec::new(),
+            member: true,
         };
-        // registered before it starts: its first attempt may complete at once
-        self.comms
-            .idups
-            .0
-            .borrow_mut()
-            .pending
-            .insert(key, u32::MAX);
-        let id = self.ep.start_compound(Box::new(a));
-        if let Some(r) = self.comms.idups.0.borrow_mut().pending.get_mut(&key) {
-            *r = id;
-        }
-        self.comms.settle_idups();
-        let req = self.reqs.insert(Req {
-            kind: Kind::Coll,
-            comm,
-            group: p.group.clone(),
-            state: ReqState::Active(id),
-            keep: None,
-            staging: None,
-            capacity: 0,
-        });
+        let req = self.start_agreement(comm, &p, handle, spec);
         Ok((handle, req))
     }
 }

@@ -61,6 +61,9 @@ impl<L: Link> Core<L> {
             Poll::Done(t) => self.complete(facade, t.max(now), Status::default()),
             _ => self.compounds.push(Compound { facade, prog }),
         }
+        if self.compound_resweep {
+            self.progress_compounds();
+        }
         facade
     }
 
@@ -69,21 +72,34 @@ impl<L: Link> Core<L> {
         if self.compounds.is_empty() {
             return;
         }
-        let mut list = std::mem::take(&mut self.compounds);
-        list.retain_mut(|c| match c.prog.poll(self) {
-            Poll::Done(t) => {
-                self.complete(c.facade, t, Status::default());
-                false
+        loop {
+            self.compound_resweep = false;
+            let mut list = std::mem::take(&mut self.compounds);
+            list.retain_mut(|c| match c.prog.poll(self) {
+                Poll::Done(t) => {
+                    self.complete(c.facade, t, Status::default());
+                    false
+                }
+                Poll::Moved => {
+                    self.compound_moved = true;
+                    true
+                }
+                Poll::Idle => true,
+            });
+            list.append(&mut self.compounds);
+            self.compounds = list;
+            if !self.compound_resweep || self.compounds.is_empty() {
+                break;
             }
-            Poll::Moved => {
-                self.compound_moved = true;
-                true
-            }
-            Poll::Idle => true,
-        });
-        list.append(&mut self.compounds);
-        self.compounds = list;
+        }
         self.mark_compounds();
+    }
+
+    /// A compound request changed what the others may start (a context-id
+    /// agreement let go of this process's mask, see `mpi::comm_idup`):
+    /// [`Core::progress_compounds`] polls them all once more.
+    pub fn resweep_compounds(&mut self) {
+        self.compound_resweep = true;
     }
 
     /// The requests in flight of a compound request are waited for when it

@@ -91,6 +91,9 @@ pub struct Core<L: Link> {
     compounds: Vec<compound::Compound<L>>,
     /// A compound request started a round since this was last cleared.
     compound_moved: bool,
+    /// A compound request changed what others may do (a context-id
+    /// agreement released this process's mask): poll them all again.
+    compound_resweep: bool,
     /// The handler of active messages (one-sided communication), if any.
     active: Option<Box<dyn Active>>,
     /// Several host threads (MPI_THREAD_MULTIPLE): see `yielding`.
@@ -130,6 +133,7 @@ impl<L: Link> Core<L> {
             floor: None,
             compounds: Vec::new(),
             compound_moved: false,
+            compound_resweep: false,
             active: None,
             mt: Default::default(),
         }

@@ -1,6 +1,11 @@
 //! Synchronization: MPI_Win_fence, Win_lock / unlock, lock_all /
 //! unlock_all, Win_flush(_all, _local, _local_all), Win_sync. The messages
 //! each sends and waits for are listed in the module doc of `crate::rma`.
+//! Under MPI_THREAD_MULTIPLE MPI_Win_fence runs its two collectives as
+//! nonblocking schedules (`coll::nonblocking`, tags of their own on the
+//! window's context) and its waits may be suspended
+//! ([`World::win_fence_yielding`]), so other threads of the rank go on
+//! while it blocks.
 use super::ops::target_rank;
 use super::packet::{self, Packet};
 use super::window::Access;
@@ -9,6 +14,8 @@ use crate::mpi::error::{fail, MpiResult};
 use crate::mpi::World;
 use crate::p2p::ReqId;
 use crate::sys::{self, MPI_Win};
+use std::cell::RefCell;
+use std::rc::Rc;
 
 fn sync_error<T>(msg: impl Into<String>) -> MpiResult<T> {
     fail(sys::MPI_ERR_RMA_SYNC, msg.into())
@@ -25,7 +32,146 @@ enum Close {
     Unlock,
 }
 
+/// Where an MPI_Win_fence under MPI_THREAD_MULTIPLE has got to, kept
+/// across the suspensions of its waits.
+#[derive(Default)]
+pub enum FenceStep {
+    #[default]
+    Start,
+    /// The reduce-scatter of the counts of operations sent, and its result.
+    Counts(ReqId, Rc<RefCell<Option<Vec<u8>>>>),
+    /// Waiting for the operations aimed at me (`need` of them: the
+    /// request counting them first) and for my GETs.
+    Packets(Vec<ReqId>, u64),
+    /// The closing barrier.
+    Barrier(ReqId),
+}
+
+/// The tags of the fence's nonblocking collectives on the window context.
+const FENCE_COUNTS_TAG: i32 = coll::nonblocking::NBC_TAG_BASE;
+const FENCE_BARRIER_TAG: i32 = coll::nonblocking::NBC_TAG_BASE + 1;
+
 impl World {
+    /// MPI_Win_fence under MPI_THREAD_MULTIPLE: the same steps as
+    /// [`World::win_fence`] with the reduce-scatter and the barrier as
+    /// nonblocking schedules; a wait that is suspended returns the
+    /// `suspended` error with `st` recording where to go on.
+    pub fn win_fence_yielding(
+        &mut self,
+        win: MPI_Win,
+        assert: i32,
+        st: &mut FenceStep,
+    ) -> MpiResult<()> {
+        use crate::coll::nonblocking::{ireduce_scatter, NbcComm, OwnedOp};
+        use crate::mpi::blocking::suspended;
+        let w = self.rma.get(win)?;
+        let (ranks, me, ctx) = (w.ranks.clone(), w.me, w.ctx);
+        let in_other_epoch =
+            matches!(w.access, Access::Passive | Access::Pscw) || w.exposed.is_some();
+        let nbc = |tag| NbcComm {
+            ranks: &ranks,
+            me,
+            ctx,
+            tag,
+        };
+        loop {
+            match std::mem::take(st) {
+                FenceStep::Start => {
+                    if in_other_epoch {
+                        return sync_error(
+                            "MPI_Win_fence inside a passive-target or post/start/complete/wait epoch",
+                        );
+                    }
+                    if assert & sys::MPI_MODE_NOPRECEDE != 0 {
+                        return self.fence_close(win, assert, st, &nbc(FENCE_BARRIER_TAG));
+                    }
+                    let w = self.rma.get(win)?;
+                    let sent: Vec<u8> = w.sent.iter().flat_map(|c| c.to_le_bytes()).collect();
+                    let op = OwnedOp {
+                        commutative: true,
+                        builtin: true,
+                        apply: Box::new(|a: &[u8], b: &mut [u8]| {
+                            for (x, y) in a.chunks_exact(4).zip(b.chunks_exact_mut(4)) {
+                                let s = u32::from_le_bytes(x.try_into().expect("4"))
+                                    .wrapping_add(u32::from_le_bytes((&*y).try_into().expect("4")));
+                                y.copy_from_slice(&s.to_le_bytes());
+                            }
+                        }),
+                    };
+                    let counts = vec![4; ranks.len()];
+                    let c = nbc(FENCE_COUNTS_TAG);
+                    let mut s =
+                        ireduce_scatter::ireduce_scatter(&c, "MPI_Win_fence", sent, &counts, op);
+                    let cell = Rc::new(RefCell::new(None));
+                    let out = cell.clone();
+                    s.on_finish(Box::new(move |bufs| {
+                        *out.borrow_mut() = Some(bufs[2].clone())
+                    }));
+                    *st = FenceStep::Counts(s.start(&mut self.ep), cell);
+                }
+                FenceStep::Counts(id, cell) => {
+                    self.ep.wait_all(&[id]);
+                    if self.ep.suspended() {
+                        *st = FenceStep::Counts(id, cell);
+                        return Err(suspended());
+                    }
+                    self.ep.free(id);
+                    let mine = cell.borrow_mut().take().expect("the fence's counts");
+                    let need = u32::from_le_bytes(mine[..4].try_into().expect("4")) as u64;
+                    let r = self.expect_packets(ctx, need);
+                    let mut reqs = vec![r];
+                    reqs.extend(self.rma.get(win)?.gets.iter().map(|g| g.req));
+                    *st = FenceStep::Packets(reqs, need);
+                }
+                FenceStep::Packets(reqs, need) => {
+                    self.ep.wait_all(&reqs);
+                    if self.ep.suspended() {
+                        *st = FenceStep::Packets(reqs, need);
+                        return Err(suspended());
+                    }
+                    self.ep.free(reqs[0]);
+                    self.finish_gets(win, None);
+                    let mut t = self.rma.targets.borrow_mut();
+                    let tw = t.wins.get_mut(&ctx).expect("live window");
+                    tw.counted -= need;
+                    tw.last_done = crate::model::VTime::ZERO;
+                    drop(t);
+                    return self.fence_close(win, assert, st, &nbc(FENCE_BARRIER_TAG));
+                }
+                FenceStep::Barrier(id) => {
+                    self.ep.wait_all(&[id]);
+                    if self.ep.suspended() {
+                        *st = FenceStep::Barrier(id);
+                        return Err(suspended());
+                    }
+                    self.ep.free(id);
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// The end of a yielding fence: a new epoch, opened by a barrier
+    /// (unless MPI_MODE_NOSUCCEED).
+    fn fence_close(
+        &mut self,
+        win: MPI_Win,
+        assert: i32,
+        st: &mut FenceStep,
+        c: &crate::coll::nonblocking::NbcComm,
+    ) -> MpiResult<()> {
+        let w = self.rma.get_mut(win)?;
+        w.sent.iter_mut().for_each(|c| *c = 0);
+        if assert & sys::MPI_MODE_NOSUCCEED != 0 {
+            w.access = Access::None;
+            return Ok(());
+        }
+        w.access = Access::Fence;
+        let id = crate::coll::nonblocking::ibarrier::ibarrier(c).start(&mut self.ep);
+        *st = FenceStep::Barrier(id);
+        self.win_fence_yielding(win, assert, st)
+    }
+
     /// MPI_Win_fence.
     pub fn win_fence(&mut self, win: MPI_Win, assert: i32) -> MpiResult<()> {
         let w = self.rma.get(win)?;

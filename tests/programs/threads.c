@@ -9,12 +9,26 @@
  *   threads op           MPI_Allreduce with a user operator that calls
  *                        MPI_Type_get_extent and MPI_Comm_rank
  *   threads errh         an error handler that calls MPI_Comm_rank
+ *   threads colls I      two threads per rank, each on a duplicate of
+ *                        MPI_COMM_WORLD of its own, I rounds of
+ *                        MPI_Allreduce, MPI_Comm_dup + MPI_Bcast on the
+ *                        copy, MPI_Comm_create (even ranks),
+ *                        MPI_Comm_create_group (odd and even ranks), and
+ *                        a put to the next rank
+ *                        between two MPI_Win_fence on a window of the
+ *                        thread's own; the threads
+ *                        start in opposite orders on even and odd ranks (a
+ *                        library that kept its lock while blocked in a
+ *                        collective would deadlock); prints
+ *                        "C rank=R thread=K sum=S ctx=N" (S: the sum of the
+ *                        Allreduce results, N: the communicators it made)
  * Every rank prints "OK rank=R" at the end; "FAIL ..." on a wrong value. */
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int rank, size, fails;
 
@@ -95,6 +109,76 @@ static void handler(MPI_Comm *comm, int *code, ...)
     handled_code = *code;
 }
 
+/* "colls": a thread's rounds of collectives and constructors on comm. */
+struct coll_arg {
+    int id, iters;
+    MPI_Comm comm;
+    MPI_Win win;
+    int *mem;
+};
+
+static void *collector(void *p)
+{
+    struct coll_arg *a = p;
+    MPI_Group world, half;
+    long sum = 0;
+    int made = 0;
+    /* the other thread of the rank goes first */
+    if ((rank % 2 == 0) == (a->id == 1))
+        usleep(20000);
+    MPI_Comm_group(a->comm, &world);
+    int first = rank % 2, n = (size - first + 1) / 2, ranks[64];
+    for (int i = 0; i < n; i++)
+        ranks[i] = first + 2 * i;
+    MPI_Group_incl(world, n, ranks, &half);
+    for (int it = 0; it < a->iters; it++) {
+        int v = 10 * rank + a->id + it, r = -1;
+        MPI_Allreduce(&v, &r, 1, MPI_INT, MPI_SUM, a->comm);
+        CHECK(r == 10 * size * (size - 1) / 2 + size * (a->id + it), "allreduce %d", r);
+        sum += r;
+        MPI_Comm dup, sub;
+        MPI_Comm_dup(a->comm, &dup);
+        int x = rank == 0 ? 1000 * a->id + it : -1;
+        MPI_Bcast(&x, 1, MPI_INT, 0, dup);
+        CHECK(x == 1000 * a->id + it, "bcast %d", x);
+        made++;
+        /* MPI_Comm_create: collective over the whole communicator */
+        MPI_Group evens;
+        int ev[64], ne = (size + 1) / 2;
+        for (int i = 0; i < ne; i++)
+            ev[i] = 2 * i;
+        MPI_Group_incl(world, ne, ev, &evens);
+        MPI_Comm_create(dup, evens, &sub);
+        MPI_Group_free(&evens);
+        CHECK((sub != MPI_COMM_NULL) == (rank % 2 == 0), "comm_create");
+        if (sub != MPI_COMM_NULL) {
+            int s = 0, one = 1;
+            MPI_Allreduce(&one, &s, 1, MPI_INT, MPI_SUM, sub);
+            CHECK(s == ne, "allreduce on the created communicator %d", s);
+            MPI_Comm_free(&sub);
+            made++;
+        }
+        /* MPI_Comm_create_group: only my half calls it */
+        MPI_Comm_create_group(dup, half, 5 + a->id, &sub);
+        int s = 0, one = 1;
+        MPI_Allreduce(&one, &s, 1, MPI_INT, MPI_SUM, sub);
+        CHECK(s == n, "allreduce on the group communicator %d", s);
+        MPI_Comm_free(&sub);
+        made++;
+        MPI_Comm_free(&dup);
+        /* one-sided: a put to the next rank between two fences */
+        int val = 1000 * a->id + 10 * rank + it, left = (rank + size - 1) % size;
+        MPI_Win_fence(0, a->win);
+        MPI_Put(&val, 1, MPI_INT, (rank + 1) % size, rank, 1, MPI_INT, a->win);
+        MPI_Win_fence(0, a->win);
+        CHECK(a->mem[left] == 1000 * a->id + 10 * left + it, "fence: got %d", a->mem[left]);
+    }
+    MPI_Group_free(&half);
+    MPI_Group_free(&world);
+    printf("C rank=%d thread=%d sum=%ld ctx=%d\n", rank, a->id, sum, made);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     int provided = -1;
@@ -159,6 +243,25 @@ int main(int argc, char **argv)
         MPI_Reduce_local(&one, &out, 1, MPI_INT, op);
         CHECK(out == 5, "reduce_local %d", out);
         MPI_Op_free(&op);
+    } else if (!strcmp(mode, "colls")) {
+        int iters = atoi(argv[2]);
+        pthread_t ts[2];
+        struct coll_arg as[2];
+        for (int i = 0; i < 2; i++) {
+            as[i].id = i;
+            as[i].iters = iters;
+            MPI_Comm_dup(MPI_COMM_WORLD, &as[i].comm);
+            MPI_Win_allocate(size * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
+                             &as[i].mem, &as[i].win);
+        }
+        for (int i = 0; i < 2; i++)
+            pthread_create(&ts[i], NULL, collector, &as[i]);
+        for (int i = 0; i < 2; i++)
+            pthread_join(ts[i], NULL);
+        for (int i = 0; i < 2; i++) {
+            MPI_Comm_free(&as[i].comm);
+            MPI_Win_free(&as[i].win);
+        }
     } else if (!strcmp(mode, "errh")) {
         MPI_Errhandler eh;
         MPI_Comm_create_errhandler(handler, &eh);

@@ -9,8 +9,12 @@
 //! handled), its requests stay marked as waited for ("parked", so that the
 //! thread that waits next handles their messages as related), and the call
 //! returns to the `abi` layer, which releases the library, lets the other
-//! thread in and starts the wait again later. Collectives and other calls
-//! that block inside an algorithm do not yield (they keep the library).
+//! thread in and starts the wait again later. Calls that block inside an
+//! algorithm (the blocking collectives' `coll` code, one-sided
+//! synchronisation, the constructors that agree through it) do not yield:
+//! under MPI_THREAD_MULTIPLE the `abi` layer runs blocking collectives and
+//! most constructors as compound requests and a yielding wait instead
+//! (`abi::threads::via_request`).
 //!
 //! Time: the rank has one virtual clock; each thread its own CPU mark and
 //! position (see `engine::clock`): a thread's call happens at the later of
