@@ -318,6 +318,11 @@ module mpi
   integer, parameter :: MPI_MAX_DATAREP_STRING = 128
   integer, parameter :: MPI_CONVERSION_FN_NULL = 0
 
+  ! ---- MPI-4 Sessions (src/abi/session.rs, src/mpi/session.rs)
+  integer, parameter :: MPI_SESSION_NULL = 1006632960
+  integer, parameter :: MPI_MAX_PSET_NAME_LEN = 256
+  integer, parameter :: MPI_MAX_STRINGTAG_LEN = 256
+
   ! ---- Fortran only
   integer, parameter :: MPI_SOURCE = 3
   integer, parameter :: MPI_TAG = 4

@@ -48,6 +48,7 @@ pub mod pack;
 pub mod persistent;
 pub mod request;
 pub mod request_status;
+pub mod session;
 pub mod state;
 pub mod status;
 pub mod topo;
