@@ -49,6 +49,41 @@ pub(crate) fn adopt_early_handlers(w: &mut World) {
     }
 }
 
+/// MPI_Errhandler_free while neither the world model nor a session is
+/// active (MPI-4 allows it): on the world's table if the process has one,
+/// else on the handlers created before it; an error returns its class.
+///
+/// # Safety
+/// `errhandler` is null or valid for a read and a write.
+pub(crate) unsafe fn errhandler_free_outside(errhandler: *mut MPI_Errhandler) -> c_int {
+    // SAFETY: null or a valid handle pointer (caller).
+    let eh = match unsafe { out(errhandler, "errhandler") } {
+        Ok(eh) => eh,
+        Err(e) => return e.class,
+    };
+    let r = match lock().0.as_mut() {
+        Some(w) => w.errhandlers.free(*eh),
+        None => {
+            let early = (*eh as u32).wrapping_sub(EH_BASE) < EARLY.lock().len() as u32;
+            if is_predefined(*eh) || early {
+                Ok(())
+            } else {
+                fail(
+                    sys::MPI_ERR_ARG,
+                    format!("invalid error handler {:#x}", *eh),
+                )
+            }
+        }
+    };
+    match r {
+        Ok(()) => {
+            *eh = sys::MPI_ERRHANDLER_NULL;
+            sys::MPI_SUCCESS
+        }
+        Err(e) => e.class,
+    }
+}
+
 /// Run `f` on session `session`: an error goes to the session's handler
 /// when the session is valid, else to MPI_COMM_WORLD's.
 fn session_call(
