@@ -8,7 +8,13 @@
 mod common;
 
 use common::model::{self, m};
-use common::{fmt_ps, program, records, report, scratch, Run, CORE_VARIANTS};
+use common::{
+    ensure_fresh_library, fmt_ps, program, records, repo_root, report, scratch, vaced, Run,
+    CORE_VARIANTS,
+};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::Command;
 
 /// One exchange of `b` bytes between two ranks of one target node that
 /// send at the same time (as in tests/comm.rs): copy out, link, copy in.
@@ -201,6 +207,81 @@ fn sessions_and_the_world_model() {
             (15, 1),
             "{}",
             r.line
+        );
+    }
+}
+
+/// `tests/programs/SOURCE` built with our `mpif90`; None (with a message)
+/// without gfortran.
+fn fortran_program(source: &str) -> Option<PathBuf> {
+    let found = Command::new("gfortran")
+        .arg("-dumpversion")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        eprintln!("SKIPPED: gfortran not found (scripts/deps.sh installs it)");
+        return None;
+    }
+    ensure_fresh_library();
+    let out = scratch().join(source.trim_end_matches(".f90"));
+    let o = Command::new(vaced())
+        .arg0("mpif90")
+        .arg("-O1")
+        .arg(repo_root().join("tests/programs").join(source))
+        .arg("-o")
+        .arg(&out)
+        .current_dir(scratch())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run vaced as mpif90: {e}"));
+    assert!(
+        o.status.success(),
+        "mpif90 {source}: {}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    Some(out)
+}
+
+/// The same sessions-only program with `use mpi` and with `use mpi_f08`:
+/// the process sets (Fortran lengths have no terminator), a communicator
+/// from "mpi://WORLD" and its Allreduce, MPI_SESSION_NULL after
+/// MPI_SESSION_FINALIZE; the time is the C program's.
+#[test]
+fn sessions_from_fortran() {
+    for source in ["f90_session.f90", "f08_session.f90"] {
+        let Some(prog) = fortran_program(source) else {
+            return;
+        };
+        let rep = scratch().join(format!("{source}.json"));
+        let job = Run::exact(4, &prog).report(&rep).run();
+        job.assert_success();
+        let v = records(&job.stdout, "fsess");
+        assert_eq!(v.len(), 4, "{source}: {}", job.dump());
+        for r in &v {
+            assert_eq!(
+                (
+                    r.int("n"),
+                    r.get("name0"),
+                    r.int("len0"),
+                    r.get("name1"),
+                    r.int("len1")
+                ),
+                (2, "mpi://WORLD", 11, "mpi://SELF", 10),
+                "{source}: {}",
+                r.line
+            );
+            assert_eq!(
+                (r.int("size"), r.int("sum"), r.get("null")),
+                (4, 6, "T"),
+                "{source}: {}",
+                r.line
+            );
+        }
+        let json = report::read(&rep);
+        assert_eq!(
+            report::predicted_ps(&json),
+            agreement4() + 2 * e(4),
+            "{source}"
         );
     }
 }
