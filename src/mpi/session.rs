@@ -278,7 +278,7 @@ mod tests {
             sys::MPI_ERR_ARG
         );
         // FNV-1a of "" and "a", kept non-negative
-        assert_eq!(string_tag(b""), 0x811c_9dc5 & 0x7fff_ffff);
+        assert_eq!(string_tag(b""), (0x811c_9dc5_u32 & 0x7fff_ffff) as i32);
         assert_eq!(string_tag(b"a"), (0xe40c_292c_u32 & 0x7fff_ffff) as i32);
         assert_ne!(string_tag(b"thread 1"), string_tag(b"thread 3"));
     }
