@@ -88,6 +88,12 @@ thread_local! {
     static HELD: Cell<*mut World> = const { Cell::new(std::ptr::null_mut()) };
 }
 
+/// Whether this thread holds the lock (a call from inside a callback the
+/// library runs).
+pub(crate) fn nested_now() -> bool {
+    !HELD.get().is_null()
+}
+
 /// Arms [`HELD`] for the lifetime of a locked call.
 struct Held;
 
