@@ -363,9 +363,13 @@ mpi_fn! {
 mpi_fn! {
     /// Collective over the group's processes: see
     /// `World::comm_create_from_group`. Errors go to `errhandler` when it
-    /// is a valid handler for a communicator.
+    /// is a valid handler for a communicator. Under MPI_THREAD_MULTIPLE it
+    /// runs as its nonblocking form and an MPI_Wait that other threads of
+    /// the rank may interrupt.
     fn MPI_Comm_create_from_group / PMPI_Comm_create_from_group(group: MPI_Group, stringtag: *const c_char, info: MPI_Info, errhandler: MPI_Errhandler, newcomm: *mut MPI_Comm) -> c_int {
         let name = "MPI_Comm_create_from_group";
+        let multi = crate::abi::threads::multi();
+        let mut req = sys::MPI_REQUEST_NULL;
         let mut rc = sys::MPI_SUCCESS;
         let r = call(name, sys::MPI_COMM_WORLD, |w| {
             let r = (|| {
@@ -374,7 +378,11 @@ mpi_fn! {
                 info_arg(info)?;
                 // SAFETY: null or a valid handle pointer (caller).
                 let o = unsafe { out(newcomm, "newcomm") }?;
-                *o = w.comm_create_from_group(group, tag.as_bytes(), errhandler)?;
+                if multi {
+                    (*o, req) = w.comm_icreate_from_group(group, tag.as_bytes(), errhandler)?;
+                } else {
+                    *o = w.comm_create_from_group(group, tag.as_bytes(), errhandler)?;
+                }
                 Ok(())
             })();
             match r {
@@ -386,10 +394,13 @@ mpi_fn! {
             }
         });
         if rc != sys::MPI_SUCCESS {
-            rc
-        } else {
-            r
+            return rc;
         }
+        if r != sys::MPI_SUCCESS || req == sys::MPI_REQUEST_NULL {
+            return r;
+        }
+        // SAFETY: `req` is the live request just made; the status is ignored.
+        unsafe { crate::abi::wait::PMPI_Wait(&mut req, crate::abi::MPI_STATUS_IGNORE) }
     }
 }
 

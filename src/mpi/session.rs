@@ -16,7 +16,11 @@
 //! derived from the string tag, on a context of its own ([`SESSION_CTX`]),
 //! so neither a program's MPI_Comm_create_group nor any communicator's
 //! traffic can match its messages. Timing: those messages, as for the
-//! other constructors.
+//! other constructors. Under MPI_THREAD_MULTIPLE it runs as its
+//! nonblocking form (the agreement of MPI_Comm_idup, `mpi::comm_idup`) and
+//! a wait that other threads of the rank may interrupt, so that threads can
+//! create communicators (and run collectives) side by side; its timing is
+//! then that of the nonblocking agreement.
 use crate::mpi::backend::Backend;
 use crate::mpi::comm::{Comm, Group};
 use crate::mpi::comm_group::{AgreeGroup, GROUP_CTX_BIT};
@@ -175,16 +179,14 @@ impl<E: Backend + AgreeGroup> World<E> {
         Ok(self.comms.groups.insert(Arc::new(Group::new(ranks))))
     }
 
-    /// MPI_Comm_create_from_group: the members of `group` agree on a context
-    /// id (over the group, tagged with `stringtag`'s hash) and each builds
-    /// the communicator, with error handler `errhandler`. A process outside
-    /// the group gets MPI_COMM_NULL (as from MPI_Comm_create_group).
-    pub fn comm_create_from_group(
-        &mut self,
+    /// MPI_Comm_create_from_group's checks: the group, my rank in it (None:
+    /// not a member), the tag of the agreement's messages.
+    fn create_from_group_args(
+        &self,
         group: MPI_Group,
         stringtag: &[u8],
         errhandler: MPI_Errhandler,
-    ) -> MpiResult<MPI_Comm> {
+    ) -> MpiResult<(Arc<Group>, Option<u32>, i32)> {
         let g = self.comms.groups.get(group)?;
         if stringtag.len() >= sys::MPI_MAX_STRINGTAG_LEN as usize {
             return fail(
@@ -198,18 +200,50 @@ impl<E: Backend + AgreeGroup> World<E> {
         }
         self.errhandlers
             .check_for(errhandler, crate::mpi::errhandler::ObjKind::Comm)?;
-        let Some(me) = g.rank_of(self.rank()) else {
+        let me = g.rank_of(self.rank());
+        Ok((g, me, string_tag(stringtag)))
+    }
+
+    /// MPI_Comm_create_from_group: the members of `group` agree on a context
+    /// id (over the group, tagged with `stringtag`'s hash) and each builds
+    /// the communicator, with error handler `errhandler`. A process outside
+    /// the group gets MPI_COMM_NULL (as from MPI_Comm_create_group).
+    pub fn comm_create_from_group(
+        &mut self,
+        group: MPI_Group,
+        stringtag: &[u8],
+        errhandler: MPI_Errhandler,
+    ) -> MpiResult<MPI_Comm> {
+        let (g, me, tag) = self.create_from_group_args(group, stringtag, errhandler)?;
+        let Some(me) = me else {
             return Ok(sys::MPI_COMM_NULL);
         };
         self.quiesce_idups();
         let mut mask = self.comms.free_mask(true);
-        let tag = string_tag(stringtag);
         self.ep
             .allreduce_band_group(g.ranks(), me as usize, SESSION_CTX, tag, &mut mask);
         let id = lowest_free(&mask)?;
         self.comms.ctx_mask.take(id);
         let c = Comm::new(id, g.clone(), me, errhandler);
         Ok(self.comms.insert(c))
+    }
+}
+
+impl World<crate::p2p::Endpoint> {
+    /// MPI_Comm_create_from_group in its nonblocking form (see
+    /// `World::group_idup`): the new handle and the request to wait for;
+    /// (MPI_COMM_NULL, MPI_REQUEST_NULL) outside the group.
+    pub fn comm_icreate_from_group(
+        &mut self,
+        group: MPI_Group,
+        stringtag: &[u8],
+        errhandler: MPI_Errhandler,
+    ) -> MpiResult<(MPI_Comm, sys::MPI_Request)> {
+        let (g, me, tag) = self.create_from_group_args(group, stringtag, errhandler)?;
+        Ok(match me {
+            None => (sys::MPI_COMM_NULL, sys::MPI_REQUEST_NULL),
+            Some(me) => self.group_idup(g, me, SESSION_CTX, tag, errhandler),
+        })
     }
 }
 

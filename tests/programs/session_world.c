@@ -1,10 +1,12 @@
 /* The same work in the Sessions model and in the world model (run at
  * cpu.scale = 0).
  *
- * usage: session_world session|world
+ * usage: session_world session|multiple|world
  * session: MPI_Session_init, a group from "mpi://WORLD",
  *          MPI_Comm_create_from_group, MPI_Allreduce on it, MPI_Session_finalize
  *          (no MPI_Init);
+ * multiple: the same with "thread_level" MPI_THREAD_MULTIPLE (the
+ *          communicator is made by the nonblocking agreement and a wait);
  * world:   MPI_Init, the group of MPI_COMM_WORLD, MPI_Comm_create_group over
  *          MPI_COMM_WORLD, MPI_Allreduce on it, MPI_Finalize.
  * Lines: sw rank=R op=create t=T size=S rank_in=RC
@@ -16,13 +18,21 @@
 int main(int argc, char **argv)
 {
     vt_setup();
-    int session_model = argc > 1 && strcmp(argv[1], "session") == 0;
+    int multiple = argc > 1 && strcmp(argv[1], "multiple") == 0;
+    int session_model = multiple || (argc > 1 && strcmp(argv[1], "session") == 0);
     MPI_Session s = MPI_SESSION_NULL;
     MPI_Group g;
     MPI_Comm c;
     int rank, size, rc;
     if (session_model) {
-        rc = MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s);
+        MPI_Info info = MPI_INFO_NULL;
+        if (multiple) {
+            MPI_Info_create(&info);
+            MPI_Info_set(info, "thread_level", "MPI_THREAD_MULTIPLE");
+        }
+        rc = MPI_Session_init(info, MPI_ERRORS_RETURN, &s);
+        if (info != MPI_INFO_NULL)
+            MPI_Info_free(&info);
         if (rc != MPI_SUCCESS)
             printf("FAIL MPI_Session_init returned %d\n", rc);
         MPI_Group_from_session_pset(s, "mpi://WORLD", &g);
