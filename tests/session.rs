@@ -288,3 +288,31 @@ fn sessions_from_fortran() {
         );
     }
 }
+
+/// Three threads of each of 4 ranks start a session and create a
+/// communicator from "mpi://WORLD" at the same time, each with its own
+/// string tag (MPI_THREAD_MULTIPLE: the agreements run side by side and
+/// their messages never mix): three distinct working communicators of the
+/// same group (MPI_CONGRUENT to one another), whatever order the threads
+/// reach the library in.
+#[test]
+fn sessions_from_several_threads() {
+    let prog = program("session_threads");
+    for cores in CORE_VARIANTS {
+        let job = Run::exact(4, &prog).cores(cores).run();
+        job.assert_success();
+        assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+        let v = records(&job.stdout, "st");
+        assert_eq!(v.len(), 12, "{}", job.dump());
+        for r in &v {
+            let k = r.int("k");
+            let cmp = if k == 0 { 0 } else { 1 };
+            assert_eq!(
+                (r.int("size"), r.int("sum"), r.int("cmp")),
+                (4, 6, cmp),
+                "cores {cores:?}: {}",
+                r.line
+            );
+        }
+    }
+}
