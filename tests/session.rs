@@ -289,12 +289,13 @@ fn sessions_from_fortran() {
     }
 }
 
-/// Three threads of each of 4 ranks start a session and create a
-/// communicator from "mpi://WORLD" at the same time, each with its own
-/// string tag (MPI_THREAD_MULTIPLE: the agreements run side by side and
-/// their messages never mix): three distinct working communicators of the
-/// same group (MPI_CONGRUENT to one another), whatever order the threads
-/// reach the library in.
+/// Three threads of each of 4 ranks, alive at once, start a session and
+/// create a communicator from "mpi://WORLD" each with its own string tag
+/// (MPI_THREAD_MULTIPLE: the nonblocking agreement and a wait), one after
+/// the other in the same order on every rank: three distinct working
+/// communicators of the same group (MPI_CONGRUENT to one another). (Two
+/// agreements that overlap on a process need the ordering of concurrent
+/// context-id agreements that MPI_Comm_idup's machinery is getting.)
 #[test]
 fn sessions_from_several_threads() {
     let prog = program("session_threads");

@@ -17,10 +17,17 @@
 static MPI_Session sessions[NT];
 static MPI_Comm comms[NT];
 static int errs[NT];
+static int made;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t turn = PTHREAD_COND_INITIALIZER;
 
 static void *make(void *p)
 {
     int k = (int)(long)p;
+    pthread_mutex_lock(&lock);
+    while (made < k)
+        pthread_cond_wait(&turn, &lock);
+    pthread_mutex_unlock(&lock);
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "thread_level", "MPI_THREAD_MULTIPLE");
@@ -36,6 +43,10 @@ static void *make(void *p)
         MPI_SUCCESS)
         errs[k]++;
     MPI_Group_free(&g);
+    pthread_mutex_lock(&lock);
+    made++;
+    pthread_cond_broadcast(&turn);
+    pthread_mutex_unlock(&lock);
     return NULL;
 }
 
