@@ -318,6 +318,11 @@ module mpi
   integer, parameter :: MPI_MAX_DATAREP_STRING = 128
   integer, parameter :: MPI_CONVERSION_FN_NULL = 0
 
+  ! ---- MPI-4 Sessions (src/abi/session.rs, src/mpi/session.rs)
+  integer, parameter :: MPI_SESSION_NULL = 1006632960
+  integer, parameter :: MPI_MAX_PSET_NAME_LEN = 256
+  integer, parameter :: MPI_MAX_STRINGTAG_LEN = 256
+
   ! ---- Fortran only
   integer, parameter :: MPI_SOURCE = 3
   integer, parameter :: MPI_TAG = 4
@@ -756,6 +761,22 @@ module mpi
       integer :: errhandler
       integer :: ierror
     end subroutine PMPI_COMM_CREATE_ERRHANDLER
+    subroutine MPI_COMM_CREATE_FROM_GROUP(group, stringtag, info, errhandler, newcomm, ierror)
+      integer, intent(in) :: group
+      character(len=*), intent(in) :: stringtag
+      integer, intent(in) :: info
+      integer, intent(in) :: errhandler
+      integer :: newcomm
+      integer :: ierror
+    end subroutine MPI_COMM_CREATE_FROM_GROUP
+    subroutine PMPI_COMM_CREATE_FROM_GROUP(group, stringtag, info, errhandler, newcomm, ierror)
+      integer, intent(in) :: group
+      character(len=*), intent(in) :: stringtag
+      integer, intent(in) :: info
+      integer, intent(in) :: errhandler
+      integer :: newcomm
+      integer :: ierror
+    end subroutine PMPI_COMM_CREATE_FROM_GROUP
     subroutine MPI_COMM_CREATE_GROUP(comm, group, tag, newcomm, ierror)
       integer, intent(in) :: comm
       integer, intent(in) :: group
@@ -1700,6 +1721,18 @@ module mpi
       integer :: group
       integer :: ierror
     end subroutine PMPI_GROUP_FREE
+    subroutine MPI_GROUP_FROM_SESSION_PSET(session, pset_name, newgroup, ierror)
+      integer, intent(in) :: session
+      character(len=*), intent(in) :: pset_name
+      integer :: newgroup
+      integer :: ierror
+    end subroutine MPI_GROUP_FROM_SESSION_PSET
+    subroutine PMPI_GROUP_FROM_SESSION_PSET(session, pset_name, newgroup, ierror)
+      integer, intent(in) :: session
+      character(len=*), intent(in) :: pset_name
+      integer :: newgroup
+      integer :: ierror
+    end subroutine PMPI_GROUP_FROM_SESSION_PSET
     subroutine MPI_GROUP_INCL(group, n, ranks, newgroup, ierror)
       integer, intent(in) :: group
       integer, intent(in) :: n
@@ -2250,6 +2283,116 @@ module mpi
       integer, dimension(MPI_STATUS_SIZE) :: status
       integer :: ierror
     end subroutine PMPI_REQUEST_GET_STATUS
+    subroutine MPI_SESSION_CALL_ERRHANDLER(session, errorcode, ierror)
+      integer, intent(in) :: session
+      integer, intent(in) :: errorcode
+      integer :: ierror
+    end subroutine MPI_SESSION_CALL_ERRHANDLER
+    subroutine PMPI_SESSION_CALL_ERRHANDLER(session, errorcode, ierror)
+      integer, intent(in) :: session
+      integer, intent(in) :: errorcode
+      integer :: ierror
+    end subroutine PMPI_SESSION_CALL_ERRHANDLER
+    subroutine MPI_SESSION_CREATE_ERRHANDLER(session_errhandler_fn, errhandler, ierror)
+      external :: session_errhandler_fn
+      integer :: errhandler
+      integer :: ierror
+    end subroutine MPI_SESSION_CREATE_ERRHANDLER
+    subroutine PMPI_SESSION_CREATE_ERRHANDLER(session_errhandler_fn, errhandler, ierror)
+      external :: session_errhandler_fn
+      integer :: errhandler
+      integer :: ierror
+    end subroutine PMPI_SESSION_CREATE_ERRHANDLER
+    subroutine MPI_SESSION_FINALIZE(session, ierror)
+      integer :: session
+      integer :: ierror
+    end subroutine MPI_SESSION_FINALIZE
+    subroutine PMPI_SESSION_FINALIZE(session, ierror)
+      integer :: session
+      integer :: ierror
+    end subroutine PMPI_SESSION_FINALIZE
+    subroutine MPI_SESSION_GET_ERRHANDLER(session, errhandler, ierror)
+      integer, intent(in) :: session
+      integer :: errhandler
+      integer :: ierror
+    end subroutine MPI_SESSION_GET_ERRHANDLER
+    subroutine PMPI_SESSION_GET_ERRHANDLER(session, errhandler, ierror)
+      integer, intent(in) :: session
+      integer :: errhandler
+      integer :: ierror
+    end subroutine PMPI_SESSION_GET_ERRHANDLER
+    subroutine MPI_SESSION_GET_INFO(session, info_used, ierror)
+      integer, intent(in) :: session
+      integer :: info_used
+      integer :: ierror
+    end subroutine MPI_SESSION_GET_INFO
+    subroutine PMPI_SESSION_GET_INFO(session, info_used, ierror)
+      integer, intent(in) :: session
+      integer :: info_used
+      integer :: ierror
+    end subroutine PMPI_SESSION_GET_INFO
+    subroutine MPI_SESSION_GET_NTH_PSET(session, info, n, pset_len, pset_name, ierror)
+      integer, intent(in) :: session
+      integer, intent(in) :: info
+      integer, intent(in) :: n
+      integer :: pset_len
+      character(len=*) :: pset_name
+      integer :: ierror
+    end subroutine MPI_SESSION_GET_NTH_PSET
+    subroutine PMPI_SESSION_GET_NTH_PSET(session, info, n, pset_len, pset_name, ierror)
+      integer, intent(in) :: session
+      integer, intent(in) :: info
+      integer, intent(in) :: n
+      integer :: pset_len
+      character(len=*) :: pset_name
+      integer :: ierror
+    end subroutine PMPI_SESSION_GET_NTH_PSET
+    subroutine MPI_SESSION_GET_NUM_PSETS(session, info, npset_names, ierror)
+      integer, intent(in) :: session
+      integer, intent(in) :: info
+      integer :: npset_names
+      integer :: ierror
+    end subroutine MPI_SESSION_GET_NUM_PSETS
+    subroutine PMPI_SESSION_GET_NUM_PSETS(session, info, npset_names, ierror)
+      integer, intent(in) :: session
+      integer, intent(in) :: info
+      integer :: npset_names
+      integer :: ierror
+    end subroutine PMPI_SESSION_GET_NUM_PSETS
+    subroutine MPI_SESSION_GET_PSET_INFO(session, pset_name, info, ierror)
+      integer, intent(in) :: session
+      character(len=*), intent(in) :: pset_name
+      integer :: info
+      integer :: ierror
+    end subroutine MPI_SESSION_GET_PSET_INFO
+    subroutine PMPI_SESSION_GET_PSET_INFO(session, pset_name, info, ierror)
+      integer, intent(in) :: session
+      character(len=*), intent(in) :: pset_name
+      integer :: info
+      integer :: ierror
+    end subroutine PMPI_SESSION_GET_PSET_INFO
+    subroutine MPI_SESSION_INIT(info, errhandler, session, ierror)
+      integer, intent(in) :: info
+      integer, intent(in) :: errhandler
+      integer :: session
+      integer :: ierror
+    end subroutine MPI_SESSION_INIT
+    subroutine PMPI_SESSION_INIT(info, errhandler, session, ierror)
+      integer, intent(in) :: info
+      integer, intent(in) :: errhandler
+      integer :: session
+      integer :: ierror
+    end subroutine PMPI_SESSION_INIT
+    subroutine MPI_SESSION_SET_ERRHANDLER(session, errhandler, ierror)
+      integer, intent(in) :: session
+      integer, intent(in) :: errhandler
+      integer :: ierror
+    end subroutine MPI_SESSION_SET_ERRHANDLER
+    subroutine PMPI_SESSION_SET_ERRHANDLER(session, errhandler, ierror)
+      integer, intent(in) :: session
+      integer, intent(in) :: errhandler
+      integer :: ierror
+    end subroutine PMPI_SESSION_SET_ERRHANDLER
     subroutine MPI_START(request, ierror)
       integer :: request
       integer :: ierror

@@ -45,6 +45,9 @@ module mpi_f08
   type, bind(C) :: MPI_Message
     integer :: MPI_VAL
   end type MPI_Message
+  type, bind(C) :: MPI_Session
+    integer :: MPI_VAL
+  end type MPI_Session
   type, bind(C) :: MPI_Status
     integer, private :: count_lo
     integer, private :: count_hi_and_cancelled
@@ -360,6 +363,11 @@ module mpi_f08
   integer, parameter :: MPI_MAX_DATAREP_STRING = 128
   integer, parameter :: MPI_CONVERSION_FN_NULL = 0
 
+  ! ---- MPI-4 Sessions (src/abi/session.rs, src/mpi/session.rs)
+  type(MPI_Session), parameter :: MPI_SESSION_NULL = MPI_Session(1006632960)
+  integer, parameter :: MPI_MAX_PSET_NAME_LEN = 256
+  integer, parameter :: MPI_MAX_STRINGTAG_LEN = 256
+
   ! ---- Fortran only
   integer, parameter :: MPI_SOURCE = 3
   integer, parameter :: MPI_TAG = 4
@@ -450,6 +458,11 @@ abstract interface
       type(MPI_File) :: file
       integer :: error_code
     end subroutine MPI_File_errhandler_function
+    subroutine MPI_Session_errhandler_function(session, error_code)
+      import
+      type(MPI_Session) :: session
+      integer :: error_code
+    end subroutine MPI_Session_errhandler_function
     subroutine MPI_Grequest_query_function(extra_state, status, ierror)
       import
       integer(kind=MPI_ADDRESS_KIND) :: extra_state
@@ -569,6 +582,10 @@ abstract interface
       import
       type(MPI_Message), intent(in) :: a, b
     end function vaced_f08_message_eq
+    logical function vaced_f08_session_eq(a, b) bind(C, name="vaced_f08_session_eq")
+      import
+      type(MPI_Session), intent(in) :: a, b
+    end function vaced_f08_session_eq
   end interface operator(==)
   interface operator(/=)
     logical function vaced_f08_comm_ne(a, b) bind(C, name="vaced_f08_comm_ne")
@@ -611,12 +628,17 @@ abstract interface
       import
       type(MPI_Message), intent(in) :: a, b
     end function vaced_f08_message_ne
+    logical function vaced_f08_session_ne(a, b) bind(C, name="vaced_f08_session_ne")
+      import
+      type(MPI_Session), intent(in) :: a, b
+    end function vaced_f08_session_ne
   end interface operator(/=)
   private :: vaced_f08_comm_eq, vaced_f08_datatype_eq, vaced_f08_group_eq, vaced_f08_request_eq
   private :: vaced_f08_op_eq, vaced_f08_errhandler_eq, vaced_f08_info_eq, vaced_f08_win_eq
-  private :: vaced_f08_file_eq, vaced_f08_message_eq, vaced_f08_comm_ne, vaced_f08_datatype_ne
-  private :: vaced_f08_group_ne, vaced_f08_request_ne, vaced_f08_op_ne, vaced_f08_errhandler_ne
-  private :: vaced_f08_info_ne, vaced_f08_win_ne, vaced_f08_file_ne, vaced_f08_message_ne
+  private :: vaced_f08_file_eq, vaced_f08_message_eq, vaced_f08_session_eq, vaced_f08_comm_ne
+  private :: vaced_f08_datatype_ne, vaced_f08_group_ne, vaced_f08_request_ne, vaced_f08_op_ne
+  private :: vaced_f08_errhandler_ne, vaced_f08_info_ne, vaced_f08_win_ne, vaced_f08_file_ne
+  private :: vaced_f08_message_ne, vaced_f08_session_ne
 
   ! ---- routines
   interface MPI_Wtime
@@ -1649,6 +1671,30 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Comm_create_errhandler
   end interface PMPI_Comm_create_errhandler
+  interface MPI_Comm_create_from_group
+    subroutine MPI_Comm_create_from_group_f08(group, stringtag, info, errhandler, &
+        newcomm, ierror) bind(C, name="mpi_comm_create_from_group_f08")
+      import
+      type(MPI_Group), intent(in) :: group
+      character(len=*), intent(in) :: stringtag
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Errhandler), intent(in) :: errhandler
+      type(MPI_Comm) :: newcomm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Comm_create_from_group_f08
+  end interface MPI_Comm_create_from_group
+  interface PMPI_Comm_create_from_group
+    subroutine PMPI_Comm_create_from_group_f08(group, stringtag, info, errhandler, &
+        newcomm, ierror) bind(C, name="pmpi_comm_create_from_group_f08")
+      import
+      type(MPI_Group), intent(in) :: group
+      character(len=*), intent(in) :: stringtag
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Errhandler), intent(in) :: errhandler
+      type(MPI_Comm) :: newcomm
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Comm_create_from_group_f08
+  end interface PMPI_Comm_create_from_group
   interface MPI_Comm_create_group
     subroutine MPI_Comm_create_group_f08(comm, group, tag, newcomm, ierror) &
          bind(C, name="mpi_comm_create_group_f08")
@@ -4274,6 +4320,26 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Group_free_f08
   end interface PMPI_Group_free
+  interface MPI_Group_from_session_pset
+    subroutine MPI_Group_from_session_pset_f08(session, pset_name, newgroup, ierror) &
+         bind(C, name="mpi_group_from_session_pset_f08")
+      import
+      type(MPI_Session), intent(in) :: session
+      character(len=*), intent(in) :: pset_name
+      type(MPI_Group) :: newgroup
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Group_from_session_pset_f08
+  end interface MPI_Group_from_session_pset
+  interface PMPI_Group_from_session_pset
+    subroutine PMPI_Group_from_session_pset_f08(session, pset_name, newgroup, ierror) &
+         bind(C, name="pmpi_group_from_session_pset_f08")
+      import
+      type(MPI_Session), intent(in) :: session
+      character(len=*), intent(in) :: pset_name
+      type(MPI_Group) :: newgroup
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Group_from_session_pset_f08
+  end interface PMPI_Group_from_session_pset
   interface MPI_Group_incl
     subroutine MPI_Group_incl_f08(group, n, ranks, newgroup, ierror) bind(C, name="mpi_group_incl_f08")
       import
@@ -7063,6 +7129,186 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Send_init_f08
   end interface PMPI_Send_init
+  interface MPI_Session_call_errhandler
+    subroutine MPI_Session_call_errhandler_f08(session, errorcode, ierror) &
+         bind(C, name="mpi_session_call_errhandler_f08")
+      import
+      type(MPI_Session), intent(in) :: session
+      integer, intent(in) :: errorcode
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Session_call_errhandler_f08
+  end interface MPI_Session_call_errhandler
+  interface PMPI_Session_call_errhandler
+    subroutine PMPI_Session_call_errhandler_f08(session, errorcode, ierror) &
+         bind(C, name="pmpi_session_call_errhandler_f08")
+      import
+      type(MPI_Session), intent(in) :: session
+      integer, intent(in) :: errorcode
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Session_call_errhandler_f08
+  end interface PMPI_Session_call_errhandler
+  interface MPI_Session_create_errhandler
+    subroutine MPI_Session_create_errhandler(session_errhandler_fn, errhandler, ierror)
+      import
+      procedure(MPI_Session_errhandler_function) :: session_errhandler_fn
+      type(MPI_Errhandler) :: errhandler
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Session_create_errhandler
+  end interface MPI_Session_create_errhandler
+  interface PMPI_Session_create_errhandler
+    subroutine PMPI_Session_create_errhandler(session_errhandler_fn, errhandler, ierror)
+      import
+      procedure(MPI_Session_errhandler_function) :: session_errhandler_fn
+      type(MPI_Errhandler) :: errhandler
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Session_create_errhandler
+  end interface PMPI_Session_create_errhandler
+  interface MPI_Session_finalize
+    subroutine MPI_Session_finalize_f08(session, ierror) bind(C, name="mpi_session_finalize_f08")
+      import
+      type(MPI_Session) :: session
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Session_finalize_f08
+  end interface MPI_Session_finalize
+  interface PMPI_Session_finalize
+    subroutine PMPI_Session_finalize_f08(session, ierror) bind(C, name="pmpi_session_finalize_f08")
+      import
+      type(MPI_Session) :: session
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Session_finalize_f08
+  end interface PMPI_Session_finalize
+  interface MPI_Session_get_errhandler
+    subroutine MPI_Session_get_errhandler_f08(session, errhandler, ierror) &
+         bind(C, name="mpi_session_get_errhandler_f08")
+      import
+      type(MPI_Session), intent(in) :: session
+      type(MPI_Errhandler) :: errhandler
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Session_get_errhandler_f08
+  end interface MPI_Session_get_errhandler
+  interface PMPI_Session_get_errhandler
+    subroutine PMPI_Session_get_errhandler_f08(session, errhandler, ierror) &
+         bind(C, name="pmpi_session_get_errhandler_f08")
+      import
+      type(MPI_Session), intent(in) :: session
+      type(MPI_Errhandler) :: errhandler
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Session_get_errhandler_f08
+  end interface PMPI_Session_get_errhandler
+  interface MPI_Session_get_info
+    subroutine MPI_Session_get_info_f08(session, info_used, ierror) bind(C, name="mpi_session_get_info_f08")
+      import
+      type(MPI_Session), intent(in) :: session
+      type(MPI_Info) :: info_used
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Session_get_info_f08
+  end interface MPI_Session_get_info
+  interface PMPI_Session_get_info
+    subroutine PMPI_Session_get_info_f08(session, info_used, ierror) bind(C, name="pmpi_session_get_info_f08")
+      import
+      type(MPI_Session), intent(in) :: session
+      type(MPI_Info) :: info_used
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Session_get_info_f08
+  end interface PMPI_Session_get_info
+  interface MPI_Session_get_nth_pset
+    subroutine MPI_Session_get_nth_pset(session, info, n, pset_len, pset_name, ierror)
+      import
+      type(MPI_Session), intent(in) :: session
+      type(MPI_Info), intent(in) :: info
+      integer, intent(in) :: n
+      integer :: pset_len
+      character(len=*) :: pset_name
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Session_get_nth_pset
+  end interface MPI_Session_get_nth_pset
+  interface PMPI_Session_get_nth_pset
+    subroutine PMPI_Session_get_nth_pset(session, info, n, pset_len, pset_name, ierror)
+      import
+      type(MPI_Session), intent(in) :: session
+      type(MPI_Info), intent(in) :: info
+      integer, intent(in) :: n
+      integer :: pset_len
+      character(len=*) :: pset_name
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Session_get_nth_pset
+  end interface PMPI_Session_get_nth_pset
+  interface MPI_Session_get_num_psets
+    subroutine MPI_Session_get_num_psets_f08(session, info, npset_names, ierror) &
+         bind(C, name="mpi_session_get_num_psets_f08")
+      import
+      type(MPI_Session), intent(in) :: session
+      type(MPI_Info), intent(in) :: info
+      integer :: npset_names
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Session_get_num_psets_f08
+  end interface MPI_Session_get_num_psets
+  interface PMPI_Session_get_num_psets
+    subroutine PMPI_Session_get_num_psets_f08(session, info, npset_names, ierror) &
+         bind(C, name="pmpi_session_get_num_psets_f08")
+      import
+      type(MPI_Session), intent(in) :: session
+      type(MPI_Info), intent(in) :: info
+      integer :: npset_names
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Session_get_num_psets_f08
+  end interface PMPI_Session_get_num_psets
+  interface MPI_Session_get_pset_info
+    subroutine MPI_Session_get_pset_info_f08(session, pset_name, info, ierror) &
+         bind(C, name="mpi_session_get_pset_info_f08")
+      import
+      type(MPI_Session), intent(in) :: session
+      character(len=*), intent(in) :: pset_name
+      type(MPI_Info) :: info
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Session_get_pset_info_f08
+  end interface MPI_Session_get_pset_info
+  interface PMPI_Session_get_pset_info
+    subroutine PMPI_Session_get_pset_info_f08(session, pset_name, info, ierror) &
+         bind(C, name="pmpi_session_get_pset_info_f08")
+      import
+      type(MPI_Session), intent(in) :: session
+      character(len=*), intent(in) :: pset_name
+      type(MPI_Info) :: info
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Session_get_pset_info_f08
+  end interface PMPI_Session_get_pset_info
+  interface MPI_Session_init
+    subroutine MPI_Session_init_f08(info, errhandler, session, ierror) bind(C, name="mpi_session_init_f08")
+      import
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Errhandler), intent(in) :: errhandler
+      type(MPI_Session) :: session
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Session_init_f08
+  end interface MPI_Session_init
+  interface PMPI_Session_init
+    subroutine PMPI_Session_init_f08(info, errhandler, session, ierror) bind(C, name="pmpi_session_init_f08")
+      import
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Errhandler), intent(in) :: errhandler
+      type(MPI_Session) :: session
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Session_init_f08
+  end interface PMPI_Session_init
+  interface MPI_Session_set_errhandler
+    subroutine MPI_Session_set_errhandler_f08(session, errhandler, ierror) &
+         bind(C, name="mpi_session_set_errhandler_f08")
+      import
+      type(MPI_Session), intent(in) :: session
+      type(MPI_Errhandler), intent(in) :: errhandler
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Session_set_errhandler_f08
+  end interface MPI_Session_set_errhandler
+  interface PMPI_Session_set_errhandler
+    subroutine PMPI_Session_set_errhandler_f08(session, errhandler, ierror) &
+         bind(C, name="pmpi_session_set_errhandler_f08")
+      import
+      type(MPI_Session), intent(in) :: session
+      type(MPI_Errhandler), intent(in) :: errhandler
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Session_set_errhandler_f08
+  end interface PMPI_Session_set_errhandler
   interface MPI_Ssend
     subroutine MPI_Ssend_f08(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_ssend_f08")
       import

@@ -214,7 +214,7 @@ int main(void) {
     // an MPI call before MPI_Init ends the process, naming the call
     assert_eq!(
         err,
-        "vaced: MPI_Comm_rank: called before MPI_Init [MPI_ERR_OTHER]\n"
+        "vaced: MPI_Comm_rank: called before MPI_Init or MPI_Session_init [MPI_ERR_OTHER]\n"
     );
     assert_eq!(code, Some(1));
 }

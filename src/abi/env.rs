@@ -20,26 +20,11 @@ fn library_version() -> String {
     format!("vaced {} (VACED simulator)", env!("CARGO_PKG_VERSION"))
 }
 
-/// MPI_Init and MPI_Init_thread: attach to the job (`Endpoint::from_env`,
-/// which is the start event: tV = 0) and set up the world.
-fn init(name: &str, provided: c_int) -> c_int {
-    let mut g = lock();
-    if let Some(w) = g.0.as_mut() {
-        let what = if w.finalized {
-            "MPI_Init or MPI_Init_thread called after MPI_Finalize"
-        } else {
-            "MPI_Init or MPI_Init_thread called twice"
-        };
-        if w.finalized {
-            eprintln!("vaced: rank {}: {name}: {what} [MPI_ERR_OTHER]", w.rank());
-            std::process::exit(1);
-        }
-        let e = MpiError::new(sys::MPI_ERR_OTHER, what);
-        let rc = state::error(w, sys::MPI_COMM_WORLD, name, e);
-        drop(g);
-        state::run_pending();
-        return rc;
-    }
+/// Attach this process to the job (`Endpoint::from_env`, which is the
+/// start event: tV = 0) and set up the world, at thread level `level`: the
+/// first of MPI_Init / MPI_Init_thread / MPI_Session_init does it. Exits
+/// the process if the job cannot be joined (nothing to report an error to).
+pub(crate) fn attach(name: &str, level: c_int) -> World {
     let ep = match Endpoint::from_env() {
         Ok(ep) => ep,
         Err(msg) => {
@@ -55,18 +40,74 @@ fn init(name: &str, provided: c_int) -> c_int {
         let mut ep = ep;
         ep.abort(1, &msg);
     }
-    if provided == sys::MPI_THREAD_MULTIPLE {
+    if level == sys::MPI_THREAD_MULTIPLE {
         ep.enable_threads();
     }
-    g.0 = Some(World::new(ep, provided));
+    let mut w = World::new(ep, level);
+    crate::abi::session::adopt_early_handlers(&mut w);
+    w
+}
+
+/// Raise the process's thread level to `level` if it is below (a later
+/// initialization asks for more): the level provided, never lower than the
+/// one the process has.
+pub(crate) fn raise_thread_level(w: &mut World, level: c_int) -> c_int {
+    if level > w.thread_level {
+        if level == sys::MPI_THREAD_MULTIPLE {
+            w.ep.enable_threads();
+        }
+        w.thread_level = level;
+    }
+    w.thread_level
+}
+
+/// MPI_Init and MPI_Init_thread: start the world model, attaching to the
+/// job unless a session has already; the thread level provided.
+fn init(name: &str, required: c_int) -> Result<c_int, c_int> {
+    let mut g = lock();
+    if let Some(w) = g.0.as_mut() {
+        if w.world_init || w.ep_closed {
+            let what = if w.finalized || w.ep_closed {
+                "MPI_Init or MPI_Init_thread called after MPI_Finalize"
+            } else {
+                "MPI_Init or MPI_Init_thread called twice"
+            };
+            if !w.running() {
+                eprintln!("vaced: rank {}: {name}: {what} [MPI_ERR_OTHER]", w.rank());
+                std::process::exit(1);
+            }
+            let e = MpiError::new(sys::MPI_ERR_OTHER, what);
+            let rc = state::error(w, sys::MPI_COMM_WORLD, name, e);
+            drop(g);
+            state::run_pending();
+            return Err(rc);
+        }
+        // a session attached the process: the world model joins it
+        w.ep.enter_call(name);
+        let provided = raise_thread_level(w, required);
+        w.world_init = true;
+        w.main_thread = std::thread::current().id();
+        w.ep.leave();
+        state::refresh_active(w);
+        crate::abi::threads::register();
+        state::set_phase(RUNNING);
+        return Ok(provided);
+    }
+    let mut w = attach(name, required);
+    w.world_init = true;
+    state::refresh_active(&w);
+    g.0 = Some(w);
     crate::abi::threads::register();
     state::set_phase(RUNNING);
-    sys::MPI_SUCCESS
+    Ok(required)
 }
 
 mpi_fn! {
     fn MPI_Init / PMPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c_int {
-        init("MPI_Init", sys::MPI_THREAD_SINGLE)
+        match init("MPI_Init", sys::MPI_THREAD_SINGLE) {
+            Ok(_) => sys::MPI_SUCCESS,
+            Err(rc) => rc,
+        }
     }
 }
 
@@ -88,12 +129,14 @@ mpi_fn! {
             );
         }
         let level = required.clamp(sys::MPI_THREAD_SINGLE, sys::MPI_THREAD_MULTIPLE);
-        let rc = init("MPI_Init_thread", level);
-        if rc == sys::MPI_SUCCESS {
-            // SAFETY: checked non-null; the caller passes a valid int pointer.
-            unsafe { provided.write(level) };
+        match init("MPI_Init_thread", level) {
+            Ok(p) => {
+                // SAFETY: checked non-null; the caller passes a valid int pointer.
+                unsafe { provided.write(p) };
+                sys::MPI_SUCCESS
+            }
+            Err(rc) => rc,
         }
-        rc
     }
 }
 
@@ -122,14 +165,27 @@ mpi_fn! {
 mpi_fn! {
     /// The attributes of MPI_COMM_SELF and MPI_COMM_WORLD are deleted (their
     /// delete callbacks run), then the end event (`enter`), then p2p settles
-    /// and publishes the results. No `leave`: the endpoint is closed.
+    /// and publishes the results. No `leave`: the endpoint is closed. While
+    /// a session is active the endpoint stays open (the world model ends,
+    /// the process goes on in its sessions: see `abi::session`).
     fn MPI_Finalize / PMPI_Finalize() -> c_int {
         if state::phase() == RUNNING {
             crate::abi::callbacks::finalize_attributes();
         }
         let mut g = lock();
         let w = match g.0.as_mut() {
-            Some(w) if !w.finalized => w,
+            Some(w) if w.world_init && !w.finalized && !w.ep_closed => w,
+            Some(w) if w.running() => {
+                let what = if w.world_init {
+                    "MPI_Finalize called twice"
+                } else {
+                    "MPI_Finalize called without MPI_Init (only sessions are active)"
+                };
+                drop(g);
+                return call("MPI_Finalize", sys::MPI_COMM_WORLD, |_| {
+                    fail(sys::MPI_ERR_OTHER, what)
+                });
+            }
             _ => {
                 drop(g);
                 return call("MPI_Finalize", sys::MPI_COMM_WORLD, |_| Ok(()));
@@ -137,12 +193,25 @@ mpi_fn! {
         };
         w.ep.enter();
         w.bsend.detach();
-        w.ep.finalize();
-        w.release_retired();
         w.finalized = true;
+        if w.sessions.active() > 0 {
+            w.ep.leave();
+        } else {
+            close(w);
+        }
+        state::refresh_active(w);
         state::set_phase(FINALIZED);
         sys::MPI_SUCCESS
     }
+}
+
+/// Close the endpoint of a world no model uses any more: p2p settles and
+/// publishes this rank's results (its time is `tV` as the last MPI call
+/// left it).
+pub(crate) fn close(w: &mut World) {
+    w.ep.finalize();
+    w.release_retired();
+    w.ep_closed = true;
 }
 
 mpi_fn! {
@@ -153,7 +222,7 @@ mpi_fn! {
         state::nested_abort(errorcode, &msg);
         let mut g = lock();
         match g.0.as_mut() {
-            Some(w) if !w.finalized => w.ep.abort(errorcode, &msg),
+            Some(w) if !w.ep_closed => w.ep.abort(errorcode, &msg),
             _ => {
                 eprintln!(
                     "vaced: MPI_Abort(comm {comm:#x}, {errorcode}) called outside \
@@ -257,12 +326,12 @@ mpi_fn! {
     /// Virtual time in seconds while MPI runs (computation since the last call
     /// included, via `enter`); host monotonic time outside.
     fn MPI_Wtime / PMPI_Wtime() -> f64 {
-        if state::phase() == RUNNING {
+        if state::active() {
             if let Some(t) = state::nested_vtime() {
                 return t.as_secs_f64();
             }
             let mut g = lock();
-            if let Some(w) = g.0.as_mut().filter(|w| !w.finalized) {
+            if let Some(w) = g.0.as_mut().filter(|w| w.running()) {
                 w.ep.enter();
                 let t = w.ep.vtime();
                 w.ep.leave();

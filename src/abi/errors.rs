@@ -52,8 +52,14 @@ mpi_fn! {
 mpi_fn! {
     /// Drops the program's reference and sets the handle to
     /// MPI_ERRHANDLER_NULL; objects the handler is attached to keep it (the
-    /// predefined handlers are never destroyed).
+    /// predefined handlers are never destroyed). MPI-4 allows it while MPI
+    /// is not initialized too (session handlers): then an error returns its
+    /// class.
     fn MPI_Errhandler_free / PMPI_Errhandler_free(errhandler: *mut MPI_Errhandler) -> c_int {
+        if !crate::abi::state::active() {
+            // SAFETY: null or a valid handle pointer (caller).
+            return unsafe { crate::abi::session::errhandler_free_outside(errhandler) };
+        }
         call("MPI_Errhandler_free", sys::MPI_COMM_WORLD, |w| {
             // SAFETY: null or a valid handle pointer (caller).
             let eh = unsafe { out(errhandler, "errhandler") }?;

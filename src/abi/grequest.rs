@@ -42,7 +42,7 @@ pub(crate) fn around(
     let todo = {
         let g = lock();
         match g.0.as_ref() {
-            Some(w) if !w.finalized && !hs.is_null() && count > 0 => {
+            Some(w) if w.running() && !hs.is_null() && count > 0 => {
                 // SAFETY: MPI's contract for the call's request array: `count`
                 // readable handles (the call itself validates them).
                 let v = unsafe { std::slice::from_raw_parts(hs, count as usize) };
@@ -71,7 +71,7 @@ fn wait_for_other_threads(hs: *const MPI_Request, count: c_int, all: bool) {
         let seen = {
             let g = lock();
             let stuck = match g.0.as_ref() {
-                Some(w) if !w.finalized && !hs.is_null() && count > 0 => {
+                Some(w) if w.running() && !hs.is_null() && count > 0 => {
                     // SAFETY: as in `around`.
                     let v = unsafe { std::slice::from_raw_parts(hs, count as usize) };
                     w.waits_for_greq(v, all) && w.ep.others_may_call()

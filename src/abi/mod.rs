@@ -53,6 +53,7 @@ pub mod reduce;
 pub mod rma;
 // ---- RMA windows (dynamic, shared, error handlers) ----
 pub mod rma_windows;
+pub mod session;
 mod state;
 mod threads;
 pub mod topo;

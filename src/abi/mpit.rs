@@ -32,7 +32,7 @@ fn snapshot() -> Snapshot {
     let Some(w) = g.0.as_mut() else {
         return Snapshot::default();
     };
-    let running = !w.finalized;
+    let running = w.running();
     if running {
         w.ep.enter_call("MPI_T_pvar");
     }

@@ -21,7 +21,7 @@ use crate::sys::{self, MPI_Comm};
 use parking_lot::{Mutex, MutexGuard};
 use std::cell::Cell;
 use std::os::raw::c_int;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 /// Holder of the world, so it can live in a static.
 pub(crate) struct Global(pub(crate) Option<World>);
@@ -48,6 +48,21 @@ pub(crate) fn set_phase(p: u8) {
     PHASE.store(p, Ordering::Release)
 }
 
+/// Whether MPI runs (the world model or a session is active): the world's
+/// [`World::running`], kept where MPI_Wtime and the calls that work at any
+/// time read it without the lock.
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+
+pub(crate) fn active() -> bool {
+    ACTIVE.load(Ordering::Acquire)
+}
+
+/// Publish whether `w` runs (after MPI_Init, MPI_Finalize, and a session's
+/// init and finalize).
+pub(crate) fn refresh_active(w: &World) {
+    ACTIVE.store(w.running(), Ordering::Release)
+}
+
 pub(crate) fn lock() -> MutexGuard<'static, Global> {
     if let Some(g) = STATE.try_lock() {
         return g;
@@ -62,10 +77,21 @@ pub(crate) fn lock() -> MutexGuard<'static, Global> {
     g
 }
 
+/// The lock if it is free now (at process exit, where waiting could hang).
+pub(crate) fn try_lock() -> Option<MutexGuard<'static, Global>> {
+    STATE.try_lock()
+}
+
 thread_local! {
     /// The world while this thread holds the lock in [`call`] (null
     /// otherwise): a call this thread makes meanwhile is nested.
     static HELD: Cell<*mut World> = const { Cell::new(std::ptr::null_mut()) };
+}
+
+/// Whether this thread holds the lock (a call from inside a callback the
+/// library runs).
+pub(crate) fn nested_now() -> bool {
+    !HELD.get().is_null()
 }
 
 /// Arms [`HELD`] for the lifetime of a locked call.
@@ -265,20 +291,28 @@ pub(crate) fn run_pending() {
             // (pointers to the file handle and the error code).
             unsafe { f(&mut handle, &mut code) }
         }
-        UserFn::Comm(None) | UserFn::Win(None) | UserFn::File(None) => {}
+        UserFn::Session(Some(f)) => {
+            // SAFETY: a handler the program registered with
+            // MPI_Session_create_errhandler, called with pointers to the
+            // session and the error code, as for a communicator's.
+            unsafe { f(&mut handle, &mut code) }
+        }
+        UserFn::Comm(None) | UserFn::Win(None) | UserFn::File(None) | UserFn::Session(None) => {}
     }
 }
 
-/// An MPI call outside MPI_Init .. MPI_Finalize. After MPI_Finalize the
-/// handler of MPI_COMM_WORLD still decides (a program's handler returns
-/// the class without being called); before MPI_Init (no handler, no
-/// job to abort) the process prints the error and exits, as MPICH does.
+/// An MPI call while neither the world model nor a session is active.
+/// After MPI_Finalize (or a session's end) the handler of MPI_COMM_WORLD
+/// still decides (a program's handler returns the class without being
+/// called); before MPI_Init (no handler, no job to abort) the process
+/// prints the error and exits, as MPICH does.
 fn not_running(g: &mut Global, call: &str) -> c_int {
     let e = MpiError::new(
         sys::MPI_ERR_OTHER,
-        match g.0 {
-            Some(_) => "called after MPI_Finalize",
-            None => "called before MPI_Init",
+        match &g.0 {
+            Some(w) if w.finalized => "called after MPI_Finalize",
+            Some(_) => "called while neither MPI_Init nor a session is active",
+            None => "called before MPI_Init or MPI_Session_init",
         },
     );
     if let Some(w) = g.0.as_ref() {
@@ -308,7 +342,7 @@ pub(crate) fn call(
         return nested(held, call, comm, f);
     }
     let mut g = lock();
-    if g.0.as_ref().is_none_or(|w| w.finalized) {
+    if g.0.as_ref().is_none_or(|w| !w.running()) {
         return not_running(&mut g, call);
     }
     let w = g.0.as_mut().expect("running world");
@@ -348,7 +382,7 @@ pub(crate) fn call_mut(
     }
     loop {
         let mut g = lock();
-        if g.0.as_ref().is_none_or(|w| w.finalized) {
+        if g.0.as_ref().is_none_or(|w| !w.running()) {
             return not_running(&mut g, call);
         }
         let w = g.0.as_mut().expect("running world");
@@ -384,12 +418,12 @@ pub(crate) fn call_mut(
 /// Errors of the calls that work at any time (MPI_Error_string, ...): the
 /// handler of MPI_COMM_WORLD while MPI runs, else just the class.
 pub(crate) fn anytime_error(call: &str, e: MpiError) -> c_int {
-    if phase() != RUNNING {
+    if !active() {
         return e.class;
     }
     let mut g = lock();
     let rc = match g.0.as_mut() {
-        Some(w) if !w.finalized => error(w, sys::MPI_COMM_WORLD, call, e),
+        Some(w) if w.running() => error(w, sys::MPI_COMM_WORLD, call, e),
         _ => e.class,
     };
     drop(g);

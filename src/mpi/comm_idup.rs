@@ -612,3 +612,64 @@ impl World<Endpoint> {
         Ok((handle, req))
     }
 }
+
+impl World<Endpoint> {
+    /// The nonblocking form of MPI_Comm_create_from_group (which
+    /// `abi::session` runs with a wait under MPI_THREAD_MULTIPLE, so that
+    /// other threads of the rank may call MPI meanwhile): the members of
+    /// `group` (my index `me`) agree on a context id as MPI_Comm_idup's
+    /// members do, on context `ctx` with tag `tag`. The new communicator's
+    /// handle (usable once the request is complete) and the request.
+    pub fn group_idup(
+        &mut self,
+        group: Arc<crate::mpi::comm::Group>,
+        me: u32,
+        ctx: u32,
+        tag: i32,
+        errhandler: crate::sys::MPI_Errhandler,
+    ) -> (MPI_Comm, MPI_Request) {
+        let handle = self
+            .comms
+            .insert(Comm::new(PENDING_CTX, group.clone(), me, errhandler));
+        let key = (ctx, tag);
+        let a = Agreement {
+            reg: self.comms.idups.clone(),
+            mask: self.comms.ctx_mask.clone(),
+            key,
+            handle,
+            ranks: group.ranks().to_vec(),
+            me: me as usize,
+            ctx,
+            tag,
+            inter: None,
+            first: true,
+            retry_at: None,
+            stage: Stage::Start,
+            recv_ctx: PENDING_CTX,
+            cursor: VTime::ZERO,
+            live: Vec::new(),
+        };
+        // registered before it starts: its first attempt may complete at once
+        self.comms
+            .idups
+            .0
+            .borrow_mut()
+            .pending
+            .insert(key, u32::MAX);
+        let id = self.ep.start_compound(Box::new(a));
+        if let Some(r) = self.comms.idups.0.borrow_mut().pending.get_mut(&key) {
+            *r = id;
+        }
+        self.comms.settle_idups();
+        let req = self.reqs.insert(Req {
+            kind: Kind::Coll,
+            comm: handle,
+            group,
+            state: ReqState::Active(id),
+            keep: None,
+            staging: None,
+            capacity: 0,
+        });
+        (handle, req)
+    }
+}

@@ -27,6 +27,8 @@ pub type CommFn = sys::MPI_Comm_errhandler_function;
 pub type WinFn = sys::MPI_Win_errhandler_function;
 /// `MPI_File_errhandler_function *` (MPI_File_create_errhandler).
 pub type FileFn = sys::MPI_File_errhandler_function;
+/// `MPI_Session_errhandler_function *` (MPI_Session_create_errhandler).
+pub type SessionFn = sys::MPI_Session_errhandler_function;
 
 /// The kinds of MPI object an error handler can be attached to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +36,7 @@ pub enum ObjKind {
     Comm,
     Win,
     File,
+    Session,
 }
 
 impl ObjKind {
@@ -42,6 +45,7 @@ impl ObjKind {
             ObjKind::Comm => "communicator",
             ObjKind::Win => "window",
             ObjKind::File => "file",
+            ObjKind::Session => "session",
         }
     }
 }
@@ -52,6 +56,7 @@ pub enum UserFn {
     Comm(CommFn),
     Win(WinFn),
     File(FileFn),
+    Session(SessionFn),
 }
 
 impl UserFn {
@@ -60,6 +65,7 @@ impl UserFn {
             UserFn::Comm(_) => ObjKind::Comm,
             UserFn::Win(_) => ObjKind::Win,
             UserFn::File(_) => ObjKind::File,
+            UserFn::Session(_) => ObjKind::Session,
         }
     }
 }

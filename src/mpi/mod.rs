@@ -49,6 +49,7 @@ pub mod partitioned;
 pub mod persistent;
 pub mod request;
 pub mod request_status;
+pub mod session;
 pub mod state;
 pub mod status;
 pub mod topo;

@@ -124,7 +124,15 @@ pub struct World<E: Backend = Endpoint> {
     pub thread_level: c_int,
     /// The thread that called MPI_Init.
     pub main_thread: ThreadId,
+    /// The world model was initialized (MPI_Init / MPI_Init_thread).
+    pub world_init: bool,
+    /// MPI_Finalize was called (the world model ended).
     pub finalized: bool,
+    /// The active sessions (see `mpi::session`).
+    pub sessions: crate::mpi::session::Sessions,
+    /// The endpoint is closed: the rank's result is published and it takes
+    /// no part in the job any more.
+    pub ep_closed: bool,
     /// Packed buffers of sends released with MPI_Request_free while p2p may
     /// still read them: kept until MPI_Finalize.
     retired: Vec<Vec<u8>>,
@@ -166,7 +174,10 @@ impl<E: Backend> World<E> {
             f90_types: F90Cache::default(),
             thread_level,
             main_thread: std::thread::current().id(),
+            world_init: false,
             finalized: false,
+            sessions: Default::default(),
+            ep_closed: false,
             retired: Vec::new(),
             persist: Default::default(),
             greqs: Default::default(),
@@ -176,6 +187,12 @@ impl<E: Backend> World<E> {
             type_attrs: crate::mpi::obj_attr::ObjAttrs::types(),
             win_attrs: crate::mpi::obj_attr::ObjAttrs::windows(),
         }
+    }
+
+    /// Whether MPI calls may run: the world model or a session is active
+    /// (and the endpoint is open).
+    pub fn running(&self) -> bool {
+        !self.ep_closed && ((self.world_init && !self.finalized) || self.sessions.active() > 0)
     }
 
     /// World rank of this process.

@@ -63,6 +63,7 @@ handle_operators!(
     vaced_f08_win_eq vaced_f08_win_ne,
     vaced_f08_file_eq vaced_f08_file_ne,
     vaced_f08_message_eq vaced_f08_message_ne,
+    vaced_f08_session_eq vaced_f08_session_ne,
 );
 
 /// `MPI_Buffer_detach(buffer_addr, size, ierror)` of mpi_f08:

@@ -218,6 +218,12 @@ pub const HAND_WRITTEN: &[(&str, &str, HandIface)] = &[
         "PMPI_Info_create_env",
         HandIface::Sub("info: IntOut"),
     ),
+    // session.rs
+    (
+        "mpi_session_get_nth_pset_",
+        "PMPI_Session_get_nth_pset",
+        HandIface::Sub("session: Int, info: Int, n: Int, pset_len: IntOut, pset_name: StrOut"),
+    ),
     // graph.rs: weight arrays are declared like choice buffers (any rank),
     // so that the scalars MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY fit them
     (

@@ -54,7 +54,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// The handle types of mpi_f08, by their C typedef names.
-pub const HANDLE_TYPES: [&str; 10] = [
+pub const HANDLE_TYPES: [&str; 11] = [
     "MPI_Comm",
     "MPI_Datatype",
     "MPI_Group",
@@ -65,6 +65,7 @@ pub const HANDLE_TYPES: [&str; 10] = [
     "MPI_Win",
     "MPI_File",
     "MPI_Message",
+    "MPI_Session",
 ];
 
 /// Arguments that are handles, by the names the MPI standard gives them
@@ -118,6 +119,7 @@ pub const HANDLE_ARGS: &[(&str, &str)] = &[
     ("fh", "MPI_File"),
     ("file", "MPI_File"),
     ("message", "MPI_Message"),
+    ("session", "MPI_Session"),
 ];
 
 /// The handle type of an argument, by its name.
@@ -210,6 +212,11 @@ const ABSTRACT_INTERFACES: &str = "\
       type(MPI_File) :: file
       integer :: error_code
     end subroutine MPI_File_errhandler_function
+    subroutine MPI_Session_errhandler_function(session, error_code)
+      import
+      type(MPI_Session) :: session
+      integer :: error_code
+    end subroutine MPI_Session_errhandler_function
     subroutine MPI_Grequest_query_function(extra_state, status, ierror)
       import
       integer(kind=MPI_ADDRESS_KIND) :: extra_state
@@ -260,6 +267,7 @@ fn callback_interface(arg: &str) -> Option<&'static str> {
         "comm_errhandler_fn" => "MPI_Comm_errhandler_function",
         "win_errhandler_fn" => "MPI_Win_errhandler_function",
         "file_errhandler_fn" => "MPI_File_errhandler_function",
+        "session_errhandler_fn" => "MPI_Session_errhandler_function",
         "query_fn" => "MPI_Grequest_query_function",
         "free_fn" => "MPI_Grequest_free_function",
         "cancel_fn" => "MPI_Grequest_cancel_function",

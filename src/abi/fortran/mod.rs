@@ -48,6 +48,7 @@ pub mod p2p;
 pub mod p2p_more;
 pub mod pcoll;
 pub mod rma;
+pub mod session;
 pub mod sizeof;
 pub mod special;
 pub mod topo;
