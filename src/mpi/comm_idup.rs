@@ -453,7 +453,7 @@ impl World<Endpoint> {
     pub(crate) fn start_agreement(
         &mut self,
         comm: MPI_Comm,
-        p: &Comm,
+        group: Arc<crate::mpi::comm::Group>,
         handle: MPI_Comm,
         spec: Spec,
     ) -> MPI_Request {
@@ -491,7 +491,7 @@ impl World<Endpoint> {
         self.reqs.insert(Req {
             kind: Kind::Coll,
             comm,
-            group: p.group.clone(),
+            group,
             state: ReqState::Active(id),
             keep: None,
             staging: None,
@@ -529,7 +529,7 @@ impl World<Endpoint> {
             inter: None,
             member: mine.is_some(),
         };
-        let req = self.start_agreement(comm, &p, handle, spec);
+        let req = self.start_agreement(comm, p.group.clone(), handle, spec);
         Ok((handle, req))
     }
 
@@ -565,7 +565,7 @@ impl World<Endpoint> {
             inter: None,
             member: true,
         };
-        let req = self.start_agreement(comm, &p, handle, spec);
+        let req = self.start_agreement(comm, p.group.clone(), handle, spec);
         Ok((handle, req))
     }
 
@@ -608,7 +608,7 @@ impl World<Endpoint> {
             inter,
             member: true,
         };
-        let req = self.start_agreement(comm, &p, handle, spec);
+        let req = self.start_agreement(comm, p.group.clone(), handle, spec);
         Ok((handle, req))
     }
 }
@@ -631,45 +631,16 @@ impl World<Endpoint> {
         let handle = self
             .comms
             .insert(Comm::new(PENDING_CTX, group.clone(), me, errhandler));
-        let key = (ctx, tag);
-        let a = Agreement {
-            reg: self.comms.idups.clone(),
-            mask: self.comms.ctx_mask.clone(),
-            key,
-            handle,
+        let spec = Spec {
+            key: (ctx, tag),
             ranks: group.ranks().to_vec(),
             me: me as usize,
             ctx,
             tag,
             inter: None,
-            first: true,
-            retry_at: None,
-            stage: Stage::Start,
-            recv_ctx: PENDING_CTX,
-            cursor: VTime::ZERO,
-            live: Vec::new(),
+            member: true,
         };
-        // registered before it starts: its first attempt may complete at once
-        self.comms
-            .idups
-            .0
-            .borrow_mut()
-            .pending
-            .insert(key, u32::MAX);
-        let id = self.ep.start_compound(Box::new(a));
-        if let Some(r) = self.comms.idups.0.borrow_mut().pending.get_mut(&key) {
-            *r = id;
-        }
-        self.comms.settle_idups();
-        let req = self.reqs.insert(Req {
-            kind: Kind::Coll,
-            comm: handle,
-            group,
-            state: ReqState::Active(id),
-            keep: None,
-            staging: None,
-            capacity: 0,
-        });
+        let req = self.start_agreement(handle, group, handle, spec);
         (handle, req)
     }
 }
