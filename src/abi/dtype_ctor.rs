@@ -303,7 +303,10 @@ mpi_fn! {
         let Some(new) = made else { return rc };
         // then the attributes' copy callbacks (with the lock released)
         if let Err(rc) = obj_attr::copy_attrs(obj_attr::Kind::Type, "MPI_Type_dup", oldtype, new) {
-            call("MPI_Type_dup", WORLD, |w| w.types.free(new));
+            call("MPI_Type_dup", WORLD, |w| {
+                w.type_names.forget(new);
+                w.types.free(new)
+            });
             // SAFETY: as above.
             unsafe { newtype.write(sys::MPI_DATATYPE_NULL) };
             return rc;
@@ -340,6 +343,7 @@ mpi_fn! {
             let h = unsafe { out(datatype, "datatype") }?;
             w.types.free(*h)?;
             w.type_attrs.forget(*h);
+            w.type_names.forget(*h);
             *h = sys::MPI_DATATYPE_NULL;
             Ok(())
         })

@@ -89,7 +89,7 @@ fn call_user(
     let count = a.len() / size;
     let mut len = c_int::try_from(count).expect("element count fits an int");
     let mut dt = dt;
-    let align = natural_alignment(ty.extent());
+    let align = natural_alignment(ty.extent().unsigned_abs());
     let aligned = |p: *const u8| (p as usize).is_multiple_of(align);
     if ty.is_contiguous() && aligned(a.as_ptr()) && aligned(b.as_ptr()) {
         // SAFETY: a and b hold `count` whole elements in the datatype's
@@ -105,21 +105,29 @@ fn call_user(
         };
         return;
     }
-    let span = count * ty.extent();
-    let (mut sa, mut sb) = (Scratch::new(span), Scratch::new(span));
-    ty.unpack(a, sa.bytes(), count);
-    ty.unpack(b, sb.bytes(), count);
-    // SAFETY: both scratch areas hold `count` elements of the datatype in
-    // its memory layout, aligned to 16 bytes; len and dt outlive the call.
-    unsafe {
-        f(
-            sa.bytes().as_mut_ptr().cast(),
-            sb.bytes().as_mut_ptr().cast(),
-            &mut len,
-            &mut dt,
-        )
+    // The elements' memory starts `start` bytes from the buffer pointer
+    // the function gets (the true lower bound, lower for a negative
+    // extent); `lead` bytes of scratch before it keep that pointer aligned
+    // to 16 bytes.
+    let start = ty.mem_start(count);
+    let lead = start.rem_euclid(Scratch::ALIGN as isize) as usize;
+    let span = ty.span(count);
+    let (mut sa, mut sb) = (Scratch::new(lead + span), Scratch::new(lead + span));
+    ty.unpack(a, &mut sa.bytes()[lead..], count);
+    ty.unpack(b, &mut sb.bytes()[lead..], count);
+    let ptr = |s: &mut Scratch| {
+        s.bytes()
+            .as_mut_ptr()
+            .wrapping_offset(lead as isize - start)
+            .cast::<c_void>()
     };
-    b.copy_from_slice(&ty.pack(sb.bytes(), count));
+    let (pa, pb) = (ptr(&mut sa), ptr(&mut sb));
+    // SAFETY: both scratch areas hold `count` elements of the datatype in
+    // its memory layout as seen from pa / pb (every byte the elements touch
+    // lies within the scratch), aligned to 16 bytes; len and dt outlive the
+    // call.
+    unsafe { f(pa, pb, &mut len, &mut dt) };
+    b.copy_from_slice(&ty.pack(&sb.bytes()[lead..], count));
 }
 
 /// The C kernels of a predefined operator on a long double layout, on

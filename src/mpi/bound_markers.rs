@@ -5,8 +5,8 @@
 //! to lower bound = the displacement of the last MPI_LB (else the struct's
 //! lower bound) and upper bound = that of the last MPI_UB (else the
 //! struct's upper bound). The new type's combiner is therefore
-//! MPI_COMBINER_RESIZED, as in MPICH; a negative extent is MPI_ERR_ARG
-//! (vaced keeps extents non-negative).
+//! MPI_COMBINER_RESIZED, as in MPICH; an upper bound below the lower one
+//! gives a negative extent (`{ (LB,10) }` has extent -10, as in MPICH).
 use crate::mpi::datatype::Datatype;
 use crate::mpi::error::MpiResult;
 use crate::mpi::type_contents::TypeRef;
@@ -79,9 +79,18 @@ mod tests {
         )
         .unwrap();
         assert_eq!((s.lb(), s.extent()), (0, 4));
-        // { (LB, 10) }: extent -10, which vaced does not support
-        let e = create_struct(&[1], &[10], &[r(sys::MPI_LB)]).unwrap_err();
-        assert_eq!(e.class, sys::MPI_ERR_ARG);
+        // { (LB, 10) }: ub 0, extent -10 (MPICH's struct_no_real_types)
+        let s = create_struct(&[1], &[10], &[r(sys::MPI_LB)]).unwrap();
+        assert_eq!((s.lb(), s.extent(), s.size(), s.ub()), (10, -10, 0, 0));
+        // { (LB, 6), 4 bytes at 0, (UB, -3) } (MPICH's lbub_oldapi)
+        let s = create_struct(
+            &[1, 4, 1],
+            &[6, 0, -3],
+            &[r(sys::MPI_LB), r(sys::MPI_BYTE), r(sys::MPI_UB)],
+        )
+        .unwrap();
+        assert_eq!((s.lb(), s.extent(), s.size()), (6, -9, 4));
+        assert_eq!((s.true_lb(), s.true_extent()), (0, 4));
         let lb = t.get(sys::MPI_LB).unwrap();
         assert_eq!((lb.size(), lb.extent(), lb.name()), (0, 0, "MPI_LB"));
     }

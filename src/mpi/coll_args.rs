@@ -74,7 +74,7 @@ pub fn whole(count: usize, ty: &Arc<Datatype>) -> Vec<Block> {
 pub fn consecutive(n: usize, count: usize, ty: &Arc<Datatype>) -> Vec<Block> {
     (0..n)
         .map(|i| Block {
-            off: (i * count * ty.extent()) as isize,
+            off: (i * count) as isize * ty.extent(),
             count,
             ty: ty.clone(),
         })
@@ -87,7 +87,7 @@ pub fn displaced(counts: &[usize], displs: &[c_int], ty: &Arc<Datatype>) -> Vec<
         .iter()
         .zip(displs)
         .map(|(&count, &d)| Block {
-            off: d as isize * ty.extent() as isize,
+            off: d as isize * ty.extent(),
             count,
             ty: ty.clone(),
         })

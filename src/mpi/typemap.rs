@@ -131,10 +131,12 @@ impl Builder {
         if n == 0 || old.is_empty_map() {
             return Ok(());
         }
-        let ext = isize::try_from(old.extent()).map_or_else(|_| overflow(), Ok)?;
+        let ext = old.extent();
         let last = at(disp, n - 1, ext)?;
-        let lb = disp.checked_add(old.lb()).map_or_else(overflow, Ok)?;
-        let ub = last.checked_add(old.ub()).map_or_else(overflow, Ok)?;
+        // with a negative extent the last copy is the lowest one
+        let (lo, hi) = (disp.min(last), disp.max(last));
+        let lb = lo.checked_add(old.lb()).map_or_else(overflow, Ok)?;
+        let ub = hi.checked_add(old.ub()).map_or_else(overflow, Ok)?;
         if old.sticky_lb() {
             min_in(&mut self.slb, lb);
         } else {
@@ -203,16 +205,11 @@ impl Builder {
                 (lb, ub, self.slb.is_some(), self.sub.is_some())
             }
         };
-        if ub < lb {
-            return fail(
-                sys::MPI_ERR_ARG,
-                format!("the type map has a negative extent (lb {lb}, ub {ub})"),
-            );
-        }
         let layout = Layout {
             blocks: self.blocks,
             lb,
-            extent: (ub - lb) as usize,
+            // negative when ub < lb (allowed, as in MPICH)
+            extent: ub.checked_sub(lb).map_or_else(overflow, Ok)?,
             sticky_lb,
             sticky_ub,
             align,
@@ -238,7 +235,7 @@ fn contents(combiner: c_int, ints: Vec<c_int>, aints: Vec<isize>, types: Vec<Typ
 
 /// Extent of `old` as a displacement unit.
 fn unit(old: &Datatype) -> MpiResult<isize> {
-    isize::try_from(old.extent()).map_or_else(|_| overflow(), Ok)
+    Ok(old.extent())
 }
 
 /// MPI_Type_contiguous.
@@ -544,14 +541,8 @@ pub fn subarray(
 }
 
 /// MPI_Type_create_resized: the data of `old` with explicit bounds lb and
-/// lb + extent (a negative extent is not supported).
+/// lb + extent (a negative extent puts ub below lb, as the standard allows).
 pub fn resized(old: &TypeRef, lb: isize, extent: isize) -> MpiResult<Datatype> {
-    if extent < 0 {
-        return fail(
-            sys::MPI_ERR_ARG,
-            format!("invalid extent {extent}: negative extents are not supported by vaced"),
-        );
-    }
     let mut b = Builder::default();
     b.copies(&old.ty, 0, 1)?;
     let c = contents(

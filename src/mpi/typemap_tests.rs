@@ -22,7 +22,7 @@ fn check(
     t: &Datatype,
     size: usize,
     lb: isize,
-    extent: usize,
+    extent: isize,
     tlb: isize,
     text: usize,
     blocks: &[(usize, usize)],
@@ -39,7 +39,7 @@ fn check(
         (size, lb, extent, tlb, text, blocks)
     );
     assert_eq!(t.origin(), tlb);
-    assert_eq!(t.ub(), lb + extent as isize);
+    assert_eq!(t.ub(), lb + extent);
     assert_eq!(t.true_ub(), tlb + text as isize);
 }
 
@@ -64,9 +64,11 @@ fn round_trip(t: &Datatype, m: &[u8], count: usize, packed: &[u8]) {
     let mut back = vec![0xffu8; m.len()];
     t.unpack(&p, &mut back, count);
     let mut expect = vec![0xffu8; m.len()];
+    // element i's data, from the first byte the elements touch
+    let first = t.mem_start(count);
     for i in 0..count {
         for &(o, l) in t.blocks() {
-            let at = i * t.extent() + o;
+            let at = (i as isize * t.extent() + t.origin() - first) as usize + o;
             expect[at..at + l].copy_from_slice(&m[at..at + l]);
         }
     }
@@ -513,7 +515,6 @@ fn argument_errors() {
         class(subarray(&[4], &[2], &[0], 99, &int)),
         sys::MPI_ERR_ARG
     );
-    assert_eq!(class(resized(&int, 0, -4)), sys::MPI_ERR_ARG);
     assert_eq!(ndims_arg(0).unwrap_err().class, sys::MPI_ERR_ARG);
     assert_eq!(
         count_arg(-1, "count").unwrap_err().msg,
@@ -526,4 +527,73 @@ fn argument_errors() {
     // a dense type repeats without blocks: a billion bytes is one block
     let t = contiguous(1 << 30, &pre(sys::MPI_BYTE)).unwrap();
     assert_eq!(t.blocks(), &[(0, 1 << 30)]);
+}
+
+#[test]
+fn resized_to_a_negative_extent() {
+    // MPICH's lbub test: { (LB,6),4*(BYTE,0),(UB,-3) }
+    let bytes = contiguous(4, &pre(sys::MPI_BYTE)).unwrap();
+    let evil = resized(&d(bytes), 6, -9).unwrap();
+    check(&evil, 4, 6, -9, 0, 4, &[(0, 4)]);
+    assert!(!evil.is_contiguous() && !evil.is_dense());
+    // three copies at 0, -9, -18: explicit bounds -12 and -3
+    let c = contiguous(3, &d(evil.clone())).unwrap();
+    check(&c, 12, -12, 9, -18, 22, &[(18, 4), (9, 4), (0, 4)]);
+    // the elements of a buffer go downwards: element 1 of `evil` is 9
+    // bytes below element 0
+    assert_eq!(
+        (evil.mem_start(1), evil.mem_start(3), evil.span(3)),
+        (0, -18, 22)
+    );
+    let m = mem(22);
+    round_trip(&evil, &m, 3, &[18, 19, 20, 21, 9, 10, 11, 12, 0, 1, 2, 3]);
+    // packing the contiguous type gives the same bytes (same type map)
+    round_trip(&c, &m, 1, &[18, 19, 20, 21, 9, 10, 11, 12, 0, 1, 2, 3]);
+    // a vector of it: blocks of 2 at strides of 3 elements (-27 bytes):
+    // copies at 0, -9, -27, -36, LB markers at 6, -3, -21, -30 and UB
+    // markers at -3, -12, -30, -39
+    let v = vector(2, 2, 3, &d(evil.clone())).unwrap();
+    check(
+        &v,
+        16,
+        -30,
+        27,
+        -36,
+        40,
+        &[(36, 4), (27, 4), (9, 4), (0, 4)],
+    );
+    // a struct member of 2 copies at 100 and 91: lb = min(106, 97), ub =
+    // max(97, 88): a zero extent, not padded (explicit bounds)
+    let s = create_struct(&[2], &[100], &[d(evil)]).unwrap();
+    check(&s, 8, 97, 0, 91, 13, &[(9, 4), (0, 4)]);
+}
+
+#[test]
+fn negative_extent_of_a_type_without_data() {
+    // a zero extent is fine too; an empty type resized downwards has no data
+    let int = pre(sys::MPI_INT);
+    let z = resized(&int, 0, 0).unwrap();
+    check(&z, 4, 0, 0, 0, 4, &[(0, 4)]);
+    assert_eq!((z.span(3), z.mem_start(3)), (4, 0));
+    let e = contiguous(0, &int).unwrap();
+    let n = resized(&d(e), 10, -10).unwrap();
+    check(&n, 0, 10, -10, 0, 0, &[]);
+    assert_eq!((n.span(5), n.packed_size(5)), (0, 0));
+    // an int resized to extent -4 (lb 4, ub 0): element i at -4 i
+    let r = resized(&int, 4, -4).unwrap();
+    check(&r, 4, 4, -4, 0, 4, &[(0, 4)]);
+    let m = mem(12);
+    round_trip(&r, &m, 3, &[8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3]);
+    // hvector of it with a positive stride: copies at 0, -4, -8 and 100,
+    // 96, 92; lb = -8 + 4, ub = 100 + 0
+    let h = hvector(2, 3, 100, &d(r)).unwrap();
+    check(
+        &h,
+        24,
+        -4,
+        104,
+        -8,
+        112,
+        &[(8, 4), (4, 4), (0, 4), (108, 4), (104, 4), (100, 4)],
+    );
 }
