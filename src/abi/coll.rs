@@ -2,14 +2,16 @@
 //! MPI_Allgather(v), MPI_Alltoall(v,w). Argument checking (in MPICH's order:
 //! communicator, counts, datatypes, root, buffers) and user buffers turned
 //! into `mpi::coll_args::UserBuf`s; the semantics are in
-//! `mpi::coll_calls`. The reductions are in `abi::reduce`.
+//! `mpi::coll_calls`. The reductions are in `abi::reduce`. MPI_Bcast_c and
+//! MPI_Alltoallv_c, the MPI-4 large-count variants (`MPI_Count` counts,
+//! `MPI_Aint` displacements), share the code of the `int` calls.
 use crate::abi::inter_coll;
 use crate::abi::state::call;
 use crate::abi::userbuf::{array, in_place, RawBuf};
 use crate::mpi::coll_args::{self as args, CollComm, UserBuf};
 use crate::mpi::coll_calls::{self, Data};
 use crate::mpi::error::MpiResult;
-use crate::sys::{MPI_Comm, MPI_Datatype};
+use crate::sys::{MPI_Aint, MPI_Comm, MPI_Count, MPI_Datatype};
 use std::os::raw::{c_int, c_void};
 
 /// MPI_IN_PLACE is only allowed at the root of a rooted collective.
@@ -19,12 +21,12 @@ const ROOT_ONLY: &str = "only the root may pass it";
 ///
 /// # Safety
 /// Both pointers are null or point to `n` readable ints.
-unsafe fn v_arrays(
-    counts: *const c_int,
-    displs: *const c_int,
+unsafe fn v_arrays<C: Copy + Into<i64>, D: Copy>(
+    counts: *const C,
+    displs: *const D,
     n: usize,
     names: (&str, &str),
-) -> MpiResult<(Vec<usize>, Vec<c_int>)> {
+) -> MpiResult<(Vec<usize>, Vec<D>)> {
     // SAFETY: the caller's contract.
     let c = unsafe { array(counts, n, names.0) }?;
     let c = args::counts(c, names.0)?;
@@ -46,24 +48,47 @@ mpi_fn! {
     }
 }
 
+/// MPI_Bcast(_c).
+///
+/// # Safety
+/// MPI's contract for `buffer` (count elements of datatype).
+unsafe fn bcast(
+    name: &str,
+    buffer: *mut c_void,
+    count: impl Copy + Into<i64>,
+    datatype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+) -> c_int {
+    call(name, comm, |w| {
+        if let Some(ic) = inter_coll::of(w, comm)? {
+            // SAFETY: the caller's MPI contract, passed on.
+            return unsafe { inter_coll::bcast(w, &ic, buffer, count, datatype, root) };
+        }
+        let cc = CollComm::of(w, comm)?;
+        let count = args::count(count, "count")?;
+        let ty = args::datatype(w, datatype, "datatype")?;
+        let root = args::root(root, cc.size())?;
+        args::buffer(buffer.is_null(), count, &ty, "buffer")?;
+        // SAFETY: buffer holds `count` elements of the datatype for this
+        // blocking call (MPI's contract).
+        let mut buf = unsafe { RawBuf::new(buffer) };
+        coll_calls::bcast(&mut w.ep, &cc, &mut buf, Data { count, ty: &ty }, root);
+        Ok(())
+    })
+}
+
 mpi_fn! {
     fn MPI_Bcast / PMPI_Bcast(buffer: *mut c_void, count: c_int, datatype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
-        call("MPI_Bcast", comm, |w| {
-            if let Some(ic) = inter_coll::of(w, comm)? {
-                // SAFETY: the caller's MPI contract, passed on.
-                return unsafe { inter_coll::bcast(w, &ic, buffer, count, datatype, root) };
-            }
-            let cc = CollComm::of(w, comm)?;
-            let count = args::count(count, "count")?;
-            let ty = args::datatype(w, datatype, "datatype")?;
-            let root = args::root(root, cc.size())?;
-            args::buffer(buffer.is_null(), count, &ty, "buffer")?;
-            // SAFETY: buffer holds `count` elements of the datatype for this
-            // blocking call (MPI's contract).
-            let mut buf = unsafe { RawBuf::new(buffer) };
-            coll_calls::bcast(&mut w.ep, &cc, &mut buf, Data { count, ty: &ty }, root);
-            Ok(())
-        })
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe { bcast("MPI_Bcast", buffer, count, datatype, root, comm) }
+    }
+}
+
+mpi_fn! {
+    fn MPI_Bcast_c / PMPI_Bcast_c(buffer: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe { bcast("MPI_Bcast_c", buffer, count, datatype, root, comm) }
     }
 }
 
@@ -378,43 +403,97 @@ mpi_fn! {
     }
 }
 
+/// MPI_Alltoallv(_c).
+///
+/// # Safety
+/// MPI's contract: the arrays have one entry per rank, the buffers hold
+/// (have room for) their blocks.
+#[allow(clippy::too_many_arguments)]
+unsafe fn alltoallv<C: Copy + Into<i64>, D: Copy + Into<i64>>(
+    name: &str,
+    sendbuf: *const c_void,
+    sendcounts: *const C,
+    sdispls: *const D,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const C,
+    rdispls: *const D,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+) -> c_int {
+    call(name, comm, |w| {
+        if let Some(ic) = inter_coll::of(w, comm)? {
+            // SAFETY: the caller's MPI contract, passed on.
+            return unsafe {
+                inter_coll::alltoallv(
+                    w, &ic, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                    recvtype,
+                )
+            };
+        }
+        let cc = CollComm::of(w, comm)?;
+        let n = cc.size();
+        // SAFETY: both arrays have one entry per rank.
+        let (rc, rd) = unsafe { v_arrays(recvcounts, rdispls, n, ("recvcounts", "rdispls")) }?;
+        let rt = args::datatype(w, recvtype, "recvtype")?;
+        args::buffer(
+            recvbuf.is_null(),
+            args::total(&rc, "recvcounts")?,
+            &rt,
+            "recvbuf",
+        )?;
+        let rblocks = args::displaced(&rc, &rd, &rt);
+        let sblocks = if in_place(sendbuf) {
+            None
+        } else {
+            // SAFETY: both arrays have one entry per rank.
+            let (sc, sd) = unsafe { v_arrays(sendcounts, sdispls, n, ("sendcounts", "sdispls")) }?;
+            let st = args::datatype(w, sendtype, "sendtype")?;
+            args::buffer(
+                sendbuf.is_null(),
+                args::total(&sc, "sendcounts")?,
+                &st,
+                "sendbuf",
+            )?;
+            let b = args::displaced(&sc, &sd, &st);
+            args::matching(b[cc.me].bytes(), rblocks[cc.me].bytes(), name)?;
+            coll_calls::check_alltoallv_forcing(&w.ep, &b, &rblocks)?;
+            Some(b)
+        };
+        // SAFETY: sendbuf holds every send block, recvbuf has room for
+        // every receive block, for this blocking call.
+        let (sb, mut rb) = unsafe { (RawBuf::new(sendbuf), RawBuf::new(recvbuf)) };
+        let s = sblocks.as_deref().map(|b| (&sb as &dyn UserBuf, b));
+        coll_calls::alltoallv(&mut w.ep, &cc, s, &mut rb, &rblocks);
+        Ok(())
+    })
+}
+
 mpi_fn! {
     fn MPI_Alltoallv / PMPI_Alltoallv(
         sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: MPI_Datatype,
         recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: MPI_Datatype,
         comm: MPI_Comm,
     ) -> c_int {
-        call("MPI_Alltoallv", comm, |w| {
-            if let Some(ic) = inter_coll::of(w, comm)? {
-                // SAFETY: the caller's MPI contract, passed on.
-                return unsafe { inter_coll::alltoallv(w, &ic, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype) };
-            }
-            let cc = CollComm::of(w, comm)?;
-            let n = cc.size();
-            // SAFETY: both arrays have one entry per rank.
-            let (rc, rd) = unsafe { v_arrays(recvcounts, rdispls, n, ("recvcounts", "rdispls")) }?;
-            let rt = args::datatype(w, recvtype, "recvtype")?;
-            args::buffer(recvbuf.is_null(), rc.iter().sum(), &rt, "recvbuf")?;
-            let rblocks = args::displaced(&rc, &rd, &rt);
-            let sblocks = if in_place(sendbuf) {
-                None
-            } else {
-                // SAFETY: both arrays have one entry per rank.
-                let (sc, sd) = unsafe { v_arrays(sendcounts, sdispls, n, ("sendcounts", "sdispls")) }?;
-                let st = args::datatype(w, sendtype, "sendtype")?;
-                args::buffer(sendbuf.is_null(), sc.iter().sum(), &st, "sendbuf")?;
-                let b = args::displaced(&sc, &sd, &st);
-                args::matching(b[cc.me].bytes(), rblocks[cc.me].bytes(), "MPI_Alltoallv")?;
-                coll_calls::check_alltoallv_forcing(&w.ep, &b, &rblocks)?;
-                Some(b)
-            };
-            // SAFETY: sendbuf holds every send block, recvbuf has room for
-            // every receive block, for this blocking call.
-            let (sb, mut rb) = unsafe { (RawBuf::new(sendbuf), RawBuf::new(recvbuf)) };
-            let s = sblocks.as_deref().map(|b| (&sb as &dyn UserBuf, b));
-            coll_calls::alltoallv(&mut w.ep, &cc, s, &mut rb, &rblocks);
-            Ok(())
-        })
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe {
+            alltoallv("MPI_Alltoallv", sendbuf, sendcounts, sdispls, sendtype,
+                      recvbuf, recvcounts, rdispls, recvtype, comm)
+        }
+    }
+}
+
+mpi_fn! {
+    fn MPI_Alltoallv_c / PMPI_Alltoallv_c(
+        sendbuf: *const c_void, sendcounts: *const MPI_Count, sdispls: *const MPI_Aint, sendtype: MPI_Datatype,
+        recvbuf: *mut c_void, recvcounts: *const MPI_Count, rdispls: *const MPI_Aint, recvtype: MPI_Datatype,
+        comm: MPI_Comm,
+    ) -> c_int {
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe {
+            alltoallv("MPI_Alltoallv_c", sendbuf, sendcounts, sdispls, sendtype,
+                      recvbuf, recvcounts, rdispls, recvtype, comm)
+        }
     }
 }
 

@@ -32,7 +32,7 @@ pub(crate) fn of(w: &World, comm: MPI_Comm) -> MpiResult<Option<InterComm>> {
 pub(super) fn buf_arg(
     w: &World,
     buf: *const c_void,
-    count: c_int,
+    count: impl Copy + Into<i64>,
     dt: MPI_Datatype,
     names: (&str, &str, &str),
 ) -> MpiResult<(usize, Arc<Datatype>)> {
@@ -49,9 +49,9 @@ pub(super) fn buf_arg(
 ///
 /// # Safety
 /// Both pointers are null or point to `n` readable ints.
-pub(super) unsafe fn v_blocks(
-    counts: *const c_int,
-    displs: *const c_int,
+pub(super) unsafe fn v_blocks<C: Copy + Into<i64>, D: Copy + Into<i64>>(
+    counts: *const C,
+    displs: *const D,
     n: usize,
     ty: &Arc<Datatype>,
     names: (&str, &str),
@@ -74,7 +74,7 @@ pub(crate) unsafe fn bcast(
     w: &mut World,
     ic: &InterComm,
     buffer: *mut c_void,
-    count: c_int,
+    count: impl Copy + Into<i64>,
     datatype: MPI_Datatype,
     root: c_int,
 ) -> MpiResult<()> {
@@ -480,16 +480,16 @@ pub(crate) unsafe fn alltoall(
 /// # Safety
 /// MPI's contract for the buffers and arrays of this blocking call.
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn alltoallv(
+pub(crate) unsafe fn alltoallv<C: Copy + Into<i64>, D: Copy + Into<i64>>(
     w: &mut World,
     ic: &InterComm,
     sendbuf: *const c_void,
-    sendcounts: *const c_int,
-    sdispls: *const c_int,
+    sendcounts: *const C,
+    sdispls: *const D,
     sendtype: MPI_Datatype,
     recvbuf: *mut c_void,
-    recvcounts: *const c_int,
-    rdispls: *const c_int,
+    recvcounts: *const C,
+    rdispls: *const D,
     recvtype: MPI_Datatype,
 ) -> MpiResult<()> {
     let n = ic.remote.len();

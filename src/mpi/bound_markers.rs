@@ -10,9 +10,8 @@
 use crate::mpi::datatype::Datatype;
 use crate::mpi::error::MpiResult;
 use crate::mpi::type_contents::TypeRef;
-use crate::mpi::typemap;
+use crate::mpi::typemap::{self, CountArg};
 use crate::sys::{self, MPI_Datatype};
-use std::os::raw::c_int;
 use std::sync::Arc;
 
 /// Whether `h` is MPI_LB or MPI_UB.
@@ -21,8 +20,8 @@ pub fn is_marker(h: MPI_Datatype) -> bool {
 }
 
 /// MPI_Type_create_struct with bound markers among `types`.
-pub fn create_struct(
-    blocklengths: &[c_int],
+pub fn create_struct<C: CountArg>(
+    blocklengths: &[C],
     displacements: &[isize],
     types: &[TypeRef],
 ) -> MpiResult<Datatype> {
@@ -46,7 +45,7 @@ pub fn create_struct(
         predefined: false,
         ty: Arc::new(s),
     };
-    typemap::resized(&s, lb, ub - lb)
+    typemap::resized_as::<C>(&s, lb, ub - lb)
 }
 
 #[cfg(test)]

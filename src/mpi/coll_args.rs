@@ -81,13 +81,19 @@ pub fn consecutive(n: usize, count: usize, ty: &Arc<Datatype>) -> Vec<Block> {
         .collect()
 }
 
-/// Block i of `counts[i]` elements at `displs[i] * extent` (the v-variants).
-pub fn displaced(counts: &[usize], displs: &[c_int], ty: &Arc<Datatype>) -> Vec<Block> {
+/// Block i of `counts[i]` elements at `displs[i] * extent` (the
+/// v-variants; displacements are `int`s, or `MPI_Aint`s in the large-count
+/// `_c` calls).
+pub fn displaced<D: Copy + Into<i64>>(
+    counts: &[usize],
+    displs: &[D],
+    ty: &Arc<Datatype>,
+) -> Vec<Block> {
     counts
         .iter()
         .zip(displs)
         .map(|(&count, &d)| Block {
-            off: d as isize * ty.extent(),
+            off: (d.into() as isize).wrapping_mul(ty.extent()),
             count,
             ty: ty.clone(),
         })
@@ -157,14 +163,33 @@ fn named(what: &str) -> impl Fn(MpiError) -> MpiError + '_ {
     }
 }
 
-/// A count argument: MPI_ERR_COUNT if negative.
-pub fn count(n: c_int, what: &str) -> MpiResult<usize> {
+/// A count argument (`int`, or `MPI_Count` in the large-count `_c` calls):
+/// MPI_ERR_COUNT if negative.
+pub fn count<C: Copy + Into<i64>>(n: C, what: &str) -> MpiResult<usize> {
+    let n: i64 = n.into();
     usize::try_from(n)
         .or_else(|_| fail(sys::MPI_ERR_COUNT, format!("invalid {what} {n} (negative)")))
 }
 
+/// The sum of `counts` (elements of a whole v-buffer): MPI_ERR_COUNT when
+/// it overflows.
+pub fn total(counts: &[usize], what: &str) -> MpiResult<usize> {
+    counts
+        .iter()
+        .try_fold(0usize, |a, &c| a.checked_add(c))
+        .map_or_else(
+            || {
+                fail(
+                    sys::MPI_ERR_COUNT,
+                    format!("the {what} add up to more than the address space"),
+                )
+            },
+            Ok,
+        )
+}
+
 /// An array of counts: MPI_ERR_COUNT naming the first negative entry.
-pub fn counts(a: &[c_int], what: &str) -> MpiResult<Vec<usize>> {
+pub fn counts<C: Copy + Into<i64>>(a: &[C], what: &str) -> MpiResult<Vec<usize>> {
     a.iter()
         .enumerate()
         .map(|(i, &n)| count(n, &format!("{what}[{i}]")))
@@ -193,6 +218,7 @@ pub fn root(root: c_int, size: usize) -> MpiResult<usize> {
 
 /// A buffer argument: MPI_ERR_BUFFER when null but holding data.
 pub fn buffer(is_null: bool, count: usize, ty: &Datatype, what: &str) -> MpiResult<()> {
+    ty.check_count(count).map_err(named(what))?;
     if is_null && count > 0 && ty.size() > 0 {
         return fail(
             sys::MPI_ERR_BUFFER,

@@ -3,6 +3,7 @@
 //! predefined datatypes of mpi.h, and pack / unpack between user memory and
 //! the packed bytes that travel on the wire. Derived layouts are built in
 //! `crate::mpi::typemap`; handles live in the [`TypeTable`].
+use crate::mpi::error::{fail, MpiResult};
 use crate::mpi::type_contents::Contents;
 use crate::sys;
 
@@ -268,6 +269,28 @@ impl Datatype {
         self.size as isize == self.extent
             && (self.size == 0 || (self.origin == 0 && self.blocks == [(0, self.size)]))
     }
+    /// Whether `count` elements fit the address space (their packed bytes
+    /// and the memory they span at most isize::MAX bytes): MPI_ERR_COUNT
+    /// otherwise, before any size is computed (a large-count `_c` call can
+    /// ask for more than any buffer holds).
+    pub fn check_count(&self, count: usize) -> MpiResult<()> {
+        let packed = self.size.checked_mul(count);
+        let span = count
+            .checked_sub(1)
+            .map_or(Some(0), |k| k.checked_mul(self.extent.unsigned_abs()))
+            .and_then(|s| s.checked_add(self.reach));
+        match (packed, span) {
+            (Some(p), Some(s)) if p <= isize::MAX as usize && s <= isize::MAX as usize => Ok(()),
+            _ => fail(
+                sys::MPI_ERR_COUNT,
+                format!(
+                    "{count} elements of {} are more bytes than the address space holds",
+                    self.name
+                ),
+            ),
+        }
+    }
+
     /// Bytes of `count` elements on the wire.
     pub fn packed_size(&self, count: usize) -> usize {
         self.size * count

@@ -99,7 +99,7 @@ fn empty_types() {
     assert_eq!(t.span(5), 0);
     assert_eq!(t.elements(0), Some(0));
     assert_eq!(t.elements(4), None);
-    let s = create_struct(&[], &[], &[]).unwrap();
+    let s = create_struct::<c_int>(&[], &[], &[]).unwrap();
     check(&s, 0, 0, 0, 0, 0, &[]);
     // an empty member contributes nothing to the bounds
     let s = create_struct(&[1, 1], &[16, 0], &[pre(sys::MPI_INT), d(t)]).unwrap();
@@ -596,4 +596,80 @@ fn negative_extent_of_a_type_without_data() {
         112,
         &[(8, 4), (4, 4), (0, 4), (108, 4), (104, 4), (100, 4)],
     );
+}
+
+#[test]
+fn large_count_constructors_keep_their_arguments_as_large_counts() {
+    use crate::mpi::type_contents::envelope_c;
+    let int = pre(sys::MPI_INT);
+    // the same type map as the int call, the arguments as large counts
+    let big: i64 = 3_000_000_000;
+    let c = contiguous::<i64>(big, &int).unwrap();
+    assert_eq!((c.size(), c.extent()), (12_000_000_000, 12_000_000_000));
+    assert_eq!(c.blocks(), &[(0, 12_000_000_000)]);
+    let k = c.contents().unwrap();
+    assert_eq!(
+        (k.ints.len(), k.aints.len(), k.counts.clone()),
+        (0, 0, vec![big])
+    );
+    assert_eq!(
+        envelope_c(c.contents()),
+        (0, 0, 1, 1, sys::MPI_COMBINER_CONTIGUOUS)
+    );
+    // ints then addresses, in MPICH's order
+    let h = hindexed::<i64>(&[2, 1], &[40, -8], &int).unwrap();
+    assert_eq!(h.contents().unwrap().counts, vec![2, 2, 1, 40, -8]);
+    assert_eq!(
+        h,
+        hindexed::<c_int>(&[2, 1], &[40, -8], &int)
+            .unwrap()
+            .duplicate(h.contents().unwrap().clone())
+    );
+    let hv = hvector::<i64>(2, 3, 100, &int).unwrap();
+    assert_eq!(hv.contents().unwrap().counts, vec![2, 3, 100]);
+    let r = resized_as::<i64>(&int, -4, 16).unwrap();
+    assert_eq!(r.contents().unwrap().counts, vec![-4, 16]);
+    assert_eq!((r.lb(), r.extent()), (-4, 16));
+    // subarray: ndims and order stay ints
+    let s = subarray::<i64>(&[4, 6], &[2, 3], &[1, 2], sys::MPI_ORDER_C, &int).unwrap();
+    let k = s.contents().unwrap();
+    assert_eq!(k.ints, vec![2, sys::MPI_ORDER_C]);
+    assert_eq!(k.counts, vec![4, 6, 2, 3, 1, 2]);
+    let si = subarray::<c_int>(&[4, 6], &[2, 3], &[1, 2], sys::MPI_ORDER_C, &int).unwrap();
+    assert_eq!((s.blocks(), s.extent()), (si.blocks(), si.extent()));
+    // the int call keeps ints
+    let v = vector::<c_int>(2, 1, 3, &int).unwrap();
+    let k = v.contents().unwrap();
+    assert_eq!((k.ints.clone(), k.counts.len()), (vec![2, 1, 3], 0));
+    // a negative large count is MPI_ERR_COUNT, a negative block length
+    // MPI_ERR_ARG
+    assert_eq!(
+        contiguous::<i64>(-1, &int).unwrap_err().class,
+        sys::MPI_ERR_COUNT
+    );
+    assert_eq!(
+        indexed_block::<i64>(-(1 << 40), &[0], &int)
+            .unwrap_err()
+            .msg,
+        "invalid blocklength -1099511627776 (negative)"
+    );
+}
+
+#[test]
+fn counts_beyond_the_address_space_are_count_errors() {
+    let int = pre(sys::MPI_INT);
+    assert!(int.ty.check_count(1 << 40).is_ok());
+    let e = int.ty.check_count(usize::MAX / 2).unwrap_err();
+    assert_eq!(e.class, sys::MPI_ERR_COUNT);
+    assert_eq!(
+        e.msg,
+        "9223372036854775807 elements of MPI_INT are more bytes than the address space holds"
+    );
+    // a type whose extent alone overflows with the count
+    let r = resized(&int, 0, 1 << 40).unwrap();
+    assert_eq!(
+        r.check_count(1 << 24).unwrap_err().class,
+        sys::MPI_ERR_COUNT
+    );
+    assert!(r.check_count(1 << 20).is_ok());
 }

@@ -12,6 +12,7 @@ fortran! {
     mpi_reduce_local_ = PMPI_Reduce_local(inbuf: Buf, inoutbuf: Buf, count: Int, datatype: Int, op: Int);
     mpi_barrier_ = PMPI_Barrier(comm: Int);
     mpi_bcast_ = PMPI_Bcast(buffer: Buf, count: Int, datatype: Int, root: Int, comm: Int);
+    mpi_bcast_c_ = PMPI_Bcast_c(buffer: Buf, count: Count, datatype: Int, root: Int, comm: Int);
     mpi_reduce_ = PMPI_Reduce(sendbuf: Buf, recvbuf: Buf, count: Int, datatype: Int, op: Int, root: Int, comm: Int);
     mpi_allreduce_ = PMPI_Allreduce(sendbuf: Buf, recvbuf: Buf, count: Int, datatype: Int, op: Int, comm: Int);
     mpi_gather_ = PMPI_Gather(sendbuf: Buf, sendcount: Int, sendtype: Int, recvbuf: Buf, recvcount: Int, recvtype: Int, root: Int, comm: Int);
@@ -22,6 +23,7 @@ fortran! {
     mpi_allgatherv_ = PMPI_Allgatherv(sendbuf: Buf, sendcount: Int, sendtype: Int, recvbuf: Buf, recvcounts: Ints, displs: Ints, recvtype: Int, comm: Int);
     mpi_alltoall_ = PMPI_Alltoall(sendbuf: Buf, sendcount: Int, sendtype: Int, recvbuf: Buf, recvcount: Int, recvtype: Int, comm: Int);
     mpi_alltoallv_ = PMPI_Alltoallv(sendbuf: Buf, sendcounts: Ints, sdispls: Ints, sendtype: Int, recvbuf: Buf, recvcounts: Ints, rdispls: Ints, recvtype: Int, comm: Int);
+    mpi_alltoallv_c_ = PMPI_Alltoallv_c(sendbuf: Buf, sendcounts: Aints, sdispls: Aints, sendtype: Int, recvbuf: Buf, recvcounts: Aints, rdispls: Aints, recvtype: Int, comm: Int);
     mpi_alltoallw_ = PMPI_Alltoallw(sendbuf: Buf, sendcounts: Ints, sdispls: Ints, sendtypes: Ints, recvbuf: Buf, recvcounts: Ints, rdispls: Ints, recvtypes: Ints, comm: Int);
     mpi_reduce_scatter_ = PMPI_Reduce_scatter(sendbuf: Buf, recvbuf: Buf, recvcounts: Ints, datatype: Int, op: Int, comm: Int);
     mpi_reduce_scatter_block_ = PMPI_Reduce_scatter_block(sendbuf: Buf, recvbuf: Buf, recvcount: Int, datatype: Int, op: Int, comm: Int);
