@@ -875,6 +875,34 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Allgatherv_init_f08
   end interface PMPI_Allgatherv_init
+  interface MPI_Allgather_c
+    subroutine MPI_Allgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, ierror) bind(C, name="mpi_allgather_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Allgather_c_f08
+  end interface MPI_Allgather_c
+  interface PMPI_Allgather_c
+    subroutine PMPI_Allgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, ierror) bind(C, name="pmpi_allgather_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Allgather_c_f08
+  end interface PMPI_Allgather_c
   interface MPI_Allgather_init
     subroutine MPI_Allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         recvtype, comm, info, request, ierror) bind(C, name="mpi_allgather_init_f08")
@@ -951,6 +979,32 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Allreduce_f08
   end interface PMPI_Allreduce
+  interface MPI_Allreduce_c
+    subroutine MPI_Allreduce_c_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror) &
+         bind(C, name="mpi_allreduce_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Allreduce_c_f08
+  end interface MPI_Allreduce_c
+  interface PMPI_Allreduce_c
+    subroutine PMPI_Allreduce_c_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror) &
+         bind(C, name="pmpi_allreduce_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Allreduce_c_f08
+  end interface PMPI_Allreduce_c
   interface MPI_Allreduce_init
     subroutine MPI_Allreduce_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, &
         request, ierror) bind(C, name="mpi_allreduce_init_f08")
@@ -1177,6 +1231,34 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Alltoallw_init_f08
   end interface PMPI_Alltoallw_init
+  interface MPI_Alltoall_c
+    subroutine MPI_Alltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, ierror) bind(C, name="mpi_alltoall_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Alltoall_c_f08
+  end interface MPI_Alltoall_c
+  interface PMPI_Alltoall_c
+    subroutine PMPI_Alltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, ierror) bind(C, name="pmpi_alltoall_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Alltoall_c_f08
+  end interface PMPI_Alltoall_c
   interface MPI_Alltoall_init
     subroutine MPI_Alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         recvtype, comm, info, request, ierror) bind(C, name="mpi_alltoall_init_f08")
@@ -3846,6 +3928,36 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Gatherv_init_f08
   end interface PMPI_Gatherv_init
+  interface MPI_Gather_c
+    subroutine MPI_Gather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, root, comm, ierror) bind(C, name="mpi_gather_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Gather_c_f08
+  end interface MPI_Gather_c
+  interface PMPI_Gather_c
+    subroutine PMPI_Gather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, root, comm, ierror) bind(C, name="pmpi_gather_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Gather_c_f08
+  end interface PMPI_Gather_c
   interface MPI_Gather_init
     subroutine MPI_Gather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         recvtype, root, comm, info, request, ierror) bind(C, name="mpi_gather_init_f08")
@@ -6479,6 +6591,34 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Reduce_f08
   end interface PMPI_Reduce
+  interface MPI_Reduce_c
+    subroutine MPI_Reduce_c_f08(sendbuf, recvbuf, count, datatype, op, root, comm, ierror) &
+         bind(C, name="mpi_reduce_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Reduce_c_f08
+  end interface MPI_Reduce_c
+  interface PMPI_Reduce_c
+    subroutine PMPI_Reduce_c_f08(sendbuf, recvbuf, count, datatype, op, root, comm, ierror) &
+         bind(C, name="pmpi_reduce_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Reduce_c_f08
+  end interface PMPI_Reduce_c
   interface MPI_Reduce_init
     subroutine MPI_Reduce_init_f08(sendbuf, recvbuf, count, datatype, op, root, comm, &
         info, request, ierror) bind(C, name="mpi_reduce_init_f08")
@@ -7041,6 +7181,36 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Scatterv_init_f08
   end interface PMPI_Scatterv_init
+  interface MPI_Scatter_c
+    subroutine MPI_Scatter_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, root, comm, ierror) bind(C, name="mpi_scatter_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Scatter_c_f08
+  end interface MPI_Scatter_c
+  interface PMPI_Scatter_c
+    subroutine PMPI_Scatter_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, root, comm, ierror) bind(C, name="pmpi_scatter_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Scatter_c_f08
+  end interface PMPI_Scatter_c
   interface MPI_Scatter_init
     subroutine MPI_Scatter_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         recvtype, root, comm, info, request, ierror) bind(C, name="mpi_scatter_init_f08")

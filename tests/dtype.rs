@@ -248,6 +248,13 @@ fn negative_extents_and_large_count_calls() {
         ("bcast_2", 7),
         ("bcast_3", 8),
         ("bcast_4", -1),
+        // {1, 10} + {2, 20}; rank 1 is the root of MPI_Reduce_c
+        ("allreduce_0", 3),
+        ("allreduce_1", 30),
+        ("allgather_0", 1),
+        ("allgather_1", 10),
+        ("allgather_2", 2),
+        ("allgather_3", 20),
     ];
     for rank in [0, 1] {
         for &(what, v) in both {
@@ -255,11 +262,35 @@ fn negative_extents_and_large_count_calls() {
         }
     }
     let rank0: &[(&str, i64)] = &[
+        ("reduce_0", -1),
+        ("gather_0", 1),
+        ("gather_1", 10),
+        ("gather_2", 2),
+        ("gather_3", 20),
+        // rank 1 scatters {5, 6, 7, 8}
+        ("scatter_0", 5),
+        ("scatter_1", 6),
+        // blocks 0 of both ranks' {r, r + 10, r + 20, r + 30}
+        ("alltoall_0", 0),
+        ("alltoall_1", 10),
+        ("alltoall_2", 1),
+        ("alltoall_3", 11),
         // from rank 0's sb[0], rank 1's sb[0]
         ("a2av_0", 0),
         ("a2av_4", 100),
     ];
     let rank1: &[(&str, i64)] = &[
+        ("reduce_0", 3),
+        ("gather_0", -1),
+        ("gather_1", -1),
+        ("gather_2", -1),
+        ("gather_3", -1),
+        ("scatter_0", 7),
+        ("scatter_1", 8),
+        ("alltoall_0", 20),
+        ("alltoall_1", 30),
+        ("alltoall_2", 21),
+        ("alltoall_3", 31),
         // three elements of extent -4 from a[3]: a[3], a[2], a[1]
         ("recv_count", 3),
         ("recv_0", 13),

@@ -2,9 +2,10 @@
 //! MPI_Allgather(v), MPI_Alltoall(v,w). Argument checking (in MPICH's order:
 //! communicator, counts, datatypes, root, buffers) and user buffers turned
 //! into `mpi::coll_args::UserBuf`s; the semantics are in
-//! `mpi::coll_calls`. The reductions are in `abi::reduce`. MPI_Bcast_c and
-//! MPI_Alltoallv_c, the MPI-4 large-count variants (`MPI_Count` counts,
-//! `MPI_Aint` displacements), share the code of the `int` calls.
+//! `mpi::coll_calls`. The reductions are in `abi::reduce`. The MPI-4
+//! large-count variants (`MPI_Bcast_c`, `Gather_c`, `Scatter_c`,
+//! `Allgather_c`, `Alltoall_c`, `Alltoallv_c`: `MPI_Count` counts, `MPI_Aint`
+//! displacements) share the code of the `int` calls.
 use crate::abi::inter_coll;
 use crate::abi::state::call;
 use crate::abi::userbuf::{array, in_place, RawBuf};
@@ -92,52 +93,92 @@ mpi_fn! {
     }
 }
 
+/// MPI_Gather(_c).
+///
+/// # Safety
+/// MPI's contract for the buffers of this blocking call.
+#[allow(clippy::too_many_arguments)]
+unsafe fn gather(
+    name: &str,
+    sendbuf: *const c_void,
+    sendcount: impl Copy + Into<i64>,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: impl Copy + Into<i64>,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+) -> c_int {
+    call(name, comm, |w| {
+        if let Some(ic) = inter_coll::of(w, comm)? {
+            // SAFETY: the caller's MPI contract, passed on.
+            return unsafe {
+                inter_coll::gather(
+                    w, &ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                )
+            };
+        }
+        let cc = CollComm::of(w, comm)?;
+        let root = args::root(root, cc.size())?;
+        let is_root = cc.me == root;
+        let inp = in_place(sendbuf);
+        if inp && !is_root {
+            return args::no_in_place("sendbuf", ROOT_ONLY);
+        }
+        let send = if inp {
+            None
+        } else {
+            let n = args::count(sendcount, "sendcount")?;
+            let t = args::datatype(w, sendtype, "sendtype")?;
+            args::buffer(sendbuf.is_null(), n, &t, "sendbuf")?;
+            Some((n, t))
+        };
+        let (rn, rt) = if is_root {
+            let n = args::count(recvcount, "recvcount")?;
+            let t = args::datatype(w, recvtype, "recvtype")?;
+            args::buffer(recvbuf.is_null(), n, &t, "recvbuf")?;
+            if let Some((sn, st)) = &send {
+                args::matching(
+                    st.packed_size(*sn),
+                    t.packed_size(n),
+                    &format!("{name} at the root"),
+                )?;
+                args::not_aliased(sendbuf as usize, recvbuf as usize, t.packed_size(n))?;
+            }
+            (n, Some(t))
+        } else {
+            (0, None)
+        };
+        // SAFETY: sendbuf holds its elements and, at the root, recvbuf
+        // has room for size x recvcount elements, for this blocking call.
+        let (sb, mut rb) = unsafe { (RawBuf::new(sendbuf), RawBuf::new(recvbuf)) };
+        let rt = rt.unwrap_or_else(|| send.as_ref().expect("non-root sends").1.clone());
+        let s = send
+            .as_ref()
+            .map(|(n, t)| (&sb as &dyn UserBuf, Data { count: *n, ty: t }));
+        coll_calls::gather(
+            &mut w.ep,
+            &cc,
+            s,
+            &mut rb,
+            Data { count: rn, ty: &rt },
+            root,
+        );
+        Ok(())
+    })
+}
+
 mpi_fn! {
-    fn MPI_Gather / PMPI_Gather(
-        sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype,
-        recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype,
-        root: c_int, comm: MPI_Comm,
-    ) -> c_int {
-        call("MPI_Gather", comm, |w| {
-            if let Some(ic) = inter_coll::of(w, comm)? {
-                // SAFETY: the caller's MPI contract, passed on.
-                return unsafe { inter_coll::gather(w, &ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root) };
-            }
-            let cc = CollComm::of(w, comm)?;
-            let root = args::root(root, cc.size())?;
-            let is_root = cc.me == root;
-            let inp = in_place(sendbuf);
-            if inp && !is_root {
-                return args::no_in_place("sendbuf", ROOT_ONLY);
-            }
-            let send = if inp {
-                None
-            } else {
-                let n = args::count(sendcount, "sendcount")?;
-                let t = args::datatype(w, sendtype, "sendtype")?;
-                args::buffer(sendbuf.is_null(), n, &t, "sendbuf")?;
-                Some((n, t))
-            };
-            let (rn, rt) = if is_root {
-                let n = args::count(recvcount, "recvcount")?;
-                let t = args::datatype(w, recvtype, "recvtype")?;
-                args::buffer(recvbuf.is_null(), n, &t, "recvbuf")?;
-                if let Some((sn, st)) = &send {
-                    args::matching(st.packed_size(*sn), t.packed_size(n), "MPI_Gather at the root")?;
-                    args::not_aliased(sendbuf as usize, recvbuf as usize, t.packed_size(n))?;
-                }
-                (n, Some(t))
-            } else {
-                (0, None)
-            };
-            // SAFETY: sendbuf holds its elements and, at the root, recvbuf
-            // has room for size x recvcount elements, for this blocking call.
-            let (sb, mut rb) = unsafe { (RawBuf::new(sendbuf), RawBuf::new(recvbuf)) };
-            let rt = rt.unwrap_or_else(|| send.as_ref().expect("non-root sends").1.clone());
-            let s = send.as_ref().map(|(n, t)| (&sb as &dyn UserBuf, Data { count: *n, ty: t }));
-            coll_calls::gather(&mut w.ep, &cc, s, &mut rb, Data { count: rn, ty: &rt }, root);
-            Ok(())
-        })
+    fn MPI_Gather / PMPI_Gather(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe { gather("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm) }
+    }
+}
+
+mpi_fn! {
+    fn MPI_Gather_c / PMPI_Gather_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe { gather("MPI_Gather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm) }
     }
 }
 
@@ -193,52 +234,87 @@ mpi_fn! {
     }
 }
 
+/// MPI_Scatter(_c).
+///
+/// # Safety
+/// MPI's contract for the buffers of this blocking call.
+#[allow(clippy::too_many_arguments)]
+unsafe fn scatter(
+    name: &str,
+    sendbuf: *const c_void,
+    sendcount: impl Copy + Into<i64>,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: impl Copy + Into<i64>,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+) -> c_int {
+    call(name, comm, |w| {
+        if let Some(ic) = inter_coll::of(w, comm)? {
+            // SAFETY: the caller's MPI contract, passed on.
+            return unsafe {
+                inter_coll::scatter(
+                    w, &ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                )
+            };
+        }
+        let cc = CollComm::of(w, comm)?;
+        let root = args::root(root, cc.size())?;
+        let is_root = cc.me == root;
+        let inp = in_place(recvbuf);
+        if inp && !is_root {
+            return args::no_in_place("recvbuf", ROOT_ONLY);
+        }
+        let send = if is_root {
+            let n = args::count(sendcount, "sendcount")?;
+            let t = args::datatype(w, sendtype, "sendtype")?;
+            args::buffer(sendbuf.is_null(), n, &t, "sendbuf")?;
+            Some((n, t))
+        } else {
+            None
+        };
+        let recv = if inp {
+            None
+        } else {
+            let n = args::count(recvcount, "recvcount")?;
+            let t = args::datatype(w, recvtype, "recvtype")?;
+            args::buffer(recvbuf.is_null(), n, &t, "recvbuf")?;
+            if let Some((sn, st)) = &send {
+                args::matching(
+                    st.packed_size(*sn),
+                    t.packed_size(n),
+                    &format!("{name} at the root"),
+                )?;
+                args::not_aliased(sendbuf as usize, recvbuf as usize, t.packed_size(n))?;
+            }
+            Some((n, t))
+        };
+        // SAFETY: at the root sendbuf holds size x sendcount elements;
+        // recvbuf has room for recvcount elements, for this blocking call.
+        let (sb, mut rb) = unsafe { (RawBuf::new(sendbuf), RawBuf::new(recvbuf)) };
+        let s = send
+            .as_ref()
+            .map(|(n, t)| (&sb as &dyn UserBuf, Data { count: *n, ty: t }));
+        let r = recv
+            .as_ref()
+            .map(|(n, t)| (&mut rb as &mut dyn UserBuf, Data { count: *n, ty: t }));
+        coll_calls::scatter(&mut w.ep, &cc, s, r, root);
+        Ok(())
+    })
+}
+
 mpi_fn! {
-    fn MPI_Scatter / PMPI_Scatter(
-        sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype,
-        recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype,
-        root: c_int, comm: MPI_Comm,
-    ) -> c_int {
-        call("MPI_Scatter", comm, |w| {
-            if let Some(ic) = inter_coll::of(w, comm)? {
-                // SAFETY: the caller's MPI contract, passed on.
-                return unsafe { inter_coll::scatter(w, &ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root) };
-            }
-            let cc = CollComm::of(w, comm)?;
-            let root = args::root(root, cc.size())?;
-            let is_root = cc.me == root;
-            let inp = in_place(recvbuf);
-            if inp && !is_root {
-                return args::no_in_place("recvbuf", ROOT_ONLY);
-            }
-            let send = if is_root {
-                let n = args::count(sendcount, "sendcount")?;
-                let t = args::datatype(w, sendtype, "sendtype")?;
-                args::buffer(sendbuf.is_null(), n, &t, "sendbuf")?;
-                Some((n, t))
-            } else {
-                None
-            };
-            let recv = if inp {
-                None
-            } else {
-                let n = args::count(recvcount, "recvcount")?;
-                let t = args::datatype(w, recvtype, "recvtype")?;
-                args::buffer(recvbuf.is_null(), n, &t, "recvbuf")?;
-                if let Some((sn, st)) = &send {
-                    args::matching(st.packed_size(*sn), t.packed_size(n), "MPI_Scatter at the root")?;
-                    args::not_aliased(sendbuf as usize, recvbuf as usize, t.packed_size(n))?;
-                }
-                Some((n, t))
-            };
-            // SAFETY: at the root sendbuf holds size x sendcount elements;
-            // recvbuf has room for recvcount elements, for this blocking call.
-            let (sb, mut rb) = unsafe { (RawBuf::new(sendbuf), RawBuf::new(recvbuf)) };
-            let s = send.as_ref().map(|(n, t)| (&sb as &dyn UserBuf, Data { count: *n, ty: t }));
-            let r = recv.as_ref().map(|(n, t)| (&mut rb as &mut dyn UserBuf, Data { count: *n, ty: t }));
-            coll_calls::scatter(&mut w.ep, &cc, s, r, root);
-            Ok(())
-        })
+    fn MPI_Scatter / PMPI_Scatter(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe { scatter("MPI_Scatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm) }
+    }
+}
+
+mpi_fn! {
+    fn MPI_Scatter_c / PMPI_Scatter_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe { scatter("MPI_Scatter_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm) }
     }
 }
 
@@ -294,38 +370,66 @@ mpi_fn! {
     }
 }
 
-mpi_fn! {
-    fn MPI_Allgather / PMPI_Allgather(
-        sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype,
-        recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype,
-        comm: MPI_Comm,
-    ) -> c_int {
-        call("MPI_Allgather", comm, |w| {
-            if let Some(ic) = inter_coll::of(w, comm)? {
-                // SAFETY: the caller's MPI contract, passed on.
-                return unsafe { inter_coll::allgather(w, &ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype) };
-            }
-            let cc = CollComm::of(w, comm)?;
-            let rn = args::count(recvcount, "recvcount")?;
-            let rt = args::datatype(w, recvtype, "recvtype")?;
-            args::buffer(recvbuf.is_null(), rn, &rt, "recvbuf")?;
-            let send = if in_place(sendbuf) {
-                None
-            } else {
-                let n = args::count(sendcount, "sendcount")?;
-                let t = args::datatype(w, sendtype, "sendtype")?;
-                args::buffer(sendbuf.is_null(), n, &t, "sendbuf")?;
-                args::matching(t.packed_size(n), rt.packed_size(rn), "MPI_Allgather")?;
-                args::not_aliased(sendbuf as usize, recvbuf as usize, rt.packed_size(rn))?;
-                Some((n, t))
+/// MPI_Allgather(_c).
+///
+/// # Safety
+/// MPI's contract for the buffers of this blocking call.
+#[allow(clippy::too_many_arguments)]
+unsafe fn allgather(
+    name: &str,
+    sendbuf: *const c_void,
+    sendcount: impl Copy + Into<i64>,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: impl Copy + Into<i64>,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+) -> c_int {
+    call(name, comm, |w| {
+        if let Some(ic) = inter_coll::of(w, comm)? {
+            // SAFETY: the caller's MPI contract, passed on.
+            return unsafe {
+                inter_coll::allgather(
+                    w, &ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                )
             };
-            // SAFETY: sendbuf holds its elements, recvbuf has room for size x
-            // recvcount elements, for this blocking call.
-            let (sb, mut rb) = unsafe { (RawBuf::new(sendbuf), RawBuf::new(recvbuf)) };
-            let s = send.as_ref().map(|(n, t)| (&sb as &dyn UserBuf, Data { count: *n, ty: t }));
-            coll_calls::allgather(&mut w.ep, &cc, s, &mut rb, Data { count: rn, ty: &rt });
-            Ok(())
-        })
+        }
+        let cc = CollComm::of(w, comm)?;
+        let rn = args::count(recvcount, "recvcount")?;
+        let rt = args::datatype(w, recvtype, "recvtype")?;
+        args::buffer(recvbuf.is_null(), rn, &rt, "recvbuf")?;
+        let send = if in_place(sendbuf) {
+            None
+        } else {
+            let n = args::count(sendcount, "sendcount")?;
+            let t = args::datatype(w, sendtype, "sendtype")?;
+            args::buffer(sendbuf.is_null(), n, &t, "sendbuf")?;
+            args::matching(t.packed_size(n), rt.packed_size(rn), name)?;
+            args::not_aliased(sendbuf as usize, recvbuf as usize, rt.packed_size(rn))?;
+            Some((n, t))
+        };
+        // SAFETY: sendbuf holds its elements, recvbuf has room for size x
+        // recvcount elements, for this blocking call.
+        let (sb, mut rb) = unsafe { (RawBuf::new(sendbuf), RawBuf::new(recvbuf)) };
+        let s = send
+            .as_ref()
+            .map(|(n, t)| (&sb as &dyn UserBuf, Data { count: *n, ty: t }));
+        coll_calls::allgather(&mut w.ep, &cc, s, &mut rb, Data { count: rn, ty: &rt });
+        Ok(())
+    })
+}
+
+mpi_fn! {
+    fn MPI_Allgather / PMPI_Allgather(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe { allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) }
+    }
+}
+
+mpi_fn! {
+    fn MPI_Allgather_c / PMPI_Allgather_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe { allgather("MPI_Allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) }
     }
 }
 
@@ -368,38 +472,66 @@ mpi_fn! {
     }
 }
 
-mpi_fn! {
-    fn MPI_Alltoall / PMPI_Alltoall(
-        sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype,
-        recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype,
-        comm: MPI_Comm,
-    ) -> c_int {
-        call("MPI_Alltoall", comm, |w| {
-            if let Some(ic) = inter_coll::of(w, comm)? {
-                // SAFETY: the caller's MPI contract, passed on.
-                return unsafe { inter_coll::alltoall(w, &ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype) };
-            }
-            let cc = CollComm::of(w, comm)?;
-            let rn = args::count(recvcount, "recvcount")?;
-            let rt = args::datatype(w, recvtype, "recvtype")?;
-            args::buffer(recvbuf.is_null(), rn, &rt, "recvbuf")?;
-            let send = if in_place(sendbuf) {
-                None
-            } else {
-                let n = args::count(sendcount, "sendcount")?;
-                let t = args::datatype(w, sendtype, "sendtype")?;
-                args::buffer(sendbuf.is_null(), n, &t, "sendbuf")?;
-                args::matching(t.packed_size(n), rt.packed_size(rn), "MPI_Alltoall")?;
-                args::not_aliased(sendbuf as usize, recvbuf as usize, rt.packed_size(rn))?;
-                Some((n, t))
+/// MPI_Alltoall(_c).
+///
+/// # Safety
+/// MPI's contract for the buffers of this blocking call.
+#[allow(clippy::too_many_arguments)]
+unsafe fn alltoall(
+    name: &str,
+    sendbuf: *const c_void,
+    sendcount: impl Copy + Into<i64>,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: impl Copy + Into<i64>,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+) -> c_int {
+    call(name, comm, |w| {
+        if let Some(ic) = inter_coll::of(w, comm)? {
+            // SAFETY: the caller's MPI contract, passed on.
+            return unsafe {
+                inter_coll::alltoall(
+                    w, &ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                )
             };
-            // SAFETY: sendbuf holds size x sendcount elements, recvbuf has
-            // room for size x recvcount elements, for this blocking call.
-            let (sb, mut rb) = unsafe { (RawBuf::new(sendbuf), RawBuf::new(recvbuf)) };
-            let s = send.as_ref().map(|(n, t)| (&sb as &dyn UserBuf, Data { count: *n, ty: t }));
-            coll_calls::alltoall(&mut w.ep, &cc, s, &mut rb, Data { count: rn, ty: &rt });
-            Ok(())
-        })
+        }
+        let cc = CollComm::of(w, comm)?;
+        let rn = args::count(recvcount, "recvcount")?;
+        let rt = args::datatype(w, recvtype, "recvtype")?;
+        args::buffer(recvbuf.is_null(), rn, &rt, "recvbuf")?;
+        let send = if in_place(sendbuf) {
+            None
+        } else {
+            let n = args::count(sendcount, "sendcount")?;
+            let t = args::datatype(w, sendtype, "sendtype")?;
+            args::buffer(sendbuf.is_null(), n, &t, "sendbuf")?;
+            args::matching(t.packed_size(n), rt.packed_size(rn), name)?;
+            args::not_aliased(sendbuf as usize, recvbuf as usize, rt.packed_size(rn))?;
+            Some((n, t))
+        };
+        // SAFETY: sendbuf holds size x sendcount elements, recvbuf has
+        // room for size x recvcount elements, for this blocking call.
+        let (sb, mut rb) = unsafe { (RawBuf::new(sendbuf), RawBuf::new(recvbuf)) };
+        let s = send
+            .as_ref()
+            .map(|(n, t)| (&sb as &dyn UserBuf, Data { count: *n, ty: t }));
+        coll_calls::alltoall(&mut w.ep, &cc, s, &mut rb, Data { count: rn, ty: &rt });
+        Ok(())
+    })
+}
+
+mpi_fn! {
+    fn MPI_Alltoall / PMPI_Alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe { alltoall("MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) }
+    }
+}
+
+mpi_fn! {
+    fn MPI_Alltoall_c / PMPI_Alltoall_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe { alltoall("MPI_Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) }
     }
 }
 

@@ -93,10 +93,10 @@ pub(crate) unsafe fn gather(
     w: &mut World,
     ic: &InterComm,
     sendbuf: *const c_void,
-    sendcount: c_int,
+    sendcount: impl Copy + Into<i64>,
     sendtype: MPI_Datatype,
     recvbuf: *mut c_void,
-    recvcount: c_int,
+    recvcount: impl Copy + Into<i64>,
     recvtype: MPI_Datatype,
     root: c_int,
 ) -> MpiResult<()> {
@@ -208,10 +208,10 @@ pub(crate) unsafe fn scatter(
     w: &mut World,
     ic: &InterComm,
     sendbuf: *const c_void,
-    sendcount: c_int,
+    sendcount: impl Copy + Into<i64>,
     sendtype: MPI_Datatype,
     recvbuf: *mut c_void,
-    recvcount: c_int,
+    recvcount: impl Copy + Into<i64>,
     recvtype: MPI_Datatype,
     root: c_int,
 ) -> MpiResult<()> {
@@ -323,10 +323,10 @@ pub(crate) unsafe fn allgather(
     w: &mut World,
     ic: &InterComm,
     sendbuf: *const c_void,
-    sendcount: c_int,
+    sendcount: impl Copy + Into<i64>,
     sendtype: MPI_Datatype,
     recvbuf: *mut c_void,
-    recvcount: c_int,
+    recvcount: impl Copy + Into<i64>,
     recvtype: MPI_Datatype,
 ) -> MpiResult<()> {
     let (sn, st) = buf_arg(
@@ -450,10 +450,10 @@ pub(crate) unsafe fn alltoall(
     w: &mut World,
     ic: &InterComm,
     sendbuf: *const c_void,
-    sendcount: c_int,
+    sendcount: impl Copy + Into<i64>,
     sendtype: MPI_Datatype,
     recvbuf: *mut c_void,
-    recvcount: c_int,
+    recvcount: impl Copy + Into<i64>,
     recvtype: MPI_Datatype,
 ) -> MpiResult<()> {
     let (sn, st) = buf_arg(
@@ -574,7 +574,7 @@ pub(crate) unsafe fn alltoallw(
 /// The count, datatype and operator of a reduction, in MPICH's order.
 pub(super) fn red(
     w: &World,
-    count: c_int,
+    count: impl Copy + Into<i64>,
     datatype: MPI_Datatype,
     op: MPI_Op,
 ) -> MpiResult<(usize, Arc<Datatype>, crate::mpi::op::Reduction)> {
@@ -600,7 +600,7 @@ pub(crate) unsafe fn reduce(
     ic: &InterComm,
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
-    count: c_int,
+    count: impl Copy + Into<i64>,
     datatype: MPI_Datatype,
     op: MPI_Op,
     root: c_int,
@@ -628,7 +628,7 @@ pub(crate) unsafe fn allreduce(
     ic: &InterComm,
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
-    count: c_int,
+    count: impl Copy + Into<i64>,
     datatype: MPI_Datatype,
     op: MPI_Op,
 ) -> MpiResult<()> {

@@ -87,7 +87,16 @@ fn call_user(
         return;
     }
     let count = a.len() / size;
-    let mut len = c_int::try_from(count).expect("element count fits an int");
+    // a function with an int count gets more than INT_MAX elements (a
+    // large-count reduction) in pieces of at most INT_MAX
+    let most = c_int::MAX as usize;
+    if count > most {
+        for (pa, pb) in a.chunks(most * size).zip(b.chunks_mut(most * size)) {
+            call_user(f, dt, ty, pa, pb);
+        }
+        return;
+    }
+    let mut len = count as c_int;
     let mut dt = dt;
     let align = natural_alignment(ty.extent().unsigned_abs());
     let aligned = |p: *const u8| (p as usize).is_multiple_of(align);

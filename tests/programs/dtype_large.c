@@ -185,6 +185,32 @@ int main(int argc, char **argv)
         show(what, rb[i]);
     }
 
+    /* the other large-count collectives: sums, and blocks by rank */
+    int in[2] = {rank + 1, 10 * (rank + 1)}, sum[2] = {0, 0}, root_sum[2] = {-1, -1};
+    MPI_Allreduce_c(in, sum, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Reduce_c(in, root_sum, 2, MPI_INT, MPI_SUM, 1, MPI_COMM_WORLD);
+    show("allreduce_0", sum[0]);
+    show("allreduce_1", sum[1]);
+    show("reduce_0", root_sum[0]);
+    int all[4] = {-1, -1, -1, -1}, gat[4] = {-1, -1, -1, -1}, sca[2] = {-1, -1}, a2a[4];
+    MPI_Allgather_c(in, 2, MPI_INT, all, 2, MPI_INT, MPI_COMM_WORLD);
+    MPI_Gather_c(in, 2, MPI_INT, gat, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    int src[4] = {5, 6, 7, 8};
+    MPI_Scatter_c(src, 2, MPI_INT, sca, 2, MPI_INT, 1, MPI_COMM_WORLD);
+    int mine[4] = {rank, rank + 10, rank + 20, rank + 30};
+    MPI_Alltoall_c(mine, 2, MPI_INT, a2a, 2, MPI_INT, MPI_COMM_WORLD);
+    for (int i = 0; i < 4; i++) {
+        char what[16];
+        snprintf(what, sizeof what, "allgather_%d", i);
+        show(what, all[i]);
+        snprintf(what, sizeof what, "gather_%d", i);
+        show(what, gat[i]);
+        snprintf(what, sizeof what, "alltoall_%d", i);
+        show(what, a2a[i]);
+    }
+    show("scatter_0", sca[0]);
+    show("scatter_1", sca[1]);
+
     MPI_Type_free(&rev);
     MPI_Type_free(&four);
     MPI_Type_free(&evil);
