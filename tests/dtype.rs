@@ -255,6 +255,8 @@ fn negative_extents_and_large_count_calls() {
         ("allgather_1", 10),
         ("allgather_2", 2),
         ("allgather_3", 20),
+        ("allgather_overflow_class", ERR_COUNT),
+        ("alltoall_overflow_class", ERR_COUNT),
     ];
     for rank in [0, 1] {
         for &(what, v) in both {

@@ -137,6 +137,7 @@ unsafe fn gather(
             let n = args::count(recvcount, "recvcount")?;
             let t = args::datatype(w, recvtype, "recvtype")?;
             args::buffer(recvbuf.is_null(), n, &t, "recvbuf")?;
+            args::blocks(n, cc.size(), &t, "recvbuf")?;
             if let Some((sn, st)) = &send {
                 args::matching(
                     st.packed_size(*sn),
@@ -270,6 +271,7 @@ unsafe fn scatter(
             let n = args::count(sendcount, "sendcount")?;
             let t = args::datatype(w, sendtype, "sendtype")?;
             args::buffer(sendbuf.is_null(), n, &t, "sendbuf")?;
+            args::blocks(n, cc.size(), &t, "sendbuf")?;
             Some((n, t))
         } else {
             None
@@ -398,6 +400,7 @@ unsafe fn allgather(
         let rn = args::count(recvcount, "recvcount")?;
         let rt = args::datatype(w, recvtype, "recvtype")?;
         args::buffer(recvbuf.is_null(), rn, &rt, "recvbuf")?;
+        args::blocks(rn, cc.size(), &rt, "recvbuf")?;
         let send = if in_place(sendbuf) {
             None
         } else {
@@ -500,12 +503,14 @@ unsafe fn alltoall(
         let rn = args::count(recvcount, "recvcount")?;
         let rt = args::datatype(w, recvtype, "recvtype")?;
         args::buffer(recvbuf.is_null(), rn, &rt, "recvbuf")?;
+        args::blocks(rn, cc.size(), &rt, "recvbuf")?;
         let send = if in_place(sendbuf) {
             None
         } else {
             let n = args::count(sendcount, "sendcount")?;
             let t = args::datatype(w, sendtype, "sendtype")?;
             args::buffer(sendbuf.is_null(), n, &t, "sendbuf")?;
+            args::blocks(n, cc.size(), &t, "sendbuf")?;
             args::matching(t.packed_size(n), rt.packed_size(rn), name)?;
             args::not_aliased(sendbuf as usize, recvbuf as usize, rt.packed_size(rn))?;
             Some((n, t))

@@ -45,6 +45,19 @@ pub(super) fn buf_arg(
     Ok((n, t))
 }
 
+/// A checked buffer argument that holds one block per remote rank (the
+/// root's buffer of MPI_Gather and MPI_Scatter, MPI_Allgather's and
+/// MPI_Alltoall's): MPI_ERR_COUNT when the whole is more than the address
+/// space.
+fn remote_blocks(
+    ic: &InterComm,
+    arg: (usize, Arc<Datatype>),
+    what: &str,
+) -> MpiResult<(usize, Arc<Datatype>)> {
+    args::blocks(arg.0, ic.remote.len(), &arg.1, what)?;
+    Ok(arg)
+}
+
 /// The counts and displacements of a v-collective (`n` entries each).
 ///
 /// # Safety
@@ -112,12 +125,16 @@ pub(crate) unsafe fn gather(
         _ => None,
     };
     let recv = match root {
-        Root::Me => Some(buf_arg(
-            w,
-            recvbuf,
-            recvcount,
-            recvtype,
-            ("recvcount", "recvtype", "recvbuf"),
+        Root::Me => Some(remote_blocks(
+            ic,
+            buf_arg(
+                w,
+                recvbuf,
+                recvcount,
+                recvtype,
+                ("recvcount", "recvtype", "recvbuf"),
+            )?,
+            "recvbuf",
         )?),
         _ => None,
     };
@@ -217,12 +234,16 @@ pub(crate) unsafe fn scatter(
 ) -> MpiResult<()> {
     let root = calls::root(root, ic)?;
     let send = match root {
-        Root::Me => Some(buf_arg(
-            w,
-            sendbuf,
-            sendcount,
-            sendtype,
-            ("sendcount", "sendtype", "sendbuf"),
+        Root::Me => Some(remote_blocks(
+            ic,
+            buf_arg(
+                w,
+                sendbuf,
+                sendcount,
+                sendtype,
+                ("sendcount", "sendtype", "sendbuf"),
+            )?,
+            "sendbuf",
         )?),
         _ => None,
     };
@@ -336,12 +357,16 @@ pub(crate) unsafe fn allgather(
         sendtype,
         ("sendcount", "sendtype", "sendbuf"),
     )?;
-    let (rn, rt) = buf_arg(
-        w,
-        recvbuf,
-        recvcount,
-        recvtype,
-        ("recvcount", "recvtype", "recvbuf"),
+    let (rn, rt) = remote_blocks(
+        ic,
+        buf_arg(
+            w,
+            recvbuf,
+            recvcount,
+            recvtype,
+            ("recvcount", "recvtype", "recvbuf"),
+        )?,
+        "recvbuf",
     )?;
     // SAFETY: the caller's contract.
     let (sb, mut rb) = unsafe { (RawBuf::new(sendbuf), RawBuf::new(recvbuf)) };
@@ -456,19 +481,27 @@ pub(crate) unsafe fn alltoall(
     recvcount: impl Copy + Into<i64>,
     recvtype: MPI_Datatype,
 ) -> MpiResult<()> {
-    let (sn, st) = buf_arg(
-        w,
-        sendbuf,
-        sendcount,
-        sendtype,
-        ("sendcount", "sendtype", "sendbuf"),
+    let (sn, st) = remote_blocks(
+        ic,
+        buf_arg(
+            w,
+            sendbuf,
+            sendcount,
+            sendtype,
+            ("sendcount", "sendtype", "sendbuf"),
+        )?,
+        "sendbuf",
     )?;
-    let (rn, rt) = buf_arg(
-        w,
-        recvbuf,
-        recvcount,
-        recvtype,
-        ("recvcount", "recvtype", "recvbuf"),
+    let (rn, rt) = remote_blocks(
+        ic,
+        buf_arg(
+            w,
+            recvbuf,
+            recvcount,
+            recvtype,
+            ("recvcount", "recvtype", "recvbuf"),
+        )?,
+        "recvbuf",
     )?;
     let n = ic.remote.len();
     let sb = args::consecutive(n, sn, &st);

@@ -228,6 +228,19 @@ pub fn buffer(is_null: bool, count: usize, ty: &Datatype, what: &str) -> MpiResu
     Ok(())
 }
 
+/// The whole buffer of `procs` blocks of `count` elements each (MPI_Gather's
+/// receive buffer, MPI_Alltoall's buffers and the like): MPI_ERR_COUNT when
+/// it holds more elements or bytes than the address space.
+pub fn blocks(count: usize, procs: usize, ty: &Datatype, what: &str) -> MpiResult<()> {
+    let Some(n) = count.checked_mul(procs) else {
+        return fail(
+            sys::MPI_ERR_COUNT,
+            format!("{what}: {procs} blocks of {count} elements are more than the address space"),
+        );
+    };
+    ty.check_count(n).map_err(named(what))
+}
+
 /// MPI_IN_PLACE where the call does not allow it (MPI_ERR_BUFFER).
 pub fn no_in_place(what: &str, rule: &str) -> MpiResult<()> {
     fail(
@@ -316,6 +329,13 @@ mod tests {
         );
         let t = TypeTable::new();
         let int = t.get(sys::MPI_INT).unwrap();
+        assert!(blocks(1 << 20, 4, &int, "recvbuf").is_ok());
+        // each block fits, the whole does not
+        let e = blocks(1 << 61, 2, &int, "recvbuf").unwrap_err();
+        assert_eq!(e.class, sys::MPI_ERR_COUNT);
+        assert!(e.msg.starts_with("recvbuf: "), "{}", e.msg);
+        let e = blocks(usize::MAX / 2, 3, &int, "sendbuf").unwrap_err();
+        assert_eq!(e.class, sys::MPI_ERR_COUNT);
         assert!(buffer(true, 0, &int, "recvbuf").is_ok());
         assert!(buffer(false, 5, &int, "recvbuf").is_ok());
         let e = buffer(true, 5, &int, "recvbuf").unwrap_err();

@@ -210,6 +210,15 @@ int main(int argc, char **argv)
     }
     show("scatter_0", sca[0]);
     show("scatter_1", sca[1]);
+    /* each block fits the address space, the two blocks of the whole
+       receive buffer do not: MPI_ERR_COUNT, nothing sent */
+    char c = 0;
+    show("allgather_overflow_class",
+         error_class(MPI_Allgather_c(MPI_IN_PLACE, 0, MPI_CHAR, &c, (MPI_Count)1 << 62,
+                                     MPI_CHAR, MPI_COMM_WORLD)));
+    show("alltoall_overflow_class",
+         error_class(MPI_Alltoall_c(MPI_IN_PLACE, 0, MPI_CHAR, &c, (MPI_Count)1 << 62,
+                                    MPI_CHAR, MPI_COMM_WORLD)));
 
     MPI_Type_free(&rev);
     MPI_Type_free(&four);
