@@ -82,21 +82,32 @@ fn call_user(
     a: &[u8],
     b: &mut [u8],
 ) {
+    call_user_in_pieces(f, dt, ty, a, b, c_int::MAX as usize)
+}
+
+/// [`call_user`], calling `f` on at most `most` (<= INT_MAX) elements at a
+/// time: a function with an int count gets the elements of a large-count
+/// reduction (more than INT_MAX) in pieces, in order.
+fn call_user_in_pieces(
+    f: unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_int, *mut MPI_Datatype),
+    dt: MPI_Datatype,
+    ty: &Datatype,
+    a: &[u8],
+    b: &mut [u8],
+    most: usize,
+) {
     let size = ty.size();
     if size == 0 || a.is_empty() {
         return;
     }
     let count = a.len() / size;
-    // a function with an int count gets more than INT_MAX elements (a
-    // large-count reduction) in pieces of at most INT_MAX
-    let most = c_int::MAX as usize;
     if count > most {
         for (pa, pb) in a.chunks(most * size).zip(b.chunks_mut(most * size)) {
-            call_user(f, dt, ty, pa, pb);
+            call_user_in_pieces(f, dt, ty, pa, pb, most);
         }
         return;
     }
-    let mut len = count as c_int;
+    let mut len = c_int::try_from(count).expect("a piece of at most INT_MAX elements");
     let mut dt = dt;
     let align = natural_alignment(ty.extent().unsigned_abs());
     let aligned = |p: *const u8| (p as usize).is_multiple_of(align);
@@ -326,6 +337,40 @@ mod tests {
         let mut b2 = ints(&[5, 7, 1, 1]);
         call_user(affine, sys::MPI_2INT, &ty, &ints(&[2, 1, 3, 0]), &mut b2);
         assert_eq!(b2, ints(&[10, 15, 3, 3]));
+    }
+
+    /// inout = inout * 10 + len: the length of each call shows in the result.
+    unsafe extern "C" fn tag_len(
+        a: *mut c_void,
+        b: *mut c_void,
+        len: *mut c_int,
+        _: *mut MPI_Datatype,
+    ) {
+        // SAFETY: called by call_user with len ints at a and b.
+        let (x, y, n) = unsafe {
+            (
+                std::slice::from_raw_parts(a as *const i32, *len as usize),
+                std::slice::from_raw_parts_mut(b as *mut i32, *len as usize),
+                *len,
+            )
+        };
+        for (p, q) in x.iter().zip(y) {
+            *q = *q * 10 + p + n * 100;
+        }
+    }
+
+    #[test]
+    fn more_elements_than_a_piece_go_in_pieces_in_order() {
+        let t = TypeTable::new();
+        let ty = t.get(sys::MPI_INT).unwrap();
+        let a = ints(&[1, 2, 3, 4, 5, 6, 7]);
+        let mut b = ints(&[0; 7]);
+        call_user_in_pieces(tag_len, sys::MPI_INT, &ty, &a, &mut b, 3);
+        // pieces of 3, 3 and 1 elements, each element once
+        assert_eq!(b, ints(&[301, 302, 303, 304, 305, 306, 107]));
+        let mut b = ints(&[0; 7]);
+        call_user(tag_len, sys::MPI_INT, &ty, &a, &mut b);
+        assert_eq!(b, ints(&[701, 702, 703, 704, 705, 706, 707]));
     }
 
     #[test]
