@@ -2561,6 +2561,20 @@ module mpi
       integer :: newtype
       integer :: ierror
     end subroutine PMPI_TYPE_CONTIGUOUS
+    subroutine MPI_TYPE_CONTIGUOUS_C(count, oldtype, newtype, ierror)
+      import :: MPI_COUNT_KIND
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CONTIGUOUS_C
+    subroutine PMPI_TYPE_CONTIGUOUS_C(count, oldtype, newtype, ierror)
+      import :: MPI_COUNT_KIND
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_CONTIGUOUS_C
     subroutine MPI_TYPE_CREATE_DARRAY(size, rank, ndims, array_of_gsizes, array_of_distribs, &
         array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
       integer, intent(in) :: size
@@ -2663,6 +2677,46 @@ module mpi
       integer :: newtype
       integer :: ierror
     end subroutine PMPI_TYPE_CREATE_HINDEXED_BLOCK
+    subroutine MPI_TYPE_CREATE_HINDEXED_BLOCK_C(count, blocklength, array_of_displacements, &
+        oldtype, newtype, ierror)
+      import :: MPI_ADDRESS_KIND, MPI_COUNT_KIND
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_HINDEXED_BLOCK_C
+    subroutine PMPI_TYPE_CREATE_HINDEXED_BLOCK_C(count, blocklength, array_of_displacements, &
+        oldtype, newtype, ierror)
+      import :: MPI_ADDRESS_KIND, MPI_COUNT_KIND
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_CREATE_HINDEXED_BLOCK_C
+    subroutine MPI_TYPE_CREATE_HINDEXED_C(count, array_of_blocklengths, array_of_displacements, &
+        oldtype, newtype, ierror)
+      import :: MPI_ADDRESS_KIND, MPI_COUNT_KIND
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_blocklengths
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_HINDEXED_C
+    subroutine PMPI_TYPE_CREATE_HINDEXED_C(count, array_of_blocklengths, array_of_displacements, &
+        oldtype, newtype, ierror)
+      import :: MPI_ADDRESS_KIND, MPI_COUNT_KIND
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_blocklengths
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_CREATE_HINDEXED_C
     subroutine MPI_TYPE_CREATE_HVECTOR(count, blocklength, stride, oldtype, newtype, ierror)
       import :: MPI_ADDRESS_KIND
       integer, intent(in) :: count
@@ -2681,6 +2735,24 @@ module mpi
       integer :: newtype
       integer :: ierror
     end subroutine PMPI_TYPE_CREATE_HVECTOR
+    subroutine MPI_TYPE_CREATE_HVECTOR_C(count, blocklength, stride, oldtype, newtype, ierror)
+      import :: MPI_COUNT_KIND
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+      integer(kind=MPI_COUNT_KIND), intent(in) :: stride
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_HVECTOR_C
+    subroutine PMPI_TYPE_CREATE_HVECTOR_C(count, blocklength, stride, oldtype, newtype, ierror)
+      import :: MPI_COUNT_KIND
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+      integer(kind=MPI_COUNT_KIND), intent(in) :: stride
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_CREATE_HVECTOR_C
     subroutine MPI_TYPE_CREATE_INDEXED_BLOCK(count, blocklength, array_of_displacements, oldtype, &
         newtype, ierror)
       integer, intent(in) :: count
@@ -2699,6 +2771,26 @@ module mpi
       integer :: newtype
       integer :: ierror
     end subroutine PMPI_TYPE_CREATE_INDEXED_BLOCK
+    subroutine MPI_TYPE_CREATE_INDEXED_BLOCK_C(count, blocklength, array_of_displacements, oldtype, &
+        newtype, ierror)
+      import :: MPI_ADDRESS_KIND, MPI_COUNT_KIND
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_INDEXED_BLOCK_C
+    subroutine PMPI_TYPE_CREATE_INDEXED_BLOCK_C(count, blocklength, array_of_displacements, &
+        oldtype, newtype, ierror)
+      import :: MPI_ADDRESS_KIND, MPI_COUNT_KIND
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_CREATE_INDEXED_BLOCK_C
     subroutine MPI_TYPE_CREATE_KEYVAL(type_copy_attr_fn, type_delete_attr_fn, type_keyval, &
         extra_state, ierror)
       import :: MPI_ADDRESS_KIND
@@ -2733,6 +2825,22 @@ module mpi
       integer :: newtype
       integer :: ierror
     end subroutine PMPI_TYPE_CREATE_RESIZED
+    subroutine MPI_TYPE_CREATE_RESIZED_C(oldtype, lb, extent, newtype, ierror)
+      import :: MPI_COUNT_KIND
+      integer, intent(in) :: oldtype
+      integer(kind=MPI_COUNT_KIND), intent(in) :: lb
+      integer(kind=MPI_COUNT_KIND), intent(in) :: extent
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_RESIZED_C
+    subroutine PMPI_TYPE_CREATE_RESIZED_C(oldtype, lb, extent, newtype, ierror)
+      import :: MPI_COUNT_KIND
+      integer, intent(in) :: oldtype
+      integer(kind=MPI_COUNT_KIND), intent(in) :: lb
+      integer(kind=MPI_COUNT_KIND), intent(in) :: extent
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_CREATE_RESIZED_C
     subroutine MPI_TYPE_CREATE_STRUCT(count, array_of_blocklengths, array_of_displacements, &
         array_of_types, newtype, ierror)
       import :: MPI_ADDRESS_KIND
@@ -2753,6 +2861,26 @@ module mpi
       integer :: newtype
       integer :: ierror
     end subroutine PMPI_TYPE_CREATE_STRUCT
+    subroutine MPI_TYPE_CREATE_STRUCT_C(count, array_of_blocklengths, array_of_displacements, &
+        array_of_types, newtype, ierror)
+      import :: MPI_ADDRESS_KIND, MPI_COUNT_KIND
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_blocklengths
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      integer, dimension(*) :: array_of_types
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_STRUCT_C
+    subroutine PMPI_TYPE_CREATE_STRUCT_C(count, array_of_blocklengths, array_of_displacements, &
+        array_of_types, newtype, ierror)
+      import :: MPI_ADDRESS_KIND, MPI_COUNT_KIND
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_blocklengths
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      integer, dimension(*) :: array_of_types
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_CREATE_STRUCT_C
     subroutine MPI_TYPE_CREATE_SUBARRAY(ndims, array_of_sizes, array_of_subsizes, array_of_starts, &
         order, oldtype, newtype, ierror)
       integer, intent(in) :: ndims
@@ -2775,6 +2903,30 @@ module mpi
       integer :: newtype
       integer :: ierror
     end subroutine PMPI_TYPE_CREATE_SUBARRAY
+    subroutine MPI_TYPE_CREATE_SUBARRAY_C(ndims, array_of_sizes, array_of_subsizes, &
+        array_of_starts, order, oldtype, newtype, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: ndims
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_sizes
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_subsizes
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_starts
+      integer, intent(in) :: order
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_SUBARRAY_C
+    subroutine PMPI_TYPE_CREATE_SUBARRAY_C(ndims, array_of_sizes, array_of_subsizes, &
+        array_of_starts, order, oldtype, newtype, ierror)
+      import :: MPI_ADDRESS_KIND
+      integer, intent(in) :: ndims
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_sizes
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_subsizes
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_starts
+      integer, intent(in) :: order
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_CREATE_SUBARRAY_C
     subroutine MPI_TYPE_DELETE_ATTR(datatype, type_keyval, ierror)
       integer, intent(in) :: datatype
       integer, intent(in) :: type_keyval
@@ -2861,6 +3013,36 @@ module mpi
       integer, dimension(*) :: array_of_datatypes
       integer :: ierror
     end subroutine PMPI_TYPE_GET_CONTENTS
+    subroutine MPI_TYPE_GET_CONTENTS_C(datatype, max_integers, max_addresses, max_large_counts, &
+        max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, &
+        array_of_datatypes, ierror)
+      import :: MPI_ADDRESS_KIND, MPI_COUNT_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND), intent(in) :: max_integers
+      integer(kind=MPI_COUNT_KIND), intent(in) :: max_addresses
+      integer(kind=MPI_COUNT_KIND), intent(in) :: max_large_counts
+      integer(kind=MPI_COUNT_KIND), intent(in) :: max_datatypes
+      integer, dimension(*) :: array_of_integers
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_addresses
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_large_counts
+      integer, dimension(*) :: array_of_datatypes
+      integer :: ierror
+    end subroutine MPI_TYPE_GET_CONTENTS_C
+    subroutine PMPI_TYPE_GET_CONTENTS_C(datatype, max_integers, max_addresses, max_large_counts, &
+        max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, &
+        array_of_datatypes, ierror)
+      import :: MPI_ADDRESS_KIND, MPI_COUNT_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND), intent(in) :: max_integers
+      integer(kind=MPI_COUNT_KIND), intent(in) :: max_addresses
+      integer(kind=MPI_COUNT_KIND), intent(in) :: max_large_counts
+      integer(kind=MPI_COUNT_KIND), intent(in) :: max_datatypes
+      integer, dimension(*) :: array_of_integers
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_addresses
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_large_counts
+      integer, dimension(*) :: array_of_datatypes
+      integer :: ierror
+    end subroutine PMPI_TYPE_GET_CONTENTS_C
     subroutine MPI_TYPE_GET_ENVELOPE(datatype, num_integers, num_addresses, num_datatypes, &
         combiner, ierror)
       integer, intent(in) :: datatype
@@ -2879,6 +3061,28 @@ module mpi
       integer :: combiner
       integer :: ierror
     end subroutine PMPI_TYPE_GET_ENVELOPE
+    subroutine MPI_TYPE_GET_ENVELOPE_C(datatype, num_integers, num_addresses, num_large_counts, &
+        num_datatypes, combiner, ierror)
+      import :: MPI_COUNT_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: num_integers
+      integer(kind=MPI_COUNT_KIND) :: num_addresses
+      integer(kind=MPI_COUNT_KIND) :: num_large_counts
+      integer(kind=MPI_COUNT_KIND) :: num_datatypes
+      integer :: combiner
+      integer :: ierror
+    end subroutine MPI_TYPE_GET_ENVELOPE_C
+    subroutine PMPI_TYPE_GET_ENVELOPE_C(datatype, num_integers, num_addresses, num_large_counts, &
+        num_datatypes, combiner, ierror)
+      import :: MPI_COUNT_KIND
+      integer, intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: num_integers
+      integer(kind=MPI_COUNT_KIND) :: num_addresses
+      integer(kind=MPI_COUNT_KIND) :: num_large_counts
+      integer(kind=MPI_COUNT_KIND) :: num_datatypes
+      integer :: combiner
+      integer :: ierror
+    end subroutine PMPI_TYPE_GET_ENVELOPE_C
     subroutine MPI_TYPE_GET_EXTENT(datatype, lb, extent, ierror)
       import :: MPI_ADDRESS_KIND
       integer, intent(in) :: datatype
@@ -3027,6 +3231,26 @@ module mpi
       integer :: newtype
       integer :: ierror
     end subroutine PMPI_TYPE_INDEXED
+    subroutine MPI_TYPE_INDEXED_C(count, array_of_blocklengths, array_of_displacements, oldtype, &
+        newtype, ierror)
+      import :: MPI_ADDRESS_KIND, MPI_COUNT_KIND
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_blocklengths
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_INDEXED_C
+    subroutine PMPI_TYPE_INDEXED_C(count, array_of_blocklengths, array_of_displacements, oldtype, &
+        newtype, ierror)
+      import :: MPI_ADDRESS_KIND, MPI_COUNT_KIND
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_blocklengths
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_INDEXED_C
     subroutine MPI_TYPE_LB(datatype, displacement, ierror)
       integer, intent(in) :: datatype
       integer :: displacement
@@ -3151,6 +3375,24 @@ module mpi
       integer :: newtype
       integer :: ierror
     end subroutine PMPI_TYPE_VECTOR
+    subroutine MPI_TYPE_VECTOR_C(count, blocklength, stride, oldtype, newtype, ierror)
+      import :: MPI_COUNT_KIND
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+      integer(kind=MPI_COUNT_KIND), intent(in) :: stride
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_VECTOR_C
+    subroutine PMPI_TYPE_VECTOR_C(count, blocklength, stride, oldtype, newtype, ierror)
+      import :: MPI_COUNT_KIND
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+      integer(kind=MPI_COUNT_KIND), intent(in) :: stride
+      integer, intent(in) :: oldtype
+      integer :: newtype
+      integer :: ierror
+    end subroutine PMPI_TYPE_VECTOR_C
     subroutine MPI_WAIT(request, status, ierror)
       import :: MPI_STATUS_SIZE
       integer :: request

@@ -897,6 +897,34 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Allgatherv_init_f08
   end interface PMPI_Allgatherv_init
+  interface MPI_Allgather_c
+    subroutine MPI_Allgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, ierror) bind(C, name="mpi_allgather_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Allgather_c_f08
+  end interface MPI_Allgather_c
+  interface PMPI_Allgather_c
+    subroutine PMPI_Allgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, ierror) bind(C, name="pmpi_allgather_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Allgather_c_f08
+  end interface PMPI_Allgather_c
   interface MPI_Allgather_init
     subroutine MPI_Allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         recvtype, comm, info, request, ierror) bind(C, name="mpi_allgather_init_f08")
@@ -973,6 +1001,32 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Allreduce_f08
   end interface PMPI_Allreduce
+  interface MPI_Allreduce_c
+    subroutine MPI_Allreduce_c_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror) &
+         bind(C, name="mpi_allreduce_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Allreduce_c_f08
+  end interface MPI_Allreduce_c
+  interface PMPI_Allreduce_c
+    subroutine PMPI_Allreduce_c_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror) &
+         bind(C, name="pmpi_allreduce_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Allreduce_c_f08
+  end interface PMPI_Allreduce_c
   interface MPI_Allreduce_init
     subroutine MPI_Allreduce_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, &
         request, ierror) bind(C, name="mpi_allreduce_init_f08")
@@ -1063,6 +1117,38 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Alltoallv_f08
   end interface PMPI_Alltoallv
+  interface MPI_Alltoallv_c
+    subroutine MPI_Alltoallv_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+        recvcounts, rdispls, recvtype, comm, ierror) bind(C, name="mpi_alltoallv_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sendcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Alltoallv_c_f08
+  end interface MPI_Alltoallv_c
+  interface PMPI_Alltoallv_c
+    subroutine PMPI_Alltoallv_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+        recvcounts, rdispls, recvtype, comm, ierror) bind(C, name="pmpi_alltoallv_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sendcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Alltoallv_c_f08
+  end interface PMPI_Alltoallv_c
   interface MPI_Alltoallv_init
     subroutine MPI_Alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
         recvcounts, rdispls, recvtype, comm, info, request, ierror) bind(C, name="mpi_alltoallv_init_f08")
@@ -1167,6 +1253,34 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Alltoallw_init_f08
   end interface PMPI_Alltoallw_init
+  interface MPI_Alltoall_c
+    subroutine MPI_Alltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, ierror) bind(C, name="mpi_alltoall_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Alltoall_c_f08
+  end interface MPI_Alltoall_c
+  interface PMPI_Alltoall_c
+    subroutine PMPI_Alltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, ierror) bind(C, name="pmpi_alltoall_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Alltoall_c_f08
+  end interface PMPI_Alltoall_c
   interface MPI_Alltoall_init
     subroutine MPI_Alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         recvtype, comm, info, request, ierror) bind(C, name="mpi_alltoall_init_f08")
@@ -1307,6 +1421,28 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Bcast_f08
   end interface PMPI_Bcast
+  interface MPI_Bcast_c
+    subroutine MPI_Bcast_c_f08(buffer, count, datatype, root, comm, ierror) bind(C, name="mpi_bcast_c_f08")
+      import
+      type(*), dimension(..) :: buffer
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Bcast_c_f08
+  end interface MPI_Bcast_c
+  interface PMPI_Bcast_c
+    subroutine PMPI_Bcast_c_f08(buffer, count, datatype, root, comm, ierror) bind(C, name="pmpi_bcast_c_f08")
+      import
+      type(*), dimension(..) :: buffer
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Bcast_c_f08
+  end interface PMPI_Bcast_c
   interface MPI_Bcast_init
     subroutine MPI_Bcast_init_f08(buffer, count, datatype, root, comm, info, request, &
         ierror) bind(C, name="mpi_bcast_init_f08")
@@ -1359,6 +1495,31 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Bsend_f08
   end interface PMPI_Bsend
+  interface MPI_Bsend_c
+    subroutine MPI_Bsend_c_f08(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_bsend_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Bsend_c_f08
+  end interface MPI_Bsend_c
+  interface PMPI_Bsend_c
+    subroutine PMPI_Bsend_c_f08(buf, count, datatype, dest, tag, comm, ierror) &
+         bind(C, name="pmpi_bsend_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Bsend_c_f08
+  end interface PMPI_Bsend_c
   interface MPI_Bsend_init
     subroutine MPI_Bsend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
          bind(C, name="mpi_bsend_init_f08")
@@ -3813,6 +3974,36 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Gatherv_init_f08
   end interface PMPI_Gatherv_init
+  interface MPI_Gather_c
+    subroutine MPI_Gather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, root, comm, ierror) bind(C, name="mpi_gather_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Gather_c_f08
+  end interface MPI_Gather_c
+  interface PMPI_Gather_c
+    subroutine PMPI_Gather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, root, comm, ierror) bind(C, name="pmpi_gather_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Gather_c_f08
+  end interface PMPI_Gather_c
   interface MPI_Gather_init
     subroutine MPI_Gather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         recvtype, root, comm, info, request, ierror) bind(C, name="mpi_gather_init_f08")
@@ -4756,6 +4947,34 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Ibsend_f08
   end interface PMPI_Ibsend
+  interface MPI_Ibsend_c
+    subroutine MPI_Ibsend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
+         bind(C, name="mpi_ibsend_c_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Ibsend_c_f08
+  end interface MPI_Ibsend_c
+  interface PMPI_Ibsend_c
+    subroutine PMPI_Ibsend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
+         bind(C, name="pmpi_ibsend_c_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Ibsend_c_f08
+  end interface PMPI_Ibsend_c
   interface MPI_Iexscan
     subroutine MPI_Iexscan_f08(sendbuf, recvbuf, count, datatype, op, comm, request, &
         ierror) bind(C, name="mpi_iexscan_f08")
@@ -5392,6 +5611,34 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Irecv_f08
   end interface PMPI_Irecv
+  interface MPI_Irecv_c
+    subroutine MPI_Irecv_c_f08(buf, count, datatype, source, tag, comm, request, ierror) &
+         bind(C, name="mpi_irecv_c_f08")
+      import
+      type(*), dimension(..), asynchronous :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Irecv_c_f08
+  end interface MPI_Irecv_c
+  interface PMPI_Irecv_c
+    subroutine PMPI_Irecv_c_f08(buf, count, datatype, source, tag, comm, request, ierror) &
+         bind(C, name="pmpi_irecv_c_f08")
+      import
+      type(*), dimension(..), asynchronous :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Irecv_c_f08
+  end interface PMPI_Irecv_c
   interface MPI_Ireduce
     subroutine MPI_Ireduce_f08(sendbuf, recvbuf, count, datatype, op, root, comm, &
         request, ierror) bind(C, name="mpi_ireduce_f08")
@@ -5506,6 +5753,34 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Irsend_f08
   end interface PMPI_Irsend
+  interface MPI_Irsend_c
+    subroutine MPI_Irsend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
+         bind(C, name="mpi_irsend_c_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Irsend_c_f08
+  end interface MPI_Irsend_c
+  interface PMPI_Irsend_c
+    subroutine PMPI_Irsend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
+         bind(C, name="pmpi_irsend_c_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Irsend_c_f08
+  end interface PMPI_Irsend_c
   interface MPI_Iscan
     subroutine MPI_Iscan_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) &
          bind(C, name="mpi_iscan_f08")
@@ -5698,6 +5973,34 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Isendrecv_replace_f08
   end interface PMPI_Isendrecv_replace
+  interface MPI_Isend_c
+    subroutine MPI_Isend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
+         bind(C, name="mpi_isend_c_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Isend_c_f08
+  end interface MPI_Isend_c
+  interface PMPI_Isend_c
+    subroutine PMPI_Isend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
+         bind(C, name="pmpi_isend_c_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Isend_c_f08
+  end interface PMPI_Isend_c
   interface MPI_Issend
     subroutine MPI_Issend_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
          bind(C, name="mpi_issend_f08")
@@ -5726,6 +6029,34 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Issend_f08
   end interface PMPI_Issend
+  interface MPI_Issend_c
+    subroutine MPI_Issend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
+         bind(C, name="mpi_issend_c_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Issend_c_f08
+  end interface MPI_Issend_c
+  interface PMPI_Issend_c
+    subroutine PMPI_Issend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
+         bind(C, name="pmpi_issend_c_f08")
+      import
+      type(*), dimension(..), intent(in), asynchronous :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Issend_c_f08
+  end interface PMPI_Issend_c
   interface MPI_Is_thread_main
     subroutine MPI_Is_thread_main_f08(flag, ierror) bind(C, name="mpi_is_thread_main_f08")
       import
@@ -6380,6 +6711,34 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Recv_f08
   end interface PMPI_Recv
+  interface MPI_Recv_c
+    subroutine MPI_Recv_c_f08(buf, count, datatype, source, tag, comm, status, ierror) &
+         bind(C, name="mpi_recv_c_f08")
+      import
+      type(*), dimension(..) :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Recv_c_f08
+  end interface MPI_Recv_c
+  interface PMPI_Recv_c
+    subroutine PMPI_Recv_c_f08(buf, count, datatype, source, tag, comm, status, ierror) &
+         bind(C, name="pmpi_recv_c_f08")
+      import
+      type(*), dimension(..) :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Recv_c_f08
+  end interface PMPI_Recv_c
   interface MPI_Recv_init
     subroutine MPI_Recv_init_f08(buf, count, datatype, source, tag, comm, request, ierror) &
          bind(C, name="mpi_recv_init_f08")
@@ -6436,6 +6795,34 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Reduce_f08
   end interface PMPI_Reduce
+  interface MPI_Reduce_c
+    subroutine MPI_Reduce_c_f08(sendbuf, recvbuf, count, datatype, op, root, comm, ierror) &
+         bind(C, name="mpi_reduce_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Reduce_c_f08
+  end interface MPI_Reduce_c
+  interface PMPI_Reduce_c
+    subroutine PMPI_Reduce_c_f08(sendbuf, recvbuf, count, datatype, op, root, comm, ierror) &
+         bind(C, name="pmpi_reduce_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Reduce_c_f08
+  end interface PMPI_Reduce_c
   interface MPI_Reduce_init
     subroutine MPI_Reduce_init_f08(sendbuf, recvbuf, count, datatype, op, root, comm, &
         info, request, ierror) bind(C, name="mpi_reduce_init_f08")
@@ -6792,6 +7179,31 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Rsend_f08
   end interface PMPI_Rsend
+  interface MPI_Rsend_c
+    subroutine MPI_Rsend_c_f08(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_rsend_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Rsend_c_f08
+  end interface MPI_Rsend_c
+  interface PMPI_Rsend_c
+    subroutine PMPI_Rsend_c_f08(buf, count, datatype, dest, tag, comm, ierror) &
+         bind(C, name="pmpi_rsend_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Rsend_c_f08
+  end interface PMPI_Rsend_c
   interface MPI_Rsend_init
     subroutine MPI_Rsend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
          bind(C, name="mpi_rsend_init_f08")
@@ -6973,6 +7385,36 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Scatterv_init_f08
   end interface PMPI_Scatterv_init
+  interface MPI_Scatter_c
+    subroutine MPI_Scatter_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, root, comm, ierror) bind(C, name="mpi_scatter_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Scatter_c_f08
+  end interface MPI_Scatter_c
+  interface PMPI_Scatter_c
+    subroutine PMPI_Scatter_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, root, comm, ierror) bind(C, name="pmpi_scatter_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Scatter_c_f08
+  end interface PMPI_Scatter_c
   interface MPI_Scatter_init
     subroutine MPI_Scatter_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         recvtype, root, comm, info, request, ierror) bind(C, name="mpi_scatter_init_f08")
@@ -7069,6 +7511,44 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Sendrecv_f08
   end interface PMPI_Sendrecv
+  interface MPI_Sendrecv_c
+    subroutine MPI_Sendrecv_c_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
+        recvcount, recvtype, source, recvtag, comm, status, ierror) bind(C, name="mpi_sendrecv_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      integer, intent(in) :: dest
+      integer, intent(in) :: sendtag
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: source
+      integer, intent(in) :: recvtag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Sendrecv_c_f08
+  end interface MPI_Sendrecv_c
+  interface PMPI_Sendrecv_c
+    subroutine PMPI_Sendrecv_c_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
+        recvcount, recvtype, source, recvtag, comm, status, ierror) bind(C, name="pmpi_sendrecv_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      integer, intent(in) :: dest
+      integer, intent(in) :: sendtag
+      type(*), dimension(..) :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: source
+      integer, intent(in) :: recvtag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Sendrecv_c_f08
+  end interface PMPI_Sendrecv_c
   interface MPI_Sendrecv_replace
     subroutine MPI_Sendrecv_replace_f08(buf, count, datatype, dest, sendtag, source, &
         recvtag, comm, status, ierror) bind(C, name="mpi_sendrecv_replace_f08")
@@ -7101,6 +7581,62 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Sendrecv_replace_f08
   end interface PMPI_Sendrecv_replace
+  interface MPI_Sendrecv_replace_c
+    subroutine MPI_Sendrecv_replace_c_f08(buf, count, datatype, dest, sendtag, source, &
+        recvtag, comm, status, ierror) bind(C, name="mpi_sendrecv_replace_c_f08")
+      import
+      type(*), dimension(..) :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: sendtag
+      integer, intent(in) :: source
+      integer, intent(in) :: recvtag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Sendrecv_replace_c_f08
+  end interface MPI_Sendrecv_replace_c
+  interface PMPI_Sendrecv_replace_c
+    subroutine PMPI_Sendrecv_replace_c_f08(buf, count, datatype, dest, sendtag, source, &
+        recvtag, comm, status, ierror) bind(C, name="pmpi_sendrecv_replace_c_f08")
+      import
+      type(*), dimension(..) :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: sendtag
+      integer, intent(in) :: source
+      integer, intent(in) :: recvtag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Status) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Sendrecv_replace_c_f08
+  end interface PMPI_Sendrecv_replace_c
+  interface MPI_Send_c
+    subroutine MPI_Send_c_f08(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_send_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Send_c_f08
+  end interface MPI_Send_c
+  interface PMPI_Send_c
+    subroutine PMPI_Send_c_f08(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="pmpi_send_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Send_c_f08
+  end interface PMPI_Send_c
   interface MPI_Send_init
     subroutine MPI_Send_init_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
          bind(C, name="mpi_send_init_f08")
@@ -7333,6 +7869,31 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Ssend_f08
   end interface PMPI_Ssend
+  interface MPI_Ssend_c
+    subroutine MPI_Ssend_c_f08(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_ssend_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Ssend_c_f08
+  end interface MPI_Ssend_c
+  interface PMPI_Ssend_c
+    subroutine PMPI_Ssend_c_f08(buf, count, datatype, dest, tag, comm, ierror) &
+         bind(C, name="pmpi_ssend_c_f08")
+      import
+      type(*), dimension(..), intent(in) :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Ssend_c_f08
+  end interface PMPI_Ssend_c
   interface MPI_Ssend_init
     subroutine MPI_Ssend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror) &
          bind(C, name="mpi_ssend_init_f08")
@@ -7602,6 +8163,26 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Type_contiguous_f08
   end interface PMPI_Type_contiguous
+  interface MPI_Type_contiguous_c
+    subroutine MPI_Type_contiguous_c_f08(count, oldtype, newtype, ierror) &
+         bind(C, name="mpi_type_contiguous_c_f08")
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_contiguous_c_f08
+  end interface MPI_Type_contiguous_c
+  interface PMPI_Type_contiguous_c
+    subroutine PMPI_Type_contiguous_c_f08(count, oldtype, newtype, ierror) &
+         bind(C, name="pmpi_type_contiguous_c_f08")
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Type_contiguous_c_f08
+  end interface PMPI_Type_contiguous_c
   interface MPI_Type_create_darray
     subroutine MPI_Type_create_darray_f08(size, rank, ndims, array_of_gsizes, &
         array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, &
@@ -7744,6 +8325,55 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Type_create_hindexed_block_f08
   end interface PMPI_Type_create_hindexed_block
+  interface MPI_Type_create_hindexed_block_c
+    subroutine MPI_Type_create_hindexed_block_c_f08(count, blocklength, &
+        array_of_displacements, oldtype, newtype, ierror) bind(C, name="mpi_type_create_hindexed_block_c_f08")
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_create_hindexed_block_c_f08
+  end interface MPI_Type_create_hindexed_block_c
+  interface PMPI_Type_create_hindexed_block_c
+    subroutine PMPI_Type_create_hindexed_block_c_f08(count, blocklength, &
+        array_of_displacements, oldtype, newtype, ierror) &
+         bind(C, name="pmpi_type_create_hindexed_block_c_f08")
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Type_create_hindexed_block_c_f08
+  end interface PMPI_Type_create_hindexed_block_c
+  interface MPI_Type_create_hindexed_c
+    subroutine MPI_Type_create_hindexed_c_f08(count, array_of_blocklengths, &
+        array_of_displacements, oldtype, newtype, ierror) bind(C, name="mpi_type_create_hindexed_c_f08")
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_blocklengths
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_create_hindexed_c_f08
+  end interface MPI_Type_create_hindexed_c
+  interface PMPI_Type_create_hindexed_c
+    subroutine PMPI_Type_create_hindexed_c_f08(count, array_of_blocklengths, &
+        array_of_displacements, oldtype, newtype, ierror) bind(C, name="pmpi_type_create_hindexed_c_f08")
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_blocklengths
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Type_create_hindexed_c_f08
+  end interface PMPI_Type_create_hindexed_c
   interface MPI_Type_create_hvector
     subroutine MPI_Type_create_hvector_f08(count, blocklength, stride, oldtype, newtype, &
         ierror) bind(C, name="mpi_type_create_hvector_f08")
@@ -7768,6 +8398,30 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Type_create_hvector_f08
   end interface PMPI_Type_create_hvector
+  interface MPI_Type_create_hvector_c
+    subroutine MPI_Type_create_hvector_c_f08(count, blocklength, stride, oldtype, &
+        newtype, ierror) bind(C, name="mpi_type_create_hvector_c_f08")
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+      integer(kind=MPI_COUNT_KIND), intent(in) :: stride
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_create_hvector_c_f08
+  end interface MPI_Type_create_hvector_c
+  interface PMPI_Type_create_hvector_c
+    subroutine PMPI_Type_create_hvector_c_f08(count, blocklength, stride, oldtype, &
+        newtype, ierror) bind(C, name="pmpi_type_create_hvector_c_f08")
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+      integer(kind=MPI_COUNT_KIND), intent(in) :: stride
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Type_create_hvector_c_f08
+  end interface PMPI_Type_create_hvector_c
   interface MPI_Type_create_indexed_block
     subroutine MPI_Type_create_indexed_block_f08(count, blocklength, &
         array_of_displacements, oldtype, newtype, ierror) bind(C, name="mpi_type_create_indexed_block_f08")
@@ -7792,6 +8446,30 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Type_create_indexed_block_f08
   end interface PMPI_Type_create_indexed_block
+  interface MPI_Type_create_indexed_block_c
+    subroutine MPI_Type_create_indexed_block_c_f08(count, blocklength, &
+        array_of_displacements, oldtype, newtype, ierror) bind(C, name="mpi_type_create_indexed_block_c_f08")
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_create_indexed_block_c_f08
+  end interface MPI_Type_create_indexed_block_c
+  interface PMPI_Type_create_indexed_block_c
+    subroutine PMPI_Type_create_indexed_block_c_f08(count, blocklength, &
+        array_of_displacements, oldtype, newtype, ierror) bind(C, name="pmpi_type_create_indexed_block_c_f08")
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Type_create_indexed_block_c_f08
+  end interface PMPI_Type_create_indexed_block_c
   interface MPI_Type_create_keyval
     subroutine MPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, &
         type_keyval, extra_state, ierror)
@@ -7836,6 +8514,28 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Type_create_resized_f08
   end interface PMPI_Type_create_resized
+  interface MPI_Type_create_resized_c
+    subroutine MPI_Type_create_resized_c_f08(oldtype, lb, extent, newtype, ierror) &
+         bind(C, name="mpi_type_create_resized_c_f08")
+      import
+      type(MPI_Datatype), intent(in) :: oldtype
+      integer(kind=MPI_COUNT_KIND), intent(in) :: lb
+      integer(kind=MPI_COUNT_KIND), intent(in) :: extent
+      type(MPI_Datatype) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_create_resized_c_f08
+  end interface MPI_Type_create_resized_c
+  interface PMPI_Type_create_resized_c
+    subroutine PMPI_Type_create_resized_c_f08(oldtype, lb, extent, newtype, ierror) &
+         bind(C, name="pmpi_type_create_resized_c_f08")
+      import
+      type(MPI_Datatype), intent(in) :: oldtype
+      integer(kind=MPI_COUNT_KIND), intent(in) :: lb
+      integer(kind=MPI_COUNT_KIND), intent(in) :: extent
+      type(MPI_Datatype) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Type_create_resized_c_f08
+  end interface PMPI_Type_create_resized_c
   interface MPI_Type_create_struct
     subroutine MPI_Type_create_struct_f08(count, array_of_blocklengths, &
         array_of_displacements, array_of_types, newtype, ierror) bind(C, name="mpi_type_create_struct_f08")
@@ -7860,6 +8560,30 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Type_create_struct_f08
   end interface PMPI_Type_create_struct
+  interface MPI_Type_create_struct_c
+    subroutine MPI_Type_create_struct_c_f08(count, array_of_blocklengths, &
+        array_of_displacements, array_of_types, newtype, ierror) bind(C, name="mpi_type_create_struct_c_f08")
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_blocklengths
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      type(MPI_Datatype), dimension(*) :: array_of_types
+      type(MPI_Datatype) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_create_struct_c_f08
+  end interface MPI_Type_create_struct_c
+  interface PMPI_Type_create_struct_c
+    subroutine PMPI_Type_create_struct_c_f08(count, array_of_blocklengths, &
+        array_of_displacements, array_of_types, newtype, ierror) bind(C, name="pmpi_type_create_struct_c_f08")
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_blocklengths
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      type(MPI_Datatype), dimension(*) :: array_of_types
+      type(MPI_Datatype) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Type_create_struct_c_f08
+  end interface PMPI_Type_create_struct_c
   interface MPI_Type_create_subarray
     subroutine MPI_Type_create_subarray_f08(ndims, array_of_sizes, array_of_subsizes, &
         array_of_starts, order, oldtype, newtype, ierror) bind(C, name="mpi_type_create_subarray_f08")
@@ -7888,6 +8612,34 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Type_create_subarray_f08
   end interface PMPI_Type_create_subarray
+  interface MPI_Type_create_subarray_c
+    subroutine MPI_Type_create_subarray_c_f08(ndims, array_of_sizes, array_of_subsizes, &
+        array_of_starts, order, oldtype, newtype, ierror) bind(C, name="mpi_type_create_subarray_c_f08")
+      import
+      integer, intent(in) :: ndims
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_sizes
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_subsizes
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_starts
+      integer, intent(in) :: order
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_create_subarray_c_f08
+  end interface MPI_Type_create_subarray_c
+  interface PMPI_Type_create_subarray_c
+    subroutine PMPI_Type_create_subarray_c_f08(ndims, array_of_sizes, array_of_subsizes, &
+        array_of_starts, order, oldtype, newtype, ierror) bind(C, name="pmpi_type_create_subarray_c_f08")
+      import
+      integer, intent(in) :: ndims
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_sizes
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_subsizes
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_starts
+      integer, intent(in) :: order
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Type_create_subarray_c_f08
+  end interface PMPI_Type_create_subarray_c
   interface MPI_Type_delete_attr
     subroutine MPI_Type_delete_attr_f08(datatype, type_keyval, ierror) &
          bind(C, name="mpi_type_delete_attr_f08")
@@ -8002,6 +8754,40 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Type_get_contents_f08
   end interface PMPI_Type_get_contents
+  interface MPI_Type_get_contents_c
+    subroutine MPI_Type_get_contents_c_f08(datatype, max_integers, max_addresses, &
+        max_large_counts, max_datatypes, array_of_integers, array_of_addresses, &
+        array_of_large_counts, array_of_datatypes, ierror) bind(C, name="mpi_type_get_contents_c_f08")
+      import
+      type(MPI_Datatype), intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND), intent(in) :: max_integers
+      integer(kind=MPI_COUNT_KIND), intent(in) :: max_addresses
+      integer(kind=MPI_COUNT_KIND), intent(in) :: max_large_counts
+      integer(kind=MPI_COUNT_KIND), intent(in) :: max_datatypes
+      integer, dimension(*) :: array_of_integers
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_addresses
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_large_counts
+      type(MPI_Datatype), dimension(*) :: array_of_datatypes
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_get_contents_c_f08
+  end interface MPI_Type_get_contents_c
+  interface PMPI_Type_get_contents_c
+    subroutine PMPI_Type_get_contents_c_f08(datatype, max_integers, max_addresses, &
+        max_large_counts, max_datatypes, array_of_integers, array_of_addresses, &
+        array_of_large_counts, array_of_datatypes, ierror) bind(C, name="pmpi_type_get_contents_c_f08")
+      import
+      type(MPI_Datatype), intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND), intent(in) :: max_integers
+      integer(kind=MPI_COUNT_KIND), intent(in) :: max_addresses
+      integer(kind=MPI_COUNT_KIND), intent(in) :: max_large_counts
+      integer(kind=MPI_COUNT_KIND), intent(in) :: max_datatypes
+      integer, dimension(*) :: array_of_integers
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_addresses
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_large_counts
+      type(MPI_Datatype), dimension(*) :: array_of_datatypes
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Type_get_contents_c_f08
+  end interface PMPI_Type_get_contents_c
   interface MPI_Type_get_envelope
     subroutine MPI_Type_get_envelope_f08(datatype, num_integers, num_addresses, &
         num_datatypes, combiner, ierror) bind(C, name="mpi_type_get_envelope_f08")
@@ -8026,6 +8812,32 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Type_get_envelope_f08
   end interface PMPI_Type_get_envelope
+  interface MPI_Type_get_envelope_c
+    subroutine MPI_Type_get_envelope_c_f08(datatype, num_integers, num_addresses, &
+        num_large_counts, num_datatypes, combiner, ierror) bind(C, name="mpi_type_get_envelope_c_f08")
+      import
+      type(MPI_Datatype), intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: num_integers
+      integer(kind=MPI_COUNT_KIND) :: num_addresses
+      integer(kind=MPI_COUNT_KIND) :: num_large_counts
+      integer(kind=MPI_COUNT_KIND) :: num_datatypes
+      integer :: combiner
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_get_envelope_c_f08
+  end interface MPI_Type_get_envelope_c
+  interface PMPI_Type_get_envelope_c
+    subroutine PMPI_Type_get_envelope_c_f08(datatype, num_integers, num_addresses, &
+        num_large_counts, num_datatypes, combiner, ierror) bind(C, name="pmpi_type_get_envelope_c_f08")
+      import
+      type(MPI_Datatype), intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: num_integers
+      integer(kind=MPI_COUNT_KIND) :: num_addresses
+      integer(kind=MPI_COUNT_KIND) :: num_large_counts
+      integer(kind=MPI_COUNT_KIND) :: num_datatypes
+      integer :: combiner
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Type_get_envelope_c_f08
+  end interface PMPI_Type_get_envelope_c
   interface MPI_Type_get_extent
     subroutine MPI_Type_get_extent_f08(datatype, lb, extent, ierror) bind(C, name="mpi_type_get_extent_f08")
       import
@@ -8188,6 +9000,30 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Type_indexed_f08
   end interface PMPI_Type_indexed
+  interface MPI_Type_indexed_c
+    subroutine MPI_Type_indexed_c_f08(count, array_of_blocklengths, &
+        array_of_displacements, oldtype, newtype, ierror) bind(C, name="mpi_type_indexed_c_f08")
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_blocklengths
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_indexed_c_f08
+  end interface MPI_Type_indexed_c
+  interface PMPI_Type_indexed_c
+    subroutine PMPI_Type_indexed_c_f08(count, array_of_blocklengths, &
+        array_of_displacements, oldtype, newtype, ierror) bind(C, name="pmpi_type_indexed_c_f08")
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_blocklengths
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: array_of_displacements
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Type_indexed_c_f08
+  end interface PMPI_Type_indexed_c
   interface MPI_Type_match_size
     subroutine MPI_Type_match_size_f08(typeclass, size, datatype, ierror) &
          bind(C, name="mpi_type_match_size_f08")
@@ -8316,6 +9152,30 @@ abstract interface
       integer, optional, intent(out) :: ierror
     end subroutine PMPI_Type_vector_f08
   end interface PMPI_Type_vector
+  interface MPI_Type_vector_c
+    subroutine MPI_Type_vector_c_f08(count, blocklength, stride, oldtype, newtype, ierror) &
+         bind(C, name="mpi_type_vector_c_f08")
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+      integer(kind=MPI_COUNT_KIND), intent(in) :: stride
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_vector_c_f08
+  end interface MPI_Type_vector_c
+  interface PMPI_Type_vector_c
+    subroutine PMPI_Type_vector_c_f08(count, blocklength, stride, oldtype, newtype, ierror) &
+         bind(C, name="pmpi_type_vector_c_f08")
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+      integer(kind=MPI_COUNT_KIND), intent(in) :: stride
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Type_vector_c_f08
+  end interface PMPI_Type_vector_c
   interface MPI_Unpack
     subroutine MPI_Unpack_f08(inbuf, insize, position, outbuf, outcount, datatype, comm, &
         ierror) bind(C, name="mpi_unpack_f08")

@@ -3,7 +3,8 @@
 //! data; MPI_Pack / MPI_Unpack / MPI_Pack_size give MPICH's values;
 //! MPI_Get_count / MPI_Get_elements on received statuses; error classes
 //! under MPI_ERRORS_RETURN and the abort under MPI_ERRORS_ARE_FATAL; the
-//! time of a strided message is that of its packed bytes.
+//! time of a strided message is that of its packed bytes; negative extents
+//! and the MPI-4 large-count (`_c`) calls.
 mod common;
 
 use common::model::{self, blocking_transfer, link, m, Clock};
@@ -138,7 +139,7 @@ fn error_classes_under_errors_return() {
         ("subarray_bad_start", ARG),
         ("subarray_bad_order", ARG),
         ("subarray_zero_ndims", ARG),
-        ("resized_negative_extent", ARG),
+        ("resized_freed_oldtype", TYPE),
         ("size_uncommitted", 0),
         ("size_freed", TYPE),
         ("extent_null_out", ARG),
@@ -180,6 +181,145 @@ fn error_classes_under_errors_return() {
     .collect();
     assert_eq!(values, want_values, "{}", job.dump());
     assert_eq!(records(&job.stdout, "done").len(), 2, "{}", job.dump());
+}
+
+/// MPI_ERR_COUNT and MPI_ERR_OTHER of mpi.h.
+const ERR_COUNT: i64 = 2;
+const ERR_OTHER: i64 = 15;
+
+#[test]
+fn negative_extents_and_large_count_calls() {
+    let job = Run::exact(2, &program("dtype_large")).run();
+    job.assert_success();
+    assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+    let got: BTreeMap<(i64, String), i64> = records(&job.stdout, "val")
+        .iter()
+        .map(|r| ((r.int("rank"), r.get("what").to_string()), r.int("value")))
+        .collect();
+    let mut want = BTreeMap::new();
+    let both: &[(&str, i64)] = &[
+        // (lb, extent, true lb, true extent, size): an int resized to
+        // lb 4, ub 0
+        ("rev_lb", 4),
+        ("rev_extent", -4),
+        ("rev_true_lb", 0),
+        ("rev_true_extent", 4),
+        ("rev_size", 4),
+        // MPICH's lbub: { (LB,6),4*(BYTE,0),(UB,-3) } ...
+        ("evil_lb", 6),
+        ("evil_extent", -9),
+        ("evil_true_lb", 0),
+        ("evil_true_extent", 4),
+        ("evil_size", 4),
+        // ... three of them: copies at 0, -9, -18
+        ("evil3_lb", -12),
+        ("evil3_extent", 9),
+        ("evil3_true_lb", -18),
+        ("evil3_true_extent", 22),
+        ("evil3_size", 12),
+        // { (LB,10) }: ub 0
+        ("lbonly_lb", 10),
+        ("lbonly_extent", -10),
+        ("lbonly_true_lb", 0),
+        ("lbonly_true_extent", 0),
+        ("lbonly_size", 0),
+        // 3e9 ints
+        ("huge_size_c", 12_000_000_000),
+        ("huge_size", UNDEFINED),
+        // MPI_Type_create_hindexed_c(2, {2, 1}, {40, -8}, MPI_INT): count,
+        // block lengths and displacements are large counts
+        ("hx_ni", 0),
+        ("hx_na", 0),
+        ("hx_nc", 5),
+        ("hx_nd", 1),
+        ("hx_combiner_is_hindexed", 1),
+        ("hx_count_0", 2),
+        ("hx_count_1", 2),
+        ("hx_count_2", 1),
+        ("hx_count_3", 40),
+        ("hx_count_4", -8),
+        ("hx_type_is_int", 1),
+        ("hx_int_envelope_class", ERR_OTHER),
+        ("overflow_class", ERR_COUNT),
+        ("negative_class", ERR_COUNT),
+        // ints 2 and 3 of the buffer only
+        ("bcast_0", -1),
+        ("bcast_1", -1),
+        ("bcast_2", 7),
+        ("bcast_3", 8),
+        ("bcast_4", -1),
+        // {1, 10} + {2, 20}; rank 1 is the root of MPI_Reduce_c
+        ("allreduce_0", 3),
+        ("allreduce_1", 30),
+        ("allgather_0", 1),
+        ("allgather_1", 10),
+        ("allgather_2", 2),
+        ("allgather_3", 20),
+        ("allgather_overflow_class", ERR_COUNT),
+        ("alltoall_overflow_class", ERR_COUNT),
+    ];
+    for rank in [0, 1] {
+        for &(what, v) in both {
+            want.insert((rank, what.to_string()), v);
+        }
+    }
+    let rank0: &[(&str, i64)] = &[
+        ("reduce_0", -1),
+        ("gather_0", 1),
+        ("gather_1", 10),
+        ("gather_2", 2),
+        ("gather_3", 20),
+        // rank 1 scatters {5, 6, 7, 8}
+        ("scatter_0", 5),
+        ("scatter_1", 6),
+        // blocks 0 of both ranks' {r, r + 10, r + 20, r + 30}
+        ("alltoall_0", 0),
+        ("alltoall_1", 10),
+        ("alltoall_2", 1),
+        ("alltoall_3", 11),
+        // from rank 0's sb[0], rank 1's sb[0]
+        ("a2av_0", 0),
+        ("a2av_4", 100),
+    ];
+    let rank1: &[(&str, i64)] = &[
+        ("reduce_0", 3),
+        ("gather_0", -1),
+        ("gather_1", -1),
+        ("gather_2", -1),
+        ("gather_3", -1),
+        ("scatter_0", 7),
+        ("scatter_1", 8),
+        ("alltoall_0", 20),
+        ("alltoall_1", 30),
+        ("alltoall_2", 21),
+        ("alltoall_3", 31),
+        // three elements of extent -4 from a[3]: a[3], a[2], a[1]
+        ("recv_count", 3),
+        ("recv_0", 13),
+        ("recv_1", 12),
+        ("recv_2", 11),
+        // four ints into the same layout from out[3] downwards
+        ("rev_count", 4),
+        ("rev_out_0", 23),
+        ("rev_out_1", 22),
+        ("rev_out_2", 21),
+        ("rev_out_3", 20),
+        ("rev_out_4", -1),
+        // rank 0's sb[3..5], rank 1's sb[3..5]
+        ("a2av_0", 3),
+        ("a2av_1", 4),
+        ("a2av_4", 103),
+        ("a2av_5", 104),
+    ];
+    for (rank, vals) in [(0, rank0), (1, rank1)] {
+        for i in 0..8 {
+            want.insert((rank, format!("a2av_{i}")), -1);
+        }
+        for &(what, v) in vals {
+            want.insert((rank, what.to_string()), v);
+        }
+    }
+    assert_eq!(got, want, "{}", job.dump());
 }
 
 #[test]

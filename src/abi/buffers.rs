@@ -81,7 +81,7 @@ pub(crate) unsafe fn recv_target(buf: *mut c_void, a: &RecvArgs) -> RecvTarget<R
     // SAFETY: the staging Vec moves into the request entry without moving
     // its heap buffer, and stays there until the receive completes.
     let b = unsafe { RecvBuf::from_raw(p, a.bytes) };
-    let dst = data_start(buf, &a.ty) as usize;
+    let dst = data_start(buf, &a.ty, a.count) as usize;
     let (span, ty, count) = (a.ty.span(a.count), a.ty.clone(), a.count);
     let deliver = Box::new(move |bytes: &[u8]| {
         if span == 0 {

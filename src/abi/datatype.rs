@@ -126,7 +126,7 @@ mpi_fn! {
     /// Deprecated (MPI-1): the extent.
     fn MPI_Type_extent / PMPI_Type_extent(datatype: MPI_Datatype, extent: *mut MPI_Aint) -> c_int {
         // SAFETY: the caller's pointer, passed on.
-        unsafe { aint_query("MPI_Type_extent", datatype, extent, "extent", |t| t.extent() as isize) }
+        unsafe { aint_query("MPI_Type_extent", datatype, extent, "extent", Datatype::extent) }
     }
 }
 

@@ -166,7 +166,7 @@ unsafe fn put2(
     av: isize,
     b: *mut MPI_Count,
     bn: &str,
-    bv: usize,
+    bv: i64,
 ) -> MpiResult<()> {
     // SAFETY: by the contract.
     let (a, b) = unsafe { (out(a, an)?, out(b, bn)?) };
@@ -190,7 +190,7 @@ mpi_fn! {
     fn MPI_Type_get_extent_c / PMPI_Type_get_extent_c(datatype: MPI_Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count) -> c_int {
         query("MPI_Type_get_extent_c", datatype, |t| {
             // SAFETY: null or valid pointers (caller).
-            unsafe { put2(lb, "lb", t.lb(), extent, "extent", t.extent()) }
+            unsafe { put2(lb, "lb", t.lb(), extent, "extent", t.extent() as i64) }
         })
     }
 }
@@ -199,7 +199,7 @@ mpi_fn! {
     fn MPI_Type_get_true_extent_c / PMPI_Type_get_true_extent_c(datatype: MPI_Datatype, true_lb: *mut MPI_Count, true_extent: *mut MPI_Count) -> c_int {
         query("MPI_Type_get_true_extent_c", datatype, |t| {
             // SAFETY: null or valid pointers (caller).
-            unsafe { put2(true_lb, "true_lb", t.true_lb(), true_extent, "true_extent", t.true_extent()) }
+            unsafe { put2(true_lb, "true_lb", t.true_lb(), true_extent, "true_extent", t.true_extent() as i64) }
         })
     }
 }

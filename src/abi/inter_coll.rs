@@ -32,7 +32,7 @@ pub(crate) fn of(w: &World, comm: MPI_Comm) -> MpiResult<Option<InterComm>> {
 pub(super) fn buf_arg(
     w: &World,
     buf: *const c_void,
-    count: c_int,
+    count: impl Copy + Into<i64>,
     dt: MPI_Datatype,
     names: (&str, &str, &str),
 ) -> MpiResult<(usize, Arc<Datatype>)> {
@@ -45,13 +45,26 @@ pub(super) fn buf_arg(
     Ok((n, t))
 }
 
+/// A checked buffer argument that holds one block per remote rank (the
+/// root's buffer of MPI_Gather and MPI_Scatter, MPI_Allgather's and
+/// MPI_Alltoall's): MPI_ERR_COUNT when the whole is more than the address
+/// space.
+fn remote_blocks(
+    ic: &InterComm,
+    arg: (usize, Arc<Datatype>),
+    what: &str,
+) -> MpiResult<(usize, Arc<Datatype>)> {
+    args::blocks(arg.0, ic.remote.len(), &arg.1, what)?;
+    Ok(arg)
+}
+
 /// The counts and displacements of a v-collective (`n` entries each).
 ///
 /// # Safety
 /// Both pointers are null or point to `n` readable ints.
-pub(super) unsafe fn v_blocks(
-    counts: *const c_int,
-    displs: *const c_int,
+pub(super) unsafe fn v_blocks<C: Copy + Into<i64>, D: Copy + Into<i64>>(
+    counts: *const C,
+    displs: *const D,
     n: usize,
     ty: &Arc<Datatype>,
     names: (&str, &str),
@@ -74,7 +87,7 @@ pub(crate) unsafe fn bcast(
     w: &mut World,
     ic: &InterComm,
     buffer: *mut c_void,
-    count: c_int,
+    count: impl Copy + Into<i64>,
     datatype: MPI_Datatype,
     root: c_int,
 ) -> MpiResult<()> {
@@ -93,10 +106,10 @@ pub(crate) unsafe fn gather(
     w: &mut World,
     ic: &InterComm,
     sendbuf: *const c_void,
-    sendcount: c_int,
+    sendcount: impl Copy + Into<i64>,
     sendtype: MPI_Datatype,
     recvbuf: *mut c_void,
-    recvcount: c_int,
+    recvcount: impl Copy + Into<i64>,
     recvtype: MPI_Datatype,
     root: c_int,
 ) -> MpiResult<()> {
@@ -112,12 +125,16 @@ pub(crate) unsafe fn gather(
         _ => None,
     };
     let recv = match root {
-        Root::Me => Some(buf_arg(
-            w,
-            recvbuf,
-            recvcount,
-            recvtype,
-            ("recvcount", "recvtype", "recvbuf"),
+        Root::Me => Some(remote_blocks(
+            ic,
+            buf_arg(
+                w,
+                recvbuf,
+                recvcount,
+                recvtype,
+                ("recvcount", "recvtype", "recvbuf"),
+            )?,
+            "recvbuf",
         )?),
         _ => None,
     };
@@ -208,21 +225,25 @@ pub(crate) unsafe fn scatter(
     w: &mut World,
     ic: &InterComm,
     sendbuf: *const c_void,
-    sendcount: c_int,
+    sendcount: impl Copy + Into<i64>,
     sendtype: MPI_Datatype,
     recvbuf: *mut c_void,
-    recvcount: c_int,
+    recvcount: impl Copy + Into<i64>,
     recvtype: MPI_Datatype,
     root: c_int,
 ) -> MpiResult<()> {
     let root = calls::root(root, ic)?;
     let send = match root {
-        Root::Me => Some(buf_arg(
-            w,
-            sendbuf,
-            sendcount,
-            sendtype,
-            ("sendcount", "sendtype", "sendbuf"),
+        Root::Me => Some(remote_blocks(
+            ic,
+            buf_arg(
+                w,
+                sendbuf,
+                sendcount,
+                sendtype,
+                ("sendcount", "sendtype", "sendbuf"),
+            )?,
+            "sendbuf",
         )?),
         _ => None,
     };
@@ -323,10 +344,10 @@ pub(crate) unsafe fn allgather(
     w: &mut World,
     ic: &InterComm,
     sendbuf: *const c_void,
-    sendcount: c_int,
+    sendcount: impl Copy + Into<i64>,
     sendtype: MPI_Datatype,
     recvbuf: *mut c_void,
-    recvcount: c_int,
+    recvcount: impl Copy + Into<i64>,
     recvtype: MPI_Datatype,
 ) -> MpiResult<()> {
     let (sn, st) = buf_arg(
@@ -336,12 +357,16 @@ pub(crate) unsafe fn allgather(
         sendtype,
         ("sendcount", "sendtype", "sendbuf"),
     )?;
-    let (rn, rt) = buf_arg(
-        w,
-        recvbuf,
-        recvcount,
-        recvtype,
-        ("recvcount", "recvtype", "recvbuf"),
+    let (rn, rt) = remote_blocks(
+        ic,
+        buf_arg(
+            w,
+            recvbuf,
+            recvcount,
+            recvtype,
+            ("recvcount", "recvtype", "recvbuf"),
+        )?,
+        "recvbuf",
     )?;
     // SAFETY: the caller's contract.
     let (sb, mut rb) = unsafe { (RawBuf::new(sendbuf), RawBuf::new(recvbuf)) };
@@ -450,25 +475,33 @@ pub(crate) unsafe fn alltoall(
     w: &mut World,
     ic: &InterComm,
     sendbuf: *const c_void,
-    sendcount: c_int,
+    sendcount: impl Copy + Into<i64>,
     sendtype: MPI_Datatype,
     recvbuf: *mut c_void,
-    recvcount: c_int,
+    recvcount: impl Copy + Into<i64>,
     recvtype: MPI_Datatype,
 ) -> MpiResult<()> {
-    let (sn, st) = buf_arg(
-        w,
-        sendbuf,
-        sendcount,
-        sendtype,
-        ("sendcount", "sendtype", "sendbuf"),
+    let (sn, st) = remote_blocks(
+        ic,
+        buf_arg(
+            w,
+            sendbuf,
+            sendcount,
+            sendtype,
+            ("sendcount", "sendtype", "sendbuf"),
+        )?,
+        "sendbuf",
     )?;
-    let (rn, rt) = buf_arg(
-        w,
-        recvbuf,
-        recvcount,
-        recvtype,
-        ("recvcount", "recvtype", "recvbuf"),
+    let (rn, rt) = remote_blocks(
+        ic,
+        buf_arg(
+            w,
+            recvbuf,
+            recvcount,
+            recvtype,
+            ("recvcount", "recvtype", "recvbuf"),
+        )?,
+        "recvbuf",
     )?;
     let n = ic.remote.len();
     let sb = args::consecutive(n, sn, &st);
@@ -480,16 +513,16 @@ pub(crate) unsafe fn alltoall(
 /// # Safety
 /// MPI's contract for the buffers and arrays of this blocking call.
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn alltoallv(
+pub(crate) unsafe fn alltoallv<C: Copy + Into<i64>, D: Copy + Into<i64>>(
     w: &mut World,
     ic: &InterComm,
     sendbuf: *const c_void,
-    sendcounts: *const c_int,
-    sdispls: *const c_int,
+    sendcounts: *const C,
+    sdispls: *const D,
     sendtype: MPI_Datatype,
     recvbuf: *mut c_void,
-    recvcounts: *const c_int,
-    rdispls: *const c_int,
+    recvcounts: *const C,
+    rdispls: *const D,
     recvtype: MPI_Datatype,
 ) -> MpiResult<()> {
     let n = ic.remote.len();
@@ -574,7 +607,7 @@ pub(crate) unsafe fn alltoallw(
 /// The count, datatype and operator of a reduction, in MPICH's order.
 pub(super) fn red(
     w: &World,
-    count: c_int,
+    count: impl Copy + Into<i64>,
     datatype: MPI_Datatype,
     op: MPI_Op,
 ) -> MpiResult<(usize, Arc<Datatype>, crate::mpi::op::Reduction)> {
@@ -600,7 +633,7 @@ pub(crate) unsafe fn reduce(
     ic: &InterComm,
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
-    count: c_int,
+    count: impl Copy + Into<i64>,
     datatype: MPI_Datatype,
     op: MPI_Op,
     root: c_int,
@@ -628,7 +661,7 @@ pub(crate) unsafe fn allreduce(
     ic: &InterComm,
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
-    count: c_int,
+    count: impl Copy + Into<i64>,
     datatype: MPI_Datatype,
     op: MPI_Op,
 ) -> MpiResult<()> {

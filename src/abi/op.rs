@@ -82,14 +82,34 @@ fn call_user(
     a: &[u8],
     b: &mut [u8],
 ) {
+    call_user_in_pieces(f, dt, ty, a, b, c_int::MAX as usize)
+}
+
+/// [`call_user`], calling `f` on at most `most` (<= INT_MAX) elements at a
+/// time: a function with an int count gets the elements of a large-count
+/// reduction (more than INT_MAX) in pieces, in order.
+fn call_user_in_pieces(
+    f: unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_int, *mut MPI_Datatype),
+    dt: MPI_Datatype,
+    ty: &Datatype,
+    a: &[u8],
+    b: &mut [u8],
+    most: usize,
+) {
     let size = ty.size();
     if size == 0 || a.is_empty() {
         return;
     }
     let count = a.len() / size;
-    let mut len = c_int::try_from(count).expect("element count fits an int");
+    if count > most {
+        for (pa, pb) in a.chunks(most * size).zip(b.chunks_mut(most * size)) {
+            call_user_in_pieces(f, dt, ty, pa, pb, most);
+        }
+        return;
+    }
+    let mut len = c_int::try_from(count).expect("a piece of at most INT_MAX elements");
     let mut dt = dt;
-    let align = natural_alignment(ty.extent());
+    let align = natural_alignment(ty.extent().unsigned_abs());
     let aligned = |p: *const u8| (p as usize).is_multiple_of(align);
     if ty.is_contiguous() && aligned(a.as_ptr()) && aligned(b.as_ptr()) {
         // SAFETY: a and b hold `count` whole elements in the datatype's
@@ -105,21 +125,29 @@ fn call_user(
         };
         return;
     }
-    let span = count * ty.extent();
-    let (mut sa, mut sb) = (Scratch::new(span), Scratch::new(span));
-    ty.unpack(a, sa.bytes(), count);
-    ty.unpack(b, sb.bytes(), count);
-    // SAFETY: both scratch areas hold `count` elements of the datatype in
-    // its memory layout, aligned to 16 bytes; len and dt outlive the call.
-    unsafe {
-        f(
-            sa.bytes().as_mut_ptr().cast(),
-            sb.bytes().as_mut_ptr().cast(),
-            &mut len,
-            &mut dt,
-        )
+    // The elements' memory starts `start` bytes from the buffer pointer
+    // the function gets (the true lower bound, lower for a negative
+    // extent); `lead` bytes of scratch before it keep that pointer aligned
+    // to 16 bytes.
+    let start = ty.mem_start(count);
+    let lead = start.rem_euclid(Scratch::ALIGN as isize) as usize;
+    let span = ty.span(count);
+    let (mut sa, mut sb) = (Scratch::new(lead + span), Scratch::new(lead + span));
+    ty.unpack(a, &mut sa.bytes()[lead..], count);
+    ty.unpack(b, &mut sb.bytes()[lead..], count);
+    let ptr = |s: &mut Scratch| {
+        s.bytes()
+            .as_mut_ptr()
+            .wrapping_offset(lead as isize - start)
+            .cast::<c_void>()
     };
-    b.copy_from_slice(&ty.pack(sb.bytes(), count));
+    let (pa, pb) = (ptr(&mut sa), ptr(&mut sb));
+    // SAFETY: both scratch areas hold `count` elements of the datatype in
+    // its memory layout as seen from pa / pb (every byte the elements touch
+    // lies within the scratch), aligned to 16 bytes; len and dt outlive the
+    // call.
+    unsafe { f(pa, pb, &mut len, &mut dt) };
+    b.copy_from_slice(&ty.pack(&sb.bytes()[lead..], count));
 }
 
 /// The C kernels of a predefined operator on a long double layout, on
@@ -309,6 +337,40 @@ mod tests {
         let mut b2 = ints(&[5, 7, 1, 1]);
         call_user(affine, sys::MPI_2INT, &ty, &ints(&[2, 1, 3, 0]), &mut b2);
         assert_eq!(b2, ints(&[10, 15, 3, 3]));
+    }
+
+    /// inout = inout * 10 + len: the length of each call shows in the result.
+    unsafe extern "C" fn tag_len(
+        a: *mut c_void,
+        b: *mut c_void,
+        len: *mut c_int,
+        _: *mut MPI_Datatype,
+    ) {
+        // SAFETY: called by call_user with len ints at a and b.
+        let (x, y, n) = unsafe {
+            (
+                std::slice::from_raw_parts(a as *const i32, *len as usize),
+                std::slice::from_raw_parts_mut(b as *mut i32, *len as usize),
+                *len,
+            )
+        };
+        for (p, q) in x.iter().zip(y) {
+            *q = *q * 10 + p + n * 100;
+        }
+    }
+
+    #[test]
+    fn more_elements_than_a_piece_go_in_pieces_in_order() {
+        let t = TypeTable::new();
+        let ty = t.get(sys::MPI_INT).unwrap();
+        let a = ints(&[1, 2, 3, 4, 5, 6, 7]);
+        let mut b = ints(&[0; 7]);
+        call_user_in_pieces(tag_len, sys::MPI_INT, &ty, &a, &mut b, 3);
+        // pieces of 3, 3 and 1 elements, each element once
+        assert_eq!(b, ints(&[301, 302, 303, 304, 305, 306, 107]));
+        let mut b = ints(&[0; 7]);
+        call_user(tag_len, sys::MPI_INT, &ty, &a, &mut b);
+        assert_eq!(b, ints(&[701, 702, 703, 704, 705, 706, 707]));
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! MPI_Reduce_scatter_block, MPI_Scan, MPI_Exscan. Argument checking
 //! (communicator, count, datatype, operator, root, buffers), the operator
 //! resolved into the algorithms' `coll::Op` (`abi::op`), the semantics in
-//! `mpi::coll_calls`.
+//! `mpi::coll_calls`. MPI_Reduce_c and MPI_Allreduce_c (MPI-4 large counts)
+//! share the code of MPI_Reduce and MPI_Allreduce.
 use crate::abi::inter_coll;
 use crate::abi::op::{resolve, with_op};
 use crate::abi::state::call;
@@ -13,7 +14,7 @@ use crate::mpi::datatype::Datatype;
 use crate::mpi::error::MpiResult;
 use crate::mpi::op::Reduction;
 use crate::mpi::World;
-use crate::sys::{MPI_Comm, MPI_Datatype, MPI_Op};
+use crate::sys::{MPI_Comm, MPI_Count, MPI_Datatype, MPI_Op};
 use std::os::raw::{c_int, c_void};
 use std::sync::Arc;
 
@@ -29,7 +30,7 @@ struct Red {
 fn red(
     w: &World,
     comm: MPI_Comm,
-    count: c_int,
+    count: impl Copy + Into<i64>,
     datatype: MPI_Datatype,
     op: MPI_Op,
 ) -> MpiResult<(Red, usize)> {
@@ -71,11 +72,54 @@ fn as_user(b: &Option<RawBuf>) -> Option<&dyn UserBuf> {
     b.as_ref().map(|s| s as &dyn UserBuf)
 }
 
+/// MPI_Reduce(_c).
+///
+/// # Safety
+/// MPI's contract for the buffers of this blocking call.
+#[allow(clippy::too_many_arguments)]
+unsafe fn reduce(
+    name: &str,
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: impl Copy + Into<i64>,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    root: c_int,
+    comm: MPI_Comm,
+) -> c_int {
+    call(name, comm, |w| {
+        if let Some(ic) = inter_coll::of(w, comm)? {
+            // SAFETY: the caller's MPI contract, passed on.
+            return unsafe {
+                inter_coll::reduce(w, &ic, sendbuf, recvbuf, count, datatype, op, root)
+            };
+        }
+        let (a, count) = red(w, comm, count, datatype, op)?;
+        let root = args::root(root, a.cc.size())?;
+        let is_root = a.cc.me == root;
+        if in_place(sendbuf) && !is_root {
+            return args::no_in_place("sendbuf", "only the root may pass it");
+        }
+        // recvbuf only matters at the root.
+        let rcount = if is_root { count } else { 0 };
+        let recvbuf = if is_root {
+            recvbuf
+        } else {
+            std::ptr::null_mut()
+        };
+        // SAFETY: sendbuf holds `count` elements; at the root recvbuf has
+        // room for them (MPI's contract for this blocking call).
+        let (s, mut r) = unsafe { buffers(sendbuf, recvbuf, count, rcount, &a.ty) }?;
+        let d = Data { count, ty: &a.ty };
+        with_op(&a.r, datatype, &a.ty, |op| {
+            coll_calls::reduce(&mut w.ep, &a.cc, as_user(&s), &mut r, d, root, op)
+        });
+        Ok(())
+    })
+}
+
 mpi_fn! {
-    fn MPI_Reduce / PMPI_Reduce(
-        sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype,
-        op: MPI_Op, root: c_int, comm: MPI_Comm,
-    ) -> c_int {
+    fn MPI_Reduce / PMPI_Reduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm) -> c_int {
         // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
         if let Some(rc) = crate::abi::threads::via_request(|req| {
             // SAFETY: the caller's MPI contract, passed on.
@@ -83,37 +127,50 @@ mpi_fn! {
         }) {
             return rc;
         }
-        call("MPI_Reduce", comm, |w| {
-            if let Some(ic) = inter_coll::of(w, comm)? {
-                // SAFETY: the caller's MPI contract, passed on.
-                return unsafe { inter_coll::reduce(w, &ic, sendbuf, recvbuf, count, datatype, op, root) };
-            }
-            let (a, count) = red(w, comm, count, datatype, op)?;
-            let root = args::root(root, a.cc.size())?;
-            let is_root = a.cc.me == root;
-            if in_place(sendbuf) && !is_root {
-                return args::no_in_place("sendbuf", "only the root may pass it");
-            }
-            // recvbuf only matters at the root.
-            let rcount = if is_root { count } else { 0 };
-            let recvbuf = if is_root { recvbuf } else { std::ptr::null_mut() };
-            // SAFETY: sendbuf holds `count` elements; at the root recvbuf has
-            // room for them (MPI's contract for this blocking call).
-            let (s, mut r) = unsafe { buffers(sendbuf, recvbuf, count, rcount, &a.ty) }?;
-            let d = Data { count, ty: &a.ty };
-            with_op(&a.r, datatype, &a.ty, |op| {
-                coll_calls::reduce(&mut w.ep, &a.cc, as_user(&s), &mut r, d, root, op)
-            });
-            Ok(())
-        })
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe { reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm) }
     }
 }
 
 mpi_fn! {
-    fn MPI_Allreduce / PMPI_Allreduce(
-        sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype,
-        op: MPI_Op, comm: MPI_Comm,
-    ) -> c_int {
+    fn MPI_Reduce_c / PMPI_Reduce_c(sendbuf: *const c_void, recvbuf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm) -> c_int {
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe { reduce("MPI_Reduce_c", sendbuf, recvbuf, count, datatype, op, root, comm) }
+    }
+}
+
+/// MPI_Allreduce(_c).
+///
+/// # Safety
+/// MPI's contract for the buffers of this blocking call.
+#[allow(clippy::too_many_arguments)]
+unsafe fn allreduce(
+    name: &str,
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: impl Copy + Into<i64>,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+) -> c_int {
+    call(name, comm, |w| {
+        if let Some(ic) = inter_coll::of(w, comm)? {
+            // SAFETY: the caller's MPI contract, passed on.
+            return unsafe { inter_coll::allreduce(w, &ic, sendbuf, recvbuf, count, datatype, op) };
+        }
+        let (a, count) = red(w, comm, count, datatype, op)?;
+        // SAFETY: MPI's contract for the buffers of this blocking call.
+        let (s, mut r) = unsafe { buffers(sendbuf, recvbuf, count, count, &a.ty) }?;
+        let d = Data { count, ty: &a.ty };
+        with_op(&a.r, datatype, &a.ty, |op| {
+            coll_calls::allreduce(&mut w.ep, &a.cc, as_user(&s), &mut r, d, op)
+        });
+        Ok(())
+    })
+}
+
+mpi_fn! {
+    fn MPI_Allreduce / PMPI_Allreduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
         // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
         if let Some(rc) = crate::abi::threads::via_request(|req| {
             // SAFETY: the caller's MPI contract, passed on.
@@ -121,20 +178,15 @@ mpi_fn! {
         }) {
             return rc;
         }
-        call("MPI_Allreduce", comm, |w| {
-            if let Some(ic) = inter_coll::of(w, comm)? {
-                // SAFETY: the caller's MPI contract, passed on.
-                return unsafe { inter_coll::allreduce(w, &ic, sendbuf, recvbuf, count, datatype, op) };
-            }
-            let (a, count) = red(w, comm, count, datatype, op)?;
-            // SAFETY: MPI's contract for the buffers of this blocking call.
-            let (s, mut r) = unsafe { buffers(sendbuf, recvbuf, count, count, &a.ty) }?;
-            let d = Data { count, ty: &a.ty };
-            with_op(&a.r, datatype, &a.ty, |op| {
-                coll_calls::allreduce(&mut w.ep, &a.cc, as_user(&s), &mut r, d, op)
-            });
-            Ok(())
-        })
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe { allreduce("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm) }
+    }
+}
+
+mpi_fn! {
+    fn MPI_Allreduce_c / PMPI_Allreduce_c(sendbuf: *const c_void, recvbuf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
+        // SAFETY: the caller's MPI contract, passed on.
+        unsafe { allreduce("MPI_Allreduce_c", sendbuf, recvbuf, count, datatype, op, comm) }
     }
 }
 

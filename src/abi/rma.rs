@@ -112,7 +112,7 @@ impl OriginBuf {
         OriginBuf { base: p as *mut u8 }
     }
     fn at(&self, b: &Block) -> *mut u8 {
-        self.base.wrapping_offset(b.off + b.ty.origin())
+        self.base.wrapping_offset(b.off + b.ty.mem_start(b.count))
     }
 }
 

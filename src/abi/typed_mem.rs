@@ -1,16 +1,17 @@
 //! User memory of `count` elements of a datatype, as the slices that
 //! `Datatype::pack` / `Datatype::unpack` work on: they start at the buffer
-//! pointer moved by the type's true lower bound (negative displacements
-//! reach before the pointer; absolute addresses with MPI_BOTTOM start at
-//! the first data byte) and cover `span(count)` bytes.
+//! pointer moved by `mem_start(count)` (the type's true lower bound, lower
+//! still for a negative extent: negative displacements reach before the
+//! pointer; absolute addresses with MPI_BOTTOM start at the first data
+//! byte) and cover `span(count)` bytes.
 use crate::abi::buffers::user_bytes;
 use crate::mpi::datatype::Datatype;
 use std::os::raw::c_void;
 
-/// Address of the first data byte of `buf` as elements of `ty` (pointer
-/// arithmetic only: nothing is dereferenced).
-pub(crate) fn data_start(buf: *const c_void, ty: &Datatype) -> *const u8 {
-    (buf as *const u8).wrapping_offset(ty.origin())
+/// Address of the first byte `count` elements of `ty` at `buf` touch
+/// (pointer arithmetic only: nothing is dereferenced).
+pub(crate) fn data_start(buf: *const c_void, ty: &Datatype, count: usize) -> *const u8 {
+    (buf as *const u8).wrapping_offset(ty.mem_start(count))
 }
 
 /// The memory `count` elements of `ty` at `buf` occupy, to read.
@@ -21,7 +22,7 @@ pub(crate) fn data_start(buf: *const c_void, ty: &Datatype) -> *const u8 {
 pub(crate) unsafe fn elems<'a>(buf: *const c_void, ty: &Datatype, count: usize) -> &'a [u8] {
     // SAFETY: the data of the elements lies in the span(count) bytes from
     // the first data byte, readable by the contract.
-    unsafe { user_bytes(data_start(buf, ty) as *const c_void, ty.span(count)) }
+    unsafe { user_bytes(data_start(buf, ty, count) as *const c_void, ty.span(count)) }
 }
 
 /// The memory `count` elements of `ty` at `buf` occupy, to write.
@@ -35,7 +36,7 @@ pub(crate) unsafe fn elems_mut<'a>(buf: *mut c_void, ty: &Datatype, count: usize
         return &mut [];
     }
     // SAFETY: as in `elems`, writable and unaliased by the contract.
-    unsafe { std::slice::from_raw_parts_mut(data_start(buf, ty) as *mut u8, len) }
+    unsafe { std::slice::from_raw_parts_mut(data_start(buf, ty, count) as *mut u8, len) }
 }
 
 #[cfg(test)]
@@ -85,7 +86,7 @@ mod tests {
         let ty = typemap::hindexed(&[1, 1, 1], &[-8, 0, 4], &int()).unwrap();
         let data: [i32; 4] = [10, 11, 12, 13];
         let ptr = data[2..].as_ptr() as *const c_void;
-        assert_eq!(data_start(ptr, &ty), data.as_ptr() as *const u8);
+        assert_eq!(data_start(ptr, &ty, 1), data.as_ptr() as *const u8);
         let a = send_args(ty.clone(), 1);
         // SAFETY: the element's data lies within `data`, which outlives p.
         let p = unsafe { send_payload(ptr, &a) };
@@ -117,5 +118,42 @@ mod tests {
         stg.tmp.copy_from_slice(&bytes);
         (stg.deliver)(&stg.tmp);
         assert_eq!(out, [7, -1, 8, 9]);
+    }
+
+    #[test]
+    fn a_negative_extent_puts_later_elements_before_the_pointer() {
+        // an int with lb 4 and ub 0: element i is at -4 i from the pointer
+        let r = typemap::resized(&int(), 4, -4).unwrap();
+        let data: [i32; 4] = [10, 11, 12, 13];
+        let ptr = data[3..].as_ptr() as *const c_void;
+        assert_eq!(data_start(ptr, &r, 3), data[1..].as_ptr() as *const u8);
+        let a = send_args(r.clone(), 3);
+        // SAFETY: the three elements lie within `data`, which outlives p.
+        let p = unsafe { send_payload(ptr, &a) };
+        let words: Vec<i32> = p
+            .keep
+            .unwrap()
+            .chunks(4)
+            .map(|c| i32::from_ne_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(words, vec![13, 12, 11]);
+        let mut out: [i32; 4] = [-1; 4];
+        let ra = RecvArgs {
+            comm: sys::MPI_COMM_WORLD,
+            group: Arc::new(Group::new(vec![0, 1])),
+            ctx: 0,
+            src: Source::Any,
+            tag: None,
+            bytes: r.packed_size(3),
+            ty: Arc::new(r),
+            count: 3,
+        };
+        // SAFETY: the elements lie within `out`, which outlives the delivery.
+        let t = unsafe { recv_target(out[3..].as_mut_ptr() as *mut c_void, &ra) };
+        let mut stg = t.staging.unwrap();
+        let bytes: Vec<u8> = [7i32, 8, 9].iter().flat_map(|v| v.to_ne_bytes()).collect();
+        stg.tmp.copy_from_slice(&bytes);
+        (stg.deliver)(&stg.tmp);
+        assert_eq!(out, [-1, 9, 8, 7]);
     }
 }

@@ -22,8 +22,10 @@ impl RawBuf {
         RawBuf { base: p as *mut u8 }
     }
 
+    /// The first byte the block's elements touch (see
+    /// `Datatype::mem_start`).
     fn at(&self, b: &Block) -> *mut u8 {
-        self.base.wrapping_offset(b.off)
+        self.base.wrapping_offset(b.off + b.ty.mem_start(b.count))
     }
 }
 

@@ -51,9 +51,18 @@ struct Plan {
 }
 
 /// ROMIO's checks of a view's etype and filetype (MPI_ERR_IO): no negative
-/// displacement, displacements in nondecreasing order, and no overlapping
-/// regions when the file is open for writing.
+/// displacement or extent, displacements in nondecreasing order, and no
+/// overlapping regions when the file is open for writing.
 pub fn check_type(ty: &Datatype, write: bool, kind: &str) -> MpiResult<()> {
+    if ty.extent() < 0 {
+        return fail(
+            sys::MPI_ERR_IO,
+            format!(
+                "the extent of the {kind} must be non-negative (it is {})",
+                ty.extent()
+            ),
+        );
+    }
     if ty.true_lb() < 0 {
         return fail(
             sys::MPI_ERR_IO,

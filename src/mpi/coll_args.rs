@@ -74,20 +74,26 @@ pub fn whole(count: usize, ty: &Arc<Datatype>) -> Vec<Block> {
 pub fn consecutive(n: usize, count: usize, ty: &Arc<Datatype>) -> Vec<Block> {
     (0..n)
         .map(|i| Block {
-            off: (i * count * ty.extent()) as isize,
+            off: (i * count) as isize * ty.extent(),
             count,
             ty: ty.clone(),
         })
         .collect()
 }
 
-/// Block i of `counts[i]` elements at `displs[i] * extent` (the v-variants).
-pub fn displaced(counts: &[usize], displs: &[c_int], ty: &Arc<Datatype>) -> Vec<Block> {
+/// Block i of `counts[i]` elements at `displs[i] * extent` (the
+/// v-variants; displacements are `int`s, or `MPI_Aint`s in the large-count
+/// `_c` calls).
+pub fn displaced<D: Copy + Into<i64>>(
+    counts: &[usize],
+    displs: &[D],
+    ty: &Arc<Datatype>,
+) -> Vec<Block> {
     counts
         .iter()
         .zip(displs)
         .map(|(&count, &d)| Block {
-            off: d as isize * ty.extent() as isize,
+            off: (d.into() as isize).wrapping_mul(ty.extent()),
             count,
             ty: ty.clone(),
         })
@@ -157,14 +163,33 @@ fn named(what: &str) -> impl Fn(MpiError) -> MpiError + '_ {
     }
 }
 
-/// A count argument: MPI_ERR_COUNT if negative.
-pub fn count(n: c_int, what: &str) -> MpiResult<usize> {
+/// A count argument (`int`, or `MPI_Count` in the large-count `_c` calls):
+/// MPI_ERR_COUNT if negative.
+pub fn count<C: Copy + Into<i64>>(n: C, what: &str) -> MpiResult<usize> {
+    let n: i64 = n.into();
     usize::try_from(n)
         .or_else(|_| fail(sys::MPI_ERR_COUNT, format!("invalid {what} {n} (negative)")))
 }
 
+/// The sum of `counts` (elements of a whole v-buffer): MPI_ERR_COUNT when
+/// it overflows.
+pub fn total(counts: &[usize], what: &str) -> MpiResult<usize> {
+    counts
+        .iter()
+        .try_fold(0usize, |a, &c| a.checked_add(c))
+        .map_or_else(
+            || {
+                fail(
+                    sys::MPI_ERR_COUNT,
+                    format!("the {what} add up to more than the address space"),
+                )
+            },
+            Ok,
+        )
+}
+
 /// An array of counts: MPI_ERR_COUNT naming the first negative entry.
-pub fn counts(a: &[c_int], what: &str) -> MpiResult<Vec<usize>> {
+pub fn counts<C: Copy + Into<i64>>(a: &[C], what: &str) -> MpiResult<Vec<usize>> {
     a.iter()
         .enumerate()
         .map(|(i, &n)| count(n, &format!("{what}[{i}]")))
@@ -193,6 +218,7 @@ pub fn root(root: c_int, size: usize) -> MpiResult<usize> {
 
 /// A buffer argument: MPI_ERR_BUFFER when null but holding data.
 pub fn buffer(is_null: bool, count: usize, ty: &Datatype, what: &str) -> MpiResult<()> {
+    ty.check_count(count).map_err(named(what))?;
     if is_null && count > 0 && ty.size() > 0 {
         return fail(
             sys::MPI_ERR_BUFFER,
@@ -200,6 +226,19 @@ pub fn buffer(is_null: bool, count: usize, ty: &Datatype, what: &str) -> MpiResu
         );
     }
     Ok(())
+}
+
+/// The whole buffer of `procs` blocks of `count` elements each (MPI_Gather's
+/// receive buffer, MPI_Alltoall's buffers and the like): MPI_ERR_COUNT when
+/// it holds more elements or bytes than the address space.
+pub fn blocks(count: usize, procs: usize, ty: &Datatype, what: &str) -> MpiResult<()> {
+    let Some(n) = count.checked_mul(procs) else {
+        return fail(
+            sys::MPI_ERR_COUNT,
+            format!("{what}: {procs} blocks of {count} elements are more than the address space"),
+        );
+    };
+    ty.check_count(n).map_err(named(what))
 }
 
 /// MPI_IN_PLACE where the call does not allow it (MPI_ERR_BUFFER).
@@ -290,6 +329,13 @@ mod tests {
         );
         let t = TypeTable::new();
         let int = t.get(sys::MPI_INT).unwrap();
+        assert!(blocks(1 << 20, 4, &int, "recvbuf").is_ok());
+        // each block fits, the whole does not
+        let e = blocks(1 << 61, 2, &int, "recvbuf").unwrap_err();
+        assert_eq!(e.class, sys::MPI_ERR_COUNT);
+        assert!(e.msg.starts_with("recvbuf: "), "{}", e.msg);
+        let e = blocks(usize::MAX / 2, 3, &int, "sendbuf").unwrap_err();
+        assert_eq!(e.class, sys::MPI_ERR_COUNT);
         assert!(buffer(true, 0, &int, "recvbuf").is_ok());
         assert!(buffer(false, 5, &int, "recvbuf").is_ok());
         let e = buffer(true, 5, &int, "recvbuf").unwrap_err();

@@ -221,6 +221,7 @@ pub fn darray(a: &Darray, old: &TypeRef) -> MpiResult<Datatype> {
         combiner: sys::MPI_COMBINER_DARRAY,
         ints,
         aints: vec![],
+        counts: vec![],
         types: vec![old.clone()],
     }))
 }

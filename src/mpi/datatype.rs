@@ -3,6 +3,7 @@
 //! predefined datatypes of mpi.h, and pack / unpack between user memory and
 //! the packed bytes that travel on the wire. Derived layouts are built in
 //! `crate::mpi::typemap`; handles live in the [`TypeTable`].
+use crate::mpi::error::{fail, MpiResult};
 use crate::mpi::type_contents::Contents;
 use crate::sys;
 
@@ -12,7 +13,9 @@ pub use crate::mpi::dtype_table::TypeTable;
 /// counted from [`Datatype::origin`] (the true lower bound: 0 for every
 /// predefined type), hold data, in type-map order (the order in which they
 /// are packed); adjacent blocks in that order are merged. Element `i` of a
-/// buffer starts `i * extent` bytes after the buffer pointer.
+/// buffer starts `i * extent` bytes after the buffer pointer; the extent may
+/// be negative (ub < lb, as the standard allows): then element `i` lies
+/// before element 0.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Datatype {
     name: String,
@@ -21,7 +24,8 @@ pub struct Datatype {
     origin: isize,
     /// End of the furthest block, from `origin` (the true extent).
     reach: usize,
-    extent: usize,
+    /// ub - lb: negative when the upper bound is below the lower one.
+    extent: isize,
     size: usize,
     lb: isize,
     /// Explicit lower / upper bound markers (MPI_Type_create_resized): they
@@ -50,7 +54,7 @@ pub struct Layout {
     /// (displacement from the buffer pointer, length), type-map order.
     pub blocks: Vec<(isize, usize)>,
     pub lb: isize,
-    pub extent: usize,
+    pub extent: isize,
     pub sticky_lb: bool,
     pub sticky_ub: bool,
     pub align: usize,
@@ -86,7 +90,7 @@ impl Datatype {
             blocks,
             origin: origin as isize,
             reach,
-            extent,
+            extent: extent as isize,
             size,
             lb: 0,
             sticky_lb: false,
@@ -191,8 +195,9 @@ impl Datatype {
     pub fn size(&self) -> usize {
         self.size
     }
-    /// Distance between consecutive elements in memory (ub - lb).
-    pub fn extent(&self) -> usize {
+    /// Distance between consecutive elements in memory (ub - lb; negative
+    /// when ub < lb).
+    pub fn extent(&self) -> isize {
         self.extent
     }
     /// Data blocks (offset from [`Datatype::origin`], length) in type-map order.
@@ -201,7 +206,8 @@ impl Datatype {
     }
     /// Offset from the buffer pointer of the first data byte of element 0
     /// (the true lower bound, 0 for an empty type). [`Datatype::pack`] and
-    /// [`Datatype::unpack`] take user memory starting there.
+    /// [`Datatype::unpack`] take user memory starting there for one element
+    /// (see [`Datatype::mem_start`] for several).
     pub fn origin(&self) -> isize {
         self.origin
     }
@@ -211,7 +217,7 @@ impl Datatype {
     }
     /// Upper bound: lb + extent.
     pub fn ub(&self) -> isize {
-        self.lb + self.extent as isize
+        self.lb + self.extent
     }
     /// True lower bound: the first data byte (0 for an empty type).
     pub fn true_lb(&self) -> isize {
@@ -254,31 +260,74 @@ impl Datatype {
     /// One block that fills the whole extent: `n` consecutive elements are
     /// one block.
     pub fn is_dense(&self) -> bool {
-        self.blocks.len() == 1 && self.size == self.extent
+        self.blocks.len() == 1 && self.size as isize == self.extent
     }
     /// `count` elements are the `count * extent` bytes at the buffer pointer
     /// with no padding and in memory order, so the user's buffer can be sent
     /// or received as it is.
     pub fn is_contiguous(&self) -> bool {
-        self.size == self.extent
+        self.size as isize == self.extent
             && (self.size == 0 || (self.origin == 0 && self.blocks == [(0, self.size)]))
     }
+    /// Whether `count` elements fit the address space (their packed bytes
+    /// and the memory they span at most isize::MAX bytes): MPI_ERR_COUNT
+    /// otherwise, before any size is computed (a large-count `_c` call can
+    /// ask for more than any buffer holds).
+    pub fn check_count(&self, count: usize) -> MpiResult<()> {
+        let packed = self.size.checked_mul(count);
+        let span = count
+            .checked_sub(1)
+            .map_or(Some(0), |k| k.checked_mul(self.extent.unsigned_abs()))
+            .and_then(|s| s.checked_add(self.reach));
+        match (packed, span) {
+            (Some(p), Some(s)) if p <= isize::MAX as usize && s <= isize::MAX as usize => Ok(()),
+            _ => fail(
+                sys::MPI_ERR_COUNT,
+                format!(
+                    "{count} elements of {} are more bytes than the address space holds",
+                    self.name
+                ),
+            ),
+        }
+    }
+
     /// Bytes of `count` elements on the wire.
     pub fn packed_size(&self, count: usize) -> usize {
         self.size * count
     }
     /// Bytes of user memory that `count` elements touch, from
-    /// [`Datatype::origin`] to the end of the furthest block of the last
-    /// element.
+    /// [`Datatype::mem_start`] to the end of the furthest block of the
+    /// furthest element.
     pub fn span(&self, count: usize) -> usize {
         if count == 0 || self.size == 0 {
             return 0;
         }
-        (count - 1) * self.extent + self.reach
+        (count - 1) * self.extent.unsigned_abs() + self.reach
     }
 
-    /// Gather `count` elements from `src` (user memory from the origin, at
-    /// least `span(count)` bytes).
+    /// Offset from the buffer pointer of the first byte `count` elements
+    /// touch: the origin of element 0, or of the last element when the
+    /// extent is negative. Pack and unpack take user memory from there.
+    pub fn mem_start(&self, count: usize) -> isize {
+        if self.extent < 0 && count > 1 {
+            self.origin + (count - 1) as isize * self.extent
+        } else {
+            self.origin
+        }
+    }
+
+    /// Offset of element `i` from [`Datatype::mem_start`] of `count`
+    /// elements.
+    fn element_base(&self, i: usize, count: usize) -> usize {
+        if self.extent < 0 {
+            (count - 1 - i) * self.extent.unsigned_abs()
+        } else {
+            i * self.extent as usize
+        }
+    }
+
+    /// Gather `count` elements from `src` (user memory from
+    /// [`Datatype::mem_start`], at least `span(count)` bytes).
     pub fn pack(&self, src: &[u8], count: usize) -> Vec<u8> {
         let mut out = vec![0u8; self.packed_size(count)];
         self.pack_into(src, count, &mut out);
@@ -297,7 +346,7 @@ impl Datatype {
         }
         let mut at = 0;
         for i in 0..count {
-            let base = i * self.extent;
+            let base = self.element_base(i, count);
             for &(off, len) in &self.blocks {
                 dst[at..at + len].copy_from_slice(&src[base + off..base + off + len]);
                 at += len;
@@ -306,7 +355,7 @@ impl Datatype {
     }
 
     /// Scatter packed `bytes` into `count` elements at `dst` (user memory
-    /// from the origin, at least `span(count)` bytes). A short `bytes` (a
+    /// from [`Datatype::mem_start`], at least `span(count)` bytes). A short `bytes` (a
     /// truncated or shorter message) fills the elements in order and stops
     /// where the data ends; bytes beyond `packed_size(count)` are ignored.
     pub fn unpack(&self, bytes: &[u8], dst: &mut [u8], count: usize) {
@@ -320,7 +369,7 @@ impl Datatype {
             return;
         }
         'elements: for i in 0..count {
-            let base = i * self.extent;
+            let base = self.element_base(i, count);
             for &(off, len) in &self.blocks {
                 if rest.is_empty() {
                     break 'elements;

@@ -1,8 +1,11 @@
 //! The datatype handle table: predefined handles (those of mpi.h) and
-//! derived ones (`0x8c000000 + n`, as MPICH's, never reused so that a freed
-//! handle is recognised as such), each with its commit state. A handle maps
-//! to a shared, immutable layout: freeing a handle drops only the handle,
-//! and every type or pending operation built from it keeps its own copy.
+//! derived ones (`0x8c000000 + n`, as MPICH's), each with its commit state.
+//! As in MPICH, the handle freed last is the next one handed out (some
+//! programs, MPICH's own tests among them, go on using a freed handle's
+//! value and expect it to name the type created after the free); until
+//! then a freed handle is recognised as such. A handle maps to a shared,
+//! immutable layout: freeing a handle drops only the handle, and every type
+//! or pending operation built from it keeps its own copy.
 use crate::mpi::datatype::{predefined_types, Datatype};
 use crate::mpi::error::{fail, MpiResult};
 use crate::mpi::type_contents::{combiner_name, TypeRef};
@@ -26,8 +29,10 @@ struct Entry {
 #[derive(Debug, Clone)]
 pub struct TypeTable {
     map: HashMap<MPI_Datatype, Entry>,
-    /// Index of the next derived handle.
+    /// Index of the next derived handle never issued.
     next: u32,
+    /// Indices of freed derived handles, the last freed on top.
+    freed: Vec<u32>,
 }
 
 impl Default for TypeTable {
@@ -53,7 +58,11 @@ impl TypeTable {
                 committed: true,
             });
         }
-        TypeTable { map, next: 0 }
+        TypeTable {
+            map,
+            next: 0,
+            freed: Vec::new(),
+        }
     }
 
     fn entry(&self, handle: MPI_Datatype) -> MpiResult<&Entry> {
@@ -118,17 +127,11 @@ impl TypeTable {
 
     /// A new handle for `ty` (named after its combiner and the handle).
     pub fn insert(&mut self, mut ty: Datatype, committed: bool) -> MpiResult<MPI_Datatype> {
-        if self.next > DERIVED_MAX {
-            return fail(
-                sys::MPI_ERR_INTERN,
-                format!(
-                    "out of datatype handles ({} derived datatypes created)",
-                    DERIVED_MAX as u64 + 1
-                ),
-            );
-        }
-        let handle = (DERIVED_BASE | self.next) as MPI_Datatype;
-        self.next += 1;
+        let index = match self.freed.pop() {
+            Some(i) => i,
+            None => self.issue()?,
+        };
+        let handle = (DERIVED_BASE | index) as MPI_Datatype;
         let kind = combiner_name(
             ty.contents()
                 .map_or(sys::MPI_COMBINER_NAMED, |c| c.combiner),
@@ -143,6 +146,21 @@ impl TypeTable {
             },
         );
         Ok(handle)
+    }
+
+    /// The index of a derived handle never issued before.
+    fn issue(&mut self) -> MpiResult<u32> {
+        if self.next > DERIVED_MAX {
+            return fail(
+                sys::MPI_ERR_INTERN,
+                format!(
+                    "out of datatype handles ({} derived datatypes created)",
+                    DERIVED_MAX as u64 + 1
+                ),
+            );
+        }
+        self.next += 1;
+        Ok(self.next - 1)
     }
 
     /// A new handle for `ty` that behaves as a predefined type (committed,
@@ -187,6 +205,9 @@ impl TypeTable {
     pub fn free(&mut self, handle: MPI_Datatype) -> MpiResult<()> {
         self.freeable(handle)?;
         self.map.remove(&handle);
+        if let Some(i) = derived_index(handle) {
+            self.freed.push(i);
+        }
         Ok(())
     }
 
@@ -261,6 +282,13 @@ mod tests {
         // never-issued derived handles are just invalid
         let e = t.get_any(0x8c00_0005u32 as i32).unwrap_err();
         assert_eq!(e.msg, "invalid datatype handle 0x8c000005");
+        // as in MPICH, the handle freed last is handed out first
+        let int = t.get_ref(sys::MPI_INT).unwrap();
+        let a = t.insert(typemap::dup(&int), true).unwrap();
+        let b = t.insert(typemap::dup(&int), true).unwrap();
+        let d = t.insert(typemap::dup(&int), true).unwrap();
+        assert_eq!((a, b, d), (c, v, 0x8c00_0002u32 as i32));
+        assert_eq!(t.get(v).unwrap().name(), "dup datatype 0x8c000000");
     }
 
     #[test]

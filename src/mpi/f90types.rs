@@ -115,6 +115,7 @@ impl F90Cache {
             combiner,
             ints,
             aints: vec![],
+            counts: vec![],
             types: vec![],
         });
         let h = types.insert_named(t)?;

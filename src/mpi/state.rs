@@ -151,7 +151,9 @@ pub struct World<E: Backend = Endpoint> {
     pub win_attrs: crate::mpi::obj_attr::ObjAttrs,
 }
 
-fn check_count(count: c_int) -> MpiResult<usize> {
+/// A count (`int`, or `MPI_Count` for the large-count `_c` calls):
+/// MPI_ERR_COUNT if negative.
+fn check_count(count: i64) -> MpiResult<usize> {
     usize::try_from(count).or_else(|_| {
         fail(
             sys::MPI_ERR_COUNT,
@@ -215,14 +217,14 @@ impl<E: Backend> World<E> {
     pub fn send_args(
         &self,
         comm: MPI_Comm,
-        count: c_int,
+        count: impl Into<i64>,
         datatype: MPI_Datatype,
         dest: c_int,
         tag: c_int,
         buf_is_null: bool,
     ) -> MpiResult<SendArgs> {
         let c = self.comms.get(comm)?;
-        let count = check_count(count)?;
+        let count = check_count(count.into())?;
         let ty = self.types.get(datatype)?;
         let dest = self.comms.dest(comm, dest)?;
         let tag = check_send_tag(tag)?;
@@ -243,14 +245,14 @@ impl<E: Backend> World<E> {
     pub fn recv_args(
         &self,
         comm: MPI_Comm,
-        count: c_int,
+        count: impl Into<i64>,
         datatype: MPI_Datatype,
         source: c_int,
         tag: c_int,
         buf_is_null: bool,
     ) -> MpiResult<RecvArgs> {
         let c = self.comms.get(comm)?;
-        let count = check_count(count)?;
+        let count = check_count(count.into())?;
         let ty = self.types.get(datatype)?;
         let src = self.comms.source(comm, source)?;
         let tag = check_recv_tag(tag)?;
@@ -865,6 +867,7 @@ impl<E: Backend> World<E> {
 /// A null buffer is MPI_BOTTOM, valid for a type whose data is not at
 /// displacement 0 (absolute addresses), as MPICH decides.
 fn check_buffer(buf_is_null: bool, count: usize, ty: &Datatype) -> MpiResult<()> {
+    ty.check_count(count)?;
     if buf_is_null && count > 0 && ty.size() > 0 && ty.true_lb() == 0 {
         return fail(
             sys::MPI_ERR_BUFFER,

@@ -24,7 +24,39 @@ pub struct Contents {
     pub combiner: c_int,
     pub ints: Vec<c_int>,
     pub aints: Vec<isize>,
+    /// Large counts (the arguments of a large-count `_c` constructor).
+    pub counts: Vec<i64>,
     pub types: Vec<TypeRef>,
+}
+
+/// (num_integers, num_addresses, num_large_counts, num_datatypes, combiner)
+/// of MPI_Type_get_envelope_c.
+pub fn envelope_c(contents: Option<&Contents>) -> (i64, i64, i64, i64, c_int) {
+    match contents {
+        None => (0, 0, 0, 0, sys::MPI_COMBINER_NAMED),
+        Some(c) => (
+            c.ints.len() as i64,
+            c.aints.len() as i64,
+            c.counts.len() as i64,
+            c.types.len() as i64,
+            c.combiner,
+        ),
+    }
+}
+
+/// MPI_Type_get_envelope and MPI_Type_get_contents cannot describe a type
+/// made by a large-count constructor (MPI_ERR_OTHER, as in MPICH).
+pub fn no_large_counts(ty: &Datatype, call: &str) -> MpiResult<()> {
+    match ty.contents() {
+        Some(c) if !c.counts.is_empty() => fail(
+            sys::MPI_ERR_OTHER,
+            format!(
+                "{} was made by a large-count constructor: its arguments need {call}_c",
+                ty.name()
+            ),
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// (num_integers, num_addresses, num_datatypes, combiner) of MPI_Type_get_envelope.
@@ -40,14 +72,15 @@ pub fn envelope(contents: Option<&Contents>) -> (c_int, c_int, c_int, c_int) {
     }
 }
 
-/// The arguments of MPI_Type_get_contents for `ty` (`what` names it in
-/// errors), checked against the caller's array sizes: MPI_ERR_ARG for a
-/// predefined type (it has no contents) or arrays that are too small.
+/// The arguments of MPI_Type_get_contents(_c) for `ty`, checked against
+/// the caller's array sizes: MPI_ERR_ARG for a predefined type (it has no
+/// contents) or arrays that are too small.
 pub fn contents_for(
     ty: &Datatype,
-    max_integers: c_int,
-    max_addresses: c_int,
-    max_datatypes: c_int,
+    max_integers: i64,
+    max_addresses: i64,
+    max_large_counts: i64,
+    max_datatypes: i64,
 ) -> MpiResult<&Contents> {
     let Some(c) = ty.contents() else {
         return fail(
@@ -61,6 +94,7 @@ pub fn contents_for(
     let need = [
         ("max_integers", max_integers, c.ints.len()),
         ("max_addresses", max_addresses, c.aints.len()),
+        ("max_large_counts", max_large_counts, c.counts.len()),
         ("max_datatypes", max_datatypes, c.types.len()),
     ];
     for (what, have, need) in need {

@@ -25,6 +25,11 @@ impl TypeNames {
         Ok(())
     }
 
+    /// Drop the name of a freed handle (the handle may be reused).
+    pub fn forget(&mut self, handle: MPI_Datatype) {
+        self.map.remove(&handle);
+    }
+
     /// MPI_Type_get_name.
     pub fn get(&self, types: &TypeTable, handle: MPI_Datatype) -> MpiResult<String> {
         let t = types.get_any(handle)?;

@@ -6,6 +6,9 @@
 //! (resized types) taking precedence, structures padded to the largest
 //! alignment of their members when no explicit bound is present (the
 //! epsilon rule, as MPICH applies it), and blocks merged where they touch.
+//! Every constructor is generic over its count type ([`CountArg`]): `int`
+//! for the classic calls, `MPI_Count` for the MPI-4 large-count `_c` ones,
+//! whose arguments MPI_Type_get_contents_c returns as large counts.
 use crate::mpi::datatype::{merge_runs, Datatype, Layout};
 use crate::mpi::error::{fail, MpiResult};
 use crate::mpi::type_contents::{Contents, TypeRef};
@@ -16,9 +19,26 @@ use std::os::raw::c_int;
 /// hold (16 bytes each).
 pub const MAX_BLOCKS: usize = 1 << 26;
 
+/// The integer type of a constructor's counts, block lengths and
+/// displacements in elements: `c_int` (the classic calls) or `MPI_Count`
+/// (the large-count `_c` calls, [`CountArg::LARGE`]).
+pub trait CountArg: Copy + Into<i64> + std::fmt::Display {
+    /// Whether the type's contents keep these arguments as large counts
+    /// (MPI_Type_get_contents_c's array_of_large_counts).
+    const LARGE: bool;
+}
+
+impl CountArg for c_int {
+    const LARGE: bool = false;
+}
+
+impl CountArg for i64 {
+    const LARGE: bool = true;
+}
+
 /// A count argument: MPI_ERR_COUNT if negative.
-pub fn count_arg(count: c_int, what: &str) -> MpiResult<usize> {
-    usize::try_from(count).or_else(|_| {
+pub fn count_arg<C: CountArg>(count: C, what: &str) -> MpiResult<usize> {
+    usize::try_from(count.into()).or_else(|_| {
         fail(
             sys::MPI_ERR_COUNT,
             format!("invalid {what} {count} (negative)"),
@@ -27,9 +47,14 @@ pub fn count_arg(count: c_int, what: &str) -> MpiResult<usize> {
 }
 
 /// A block length: MPI_ERR_ARG if negative (as MPICH).
-fn blocklen_arg(bl: c_int, what: &str) -> MpiResult<usize> {
-    usize::try_from(bl)
+fn blocklen_arg<C: CountArg>(bl: C, what: &str) -> MpiResult<usize> {
+    usize::try_from(bl.into())
         .or_else(|_| fail(sys::MPI_ERR_ARG, format!("invalid {what} {bl} (negative)")))
+}
+
+/// A count or displacement in elements as a displacement factor.
+fn elems<C: CountArg>(v: C) -> MpiResult<isize> {
+    isize::try_from(v.into()).map_or_else(|_| overflow(), Ok)
 }
 
 /// The number of dimensions of a subarray: MPI_ERR_ARG unless positive.
@@ -131,10 +156,12 @@ impl Builder {
         if n == 0 || old.is_empty_map() {
             return Ok(());
         }
-        let ext = isize::try_from(old.extent()).map_or_else(|_| overflow(), Ok)?;
+        let ext = old.extent();
         let last = at(disp, n - 1, ext)?;
-        let lb = disp.checked_add(old.lb()).map_or_else(overflow, Ok)?;
-        let ub = last.checked_add(old.ub()).map_or_else(overflow, Ok)?;
+        // with a negative extent the last copy is the lowest one
+        let (lo, hi) = (disp.min(last), disp.max(last));
+        let lb = lo.checked_add(old.lb()).map_or_else(overflow, Ok)?;
+        let ub = hi.checked_add(old.ub()).map_or_else(overflow, Ok)?;
         if old.sticky_lb() {
             min_in(&mut self.slb, lb);
         } else {
@@ -203,16 +230,11 @@ impl Builder {
                 (lb, ub, self.slb.is_some(), self.sub.is_some())
             }
         };
-        if ub < lb {
-            return fail(
-                sys::MPI_ERR_ARG,
-                format!("the type map has a negative extent (lb {lb}, ub {ub})"),
-            );
-        }
         let layout = Layout {
             blocks: self.blocks,
             lb,
-            extent: (ub - lb) as usize,
+            // negative when ub < lb (allowed, as in MPICH)
+            extent: ub.checked_sub(lb).map_or_else(overflow, Ok)?,
             sticky_lb,
             sticky_ub,
             align,
@@ -227,28 +249,58 @@ impl Builder {
     }
 }
 
-fn contents(combiner: c_int, ints: Vec<c_int>, aints: Vec<isize>, types: Vec<TypeRef>) -> Contents {
+/// The contents of a constructor call whose integer arguments are `ints`
+/// and address arguments `aints`: a large-count call keeps both, in that
+/// order, as large counts (as MPICH does).
+fn contents<C: CountArg>(
+    combiner: c_int,
+    ints: Vec<i64>,
+    aints: Vec<isize>,
+    types: Vec<TypeRef>,
+) -> Contents {
+    if C::LARGE {
+        let counts = ints.into_iter().chain(aints.iter().map(|&a| a as i64));
+        return Contents {
+            combiner,
+            ints: vec![],
+            aints: vec![],
+            counts: counts.collect(),
+            types,
+        };
+    }
     Contents {
         combiner,
-        ints,
+        // the values of int arguments (and array lengths that fit an int)
+        ints: ints.into_iter().map(|v| v as c_int).collect(),
         aints,
+        counts: vec![],
         types,
     }
 }
 
+/// `n` as a count for the contents.
+fn len(n: usize) -> i64 {
+    n as i64
+}
+
+/// Integer arguments as i64.
+fn wide<C: CountArg>(a: &[C]) -> impl Iterator<Item = i64> + '_ {
+    a.iter().map(|&v| v.into())
+}
+
 /// Extent of `old` as a displacement unit.
 fn unit(old: &Datatype) -> MpiResult<isize> {
-    isize::try_from(old.extent()).map_or_else(|_| overflow(), Ok)
+    Ok(old.extent())
 }
 
 /// MPI_Type_contiguous.
-pub fn contiguous(count: c_int, old: &TypeRef) -> MpiResult<Datatype> {
+pub fn contiguous<C: CountArg>(count: C, old: &TypeRef) -> MpiResult<Datatype> {
     let n = count_arg(count, "count")?;
     let mut b = Builder::default();
     b.copies(&old.ty, 0, n)?;
-    let c = contents(
+    let c = contents::<C>(
         sys::MPI_COMBINER_CONTIGUOUS,
-        vec![count],
+        vec![count.into()],
         vec![],
         vec![old.clone()],
     );
@@ -269,15 +321,15 @@ fn blocks_at(
 }
 
 /// MPI_Type_vector: `stride` in elements of `old`.
-pub fn vector(
-    count: c_int,
-    blocklength: c_int,
-    stride: c_int,
+pub fn vector<C: CountArg>(
+    count: C,
+    blocklength: C,
+    stride: C,
     old: &TypeRef,
 ) -> MpiResult<Datatype> {
     let n = count_arg(count, "count")?;
     let bl = blocklen_arg(blocklength, "blocklength")?;
-    let step = (stride as isize)
+    let step = elems(stride)?
         .checked_mul(unit(&old.ty)?)
         .map_or_else(overflow, Ok)?;
     let b = blocks_at(
@@ -285,9 +337,9 @@ pub fn vector(
         (0..n).map(|_| Ok(bl)),
         (0..n).map(|i| at(0, i, step)),
     )?;
-    let c = contents(
+    let c = contents::<C>(
         sys::MPI_COMBINER_VECTOR,
-        vec![count, blocklength, stride],
+        vec![count.into(), blocklength.into(), stride.into()],
         vec![],
         vec![old.clone()],
     );
@@ -295,9 +347,9 @@ pub fn vector(
 }
 
 /// MPI_Type_create_hvector / MPI_Type_hvector: `stride` in bytes.
-pub fn hvector(
-    count: c_int,
-    blocklength: c_int,
+pub fn hvector<C: CountArg>(
+    count: C,
+    blocklength: C,
     stride: isize,
     old: &TypeRef,
 ) -> MpiResult<Datatype> {
@@ -308,25 +360,25 @@ pub fn hvector(
         (0..n).map(|_| Ok(bl)),
         (0..n).map(|i| at(0, i, stride)),
     )?;
-    let c = contents(
+    let c = contents::<C>(
         sys::MPI_COMBINER_HVECTOR,
-        vec![count, blocklength],
+        vec![count.into(), blocklength.into()],
         vec![stride],
         vec![old.clone()],
     );
     b.finish(Bounds::Natural { pad: false }, old.ty.align(), c)
 }
 
-fn blocklens<'a>(bls: &'a [c_int]) -> impl Iterator<Item = MpiResult<usize>> + 'a {
+fn blocklens<C: CountArg>(bls: &[C]) -> impl Iterator<Item = MpiResult<usize>> + '_ {
     bls.iter()
         .enumerate()
         .map(|(i, &b)| blocklen_arg(b, &format!("array_of_blocklengths[{i}]")))
 }
 
 /// MPI_Type_indexed: displacements in elements of `old`.
-pub fn indexed(
-    blocklengths: &[c_int],
-    displacements: &[c_int],
+pub fn indexed<C: CountArg>(
+    blocklengths: &[C],
+    displacements: &[C],
     old: &TypeRef,
 ) -> MpiResult<Datatype> {
     let u = unit(&old.ty)?;
@@ -335,18 +387,18 @@ pub fn indexed(
         blocklens(blocklengths),
         displacements
             .iter()
-            .map(|&d| u.checked_mul(d as isize).map_or_else(overflow, Ok)),
+            .map(|&d| u.checked_mul(elems(d)?).map_or_else(overflow, Ok)),
     )?;
-    let mut ints = vec![blocklengths.len() as c_int];
-    ints.extend_from_slice(blocklengths);
-    ints.extend_from_slice(displacements);
-    let c = contents(sys::MPI_COMBINER_INDEXED, ints, vec![], vec![old.clone()]);
+    let mut ints = vec![len(blocklengths.len())];
+    ints.extend(wide(blocklengths));
+    ints.extend(wide(displacements));
+    let c = contents::<C>(sys::MPI_COMBINER_INDEXED, ints, vec![], vec![old.clone()]);
     b.finish(Bounds::Natural { pad: false }, old.ty.align(), c)
 }
 
 /// MPI_Type_create_hindexed / MPI_Type_hindexed: displacements in bytes.
-pub fn hindexed(
-    blocklengths: &[c_int],
+pub fn hindexed<C: CountArg>(
+    blocklengths: &[C],
     displacements: &[isize],
     old: &TypeRef,
 ) -> MpiResult<Datatype> {
@@ -355,9 +407,9 @@ pub fn hindexed(
         blocklens(blocklengths),
         displacements.iter().map(|&d| Ok(d)),
     )?;
-    let mut ints = vec![blocklengths.len() as c_int];
-    ints.extend_from_slice(blocklengths);
-    let c = contents(
+    let mut ints = vec![len(blocklengths.len())];
+    ints.extend(wide(blocklengths));
+    let c = contents::<C>(
         sys::MPI_COMBINER_HINDEXED,
         ints,
         displacements.to_vec(),
@@ -367,9 +419,9 @@ pub fn hindexed(
 }
 
 /// MPI_Type_create_indexed_block: displacements in elements of `old`.
-pub fn indexed_block(
-    blocklength: c_int,
-    displacements: &[c_int],
+pub fn indexed_block<C: CountArg>(
+    blocklength: C,
+    displacements: &[C],
     old: &TypeRef,
 ) -> MpiResult<Datatype> {
     let bl = blocklen_arg(blocklength, "blocklength")?;
@@ -379,11 +431,11 @@ pub fn indexed_block(
         displacements.iter().map(|_| Ok(bl)),
         displacements
             .iter()
-            .map(|&d| u.checked_mul(d as isize).map_or_else(overflow, Ok)),
+            .map(|&d| u.checked_mul(elems(d)?).map_or_else(overflow, Ok)),
     )?;
-    let mut ints = vec![displacements.len() as c_int, blocklength];
-    ints.extend_from_slice(displacements);
-    let c = contents(
+    let mut ints = vec![len(displacements.len()), blocklength.into()];
+    ints.extend(wide(displacements));
+    let c = contents::<C>(
         sys::MPI_COMBINER_INDEXED_BLOCK,
         ints,
         vec![],
@@ -393,8 +445,8 @@ pub fn indexed_block(
 }
 
 /// MPI_Type_create_hindexed_block: displacements in bytes.
-pub fn hindexed_block(
-    blocklength: c_int,
+pub fn hindexed_block<C: CountArg>(
+    blocklength: C,
     displacements: &[isize],
     old: &TypeRef,
 ) -> MpiResult<Datatype> {
@@ -404,9 +456,9 @@ pub fn hindexed_block(
         displacements.iter().map(|_| Ok(bl)),
         displacements.iter().map(|&d| Ok(d)),
     )?;
-    let c = contents(
+    let c = contents::<C>(
         sys::MPI_COMBINER_HINDEXED_BLOCK,
-        vec![displacements.len() as c_int, blocklength],
+        vec![len(displacements.len()), blocklength.into()],
         displacements.to_vec(),
         vec![old.clone()],
     );
@@ -416,8 +468,8 @@ pub fn hindexed_block(
 /// MPI_Type_create_struct / MPI_Type_struct: displacements in bytes; the
 /// extent is padded to the largest member alignment unless a member has
 /// explicit bounds.
-pub fn create_struct(
-    blocklengths: &[c_int],
+pub fn create_struct<C: CountArg>(
+    blocklengths: &[C],
     displacements: &[isize],
     types: &[TypeRef],
 ) -> MpiResult<Datatype> {
@@ -432,9 +484,9 @@ pub fn create_struct(
         b.copies(&t.ty, d, n)?;
     }
     let align = types.iter().map(|t| t.ty.align()).max().unwrap_or(1);
-    let mut ints = vec![blocklengths.len() as c_int];
-    ints.extend_from_slice(blocklengths);
-    let c = contents(
+    let mut ints = vec![len(blocklengths.len())];
+    ints.extend(wide(blocklengths));
+    let c = contents::<C>(
         sys::MPI_COMBINER_STRUCT,
         ints,
         displacements.to_vec(),
@@ -446,14 +498,19 @@ pub fn create_struct(
 /// MPI_Type_create_subarray: the `subsizes` block starting at `starts` of
 /// an array of `sizes` elements of `old` in C (row-major) or Fortran
 /// (column-major) order; its bounds are those of the whole array.
-pub fn subarray(
-    sizes: &[c_int],
-    subsizes: &[c_int],
-    starts: &[c_int],
+pub fn subarray<C: CountArg>(
+    sizes: &[C],
+    subsizes: &[C],
+    starts: &[C],
     order: c_int,
     old: &TypeRef,
 ) -> MpiResult<Datatype> {
     let nd = sizes.len();
+    let (sizes, subsizes, starts): (Vec<i64>, Vec<i64>, Vec<i64>) = (
+        wide(sizes).collect(),
+        wide(subsizes).collect(),
+        wide(starts).collect(),
+    );
     for d in 0..nd {
         let (size, sub, start) = (sizes[d], subsizes[d], starts[d]);
         if size <= 0 {
@@ -527,12 +584,22 @@ pub fn subarray(
             }
         }
     }
-    let mut ints = vec![nd as c_int];
-    ints.extend_from_slice(sizes);
-    ints.extend_from_slice(subsizes);
-    ints.extend_from_slice(starts);
-    ints.push(order);
-    let c = contents(sys::MPI_COMBINER_SUBARRAY, ints, vec![], vec![old.clone()]);
+    let arrays = sizes.iter().chain(&subsizes).chain(&starts).copied();
+    let c = if C::LARGE {
+        // ndims and order stay ints (as in MPICH)
+        Contents {
+            combiner: sys::MPI_COMBINER_SUBARRAY,
+            ints: vec![nd as c_int, order],
+            aints: vec![],
+            counts: arrays.collect(),
+            types: vec![old.clone()],
+        }
+    } else {
+        let mut ints = vec![len(nd)];
+        ints.extend(arrays);
+        ints.push(order.into());
+        contents::<C>(sys::MPI_COMBINER_SUBARRAY, ints, vec![], vec![old.clone()])
+    };
     b.finish(
         Bounds::Explicit {
             lb: 0,
@@ -544,17 +611,17 @@ pub fn subarray(
 }
 
 /// MPI_Type_create_resized: the data of `old` with explicit bounds lb and
-/// lb + extent (a negative extent is not supported).
+/// lb + extent (a negative extent puts ub below lb, as the standard allows).
 pub fn resized(old: &TypeRef, lb: isize, extent: isize) -> MpiResult<Datatype> {
-    if extent < 0 {
-        return fail(
-            sys::MPI_ERR_ARG,
-            format!("invalid extent {extent}: negative extents are not supported by vaced"),
-        );
-    }
+    resized_as::<c_int>(old, lb, extent)
+}
+
+/// MPI_Type_create_resized (`C` = `c_int`) or MPI_Type_create_resized_c
+/// (`C` = `MPI_Count`: lb and extent are large counts in the contents).
+pub fn resized_as<C: CountArg>(old: &TypeRef, lb: isize, extent: isize) -> MpiResult<Datatype> {
     let mut b = Builder::default();
     b.copies(&old.ty, 0, 1)?;
-    let c = contents(
+    let c = contents::<C>(
         sys::MPI_COMBINER_RESIZED,
         vec![],
         vec![lb, extent],
@@ -565,7 +632,7 @@ pub fn resized(old: &TypeRef, lb: isize, extent: isize) -> MpiResult<Datatype> {
 
 /// MPI_Type_dup: the same type map.
 pub fn dup(old: &TypeRef) -> Datatype {
-    let c = contents(sys::MPI_COMBINER_DUP, vec![], vec![], vec![old.clone()]);
+    let c = contents::<c_int>(sys::MPI_COMBINER_DUP, vec![], vec![], vec![old.clone()]);
     old.ty.duplicate(c)
 }
 

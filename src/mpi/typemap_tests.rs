@@ -22,7 +22,7 @@ fn check(
     t: &Datatype,
     size: usize,
     lb: isize,
-    extent: usize,
+    extent: isize,
     tlb: isize,
     text: usize,
     blocks: &[(usize, usize)],
@@ -39,7 +39,7 @@ fn check(
         (size, lb, extent, tlb, text, blocks)
     );
     assert_eq!(t.origin(), tlb);
-    assert_eq!(t.ub(), lb + extent as isize);
+    assert_eq!(t.ub(), lb + extent);
     assert_eq!(t.true_ub(), tlb + text as isize);
 }
 
@@ -64,9 +64,11 @@ fn round_trip(t: &Datatype, m: &[u8], count: usize, packed: &[u8]) {
     let mut back = vec![0xffu8; m.len()];
     t.unpack(&p, &mut back, count);
     let mut expect = vec![0xffu8; m.len()];
+    // element i's data, from the first byte the elements touch
+    let first = t.mem_start(count);
     for i in 0..count {
         for &(o, l) in t.blocks() {
-            let at = i * t.extent() + o;
+            let at = (i as isize * t.extent() + t.origin() - first) as usize + o;
             expect[at..at + l].copy_from_slice(&m[at..at + l]);
         }
     }
@@ -97,7 +99,7 @@ fn empty_types() {
     assert_eq!(t.span(5), 0);
     assert_eq!(t.elements(0), Some(0));
     assert_eq!(t.elements(4), None);
-    let s = create_struct(&[], &[], &[]).unwrap();
+    let s = create_struct::<c_int>(&[], &[], &[]).unwrap();
     check(&s, 0, 0, 0, 0, 0, &[]);
     // an empty member contributes nothing to the bounds
     let s = create_struct(&[1, 1], &[16, 0], &[pre(sys::MPI_INT), d(t)]).unwrap();
@@ -513,7 +515,6 @@ fn argument_errors() {
         class(subarray(&[4], &[2], &[0], 99, &int)),
         sys::MPI_ERR_ARG
     );
-    assert_eq!(class(resized(&int, 0, -4)), sys::MPI_ERR_ARG);
     assert_eq!(ndims_arg(0).unwrap_err().class, sys::MPI_ERR_ARG);
     assert_eq!(
         count_arg(-1, "count").unwrap_err().msg,
@@ -526,4 +527,149 @@ fn argument_errors() {
     // a dense type repeats without blocks: a billion bytes is one block
     let t = contiguous(1 << 30, &pre(sys::MPI_BYTE)).unwrap();
     assert_eq!(t.blocks(), &[(0, 1 << 30)]);
+}
+
+#[test]
+fn resized_to_a_negative_extent() {
+    // MPICH's lbub test: { (LB,6),4*(BYTE,0),(UB,-3) }
+    let bytes = contiguous(4, &pre(sys::MPI_BYTE)).unwrap();
+    let evil = resized(&d(bytes), 6, -9).unwrap();
+    check(&evil, 4, 6, -9, 0, 4, &[(0, 4)]);
+    assert!(!evil.is_contiguous() && !evil.is_dense());
+    // three copies at 0, -9, -18: explicit bounds -12 and -3
+    let c = contiguous(3, &d(evil.clone())).unwrap();
+    check(&c, 12, -12, 9, -18, 22, &[(18, 4), (9, 4), (0, 4)]);
+    // the elements of a buffer go downwards: element 1 of `evil` is 9
+    // bytes below element 0
+    assert_eq!(
+        (evil.mem_start(1), evil.mem_start(3), evil.span(3)),
+        (0, -18, 22)
+    );
+    let m = mem(22);
+    round_trip(&evil, &m, 3, &[18, 19, 20, 21, 9, 10, 11, 12, 0, 1, 2, 3]);
+    // packing the contiguous type gives the same bytes (same type map)
+    round_trip(&c, &m, 1, &[18, 19, 20, 21, 9, 10, 11, 12, 0, 1, 2, 3]);
+    // a vector of it: blocks of 2 at strides of 3 elements (-27 bytes):
+    // copies at 0, -9, -27, -36, LB markers at 6, -3, -21, -30 and UB
+    // markers at -3, -12, -30, -39
+    let v = vector(2, 2, 3, &d(evil.clone())).unwrap();
+    check(
+        &v,
+        16,
+        -30,
+        27,
+        -36,
+        40,
+        &[(36, 4), (27, 4), (9, 4), (0, 4)],
+    );
+    // a struct member of 2 copies at 100 and 91: lb = min(106, 97), ub =
+    // max(97, 88): a zero extent, not padded (explicit bounds)
+    let s = create_struct(&[2], &[100], &[d(evil)]).unwrap();
+    check(&s, 8, 97, 0, 91, 13, &[(9, 4), (0, 4)]);
+}
+
+#[test]
+fn negative_extent_of_a_type_without_data() {
+    // a zero extent is fine too; an empty type resized downwards has no data
+    let int = pre(sys::MPI_INT);
+    let z = resized(&int, 0, 0).unwrap();
+    check(&z, 4, 0, 0, 0, 4, &[(0, 4)]);
+    assert_eq!((z.span(3), z.mem_start(3)), (4, 0));
+    let e = contiguous(0, &int).unwrap();
+    let n = resized(&d(e), 10, -10).unwrap();
+    check(&n, 0, 10, -10, 0, 0, &[]);
+    assert_eq!((n.span(5), n.packed_size(5)), (0, 0));
+    // an int resized to extent -4 (lb 4, ub 0): element i at -4 i
+    let r = resized(&int, 4, -4).unwrap();
+    check(&r, 4, 4, -4, 0, 4, &[(0, 4)]);
+    let m = mem(12);
+    round_trip(&r, &m, 3, &[8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3]);
+    // hvector of it with a positive stride: copies at 0, -4, -8 and 100,
+    // 96, 92; lb = -8 + 4, ub = 100 + 0
+    let h = hvector(2, 3, 100, &d(r)).unwrap();
+    check(
+        &h,
+        24,
+        -4,
+        104,
+        -8,
+        112,
+        &[(8, 4), (4, 4), (0, 4), (108, 4), (104, 4), (100, 4)],
+    );
+}
+
+#[test]
+fn large_count_constructors_keep_their_arguments_as_large_counts() {
+    use crate::mpi::type_contents::envelope_c;
+    let int = pre(sys::MPI_INT);
+    // the same type map as the int call, the arguments as large counts
+    let big: i64 = 3_000_000_000;
+    let c = contiguous::<i64>(big, &int).unwrap();
+    assert_eq!((c.size(), c.extent()), (12_000_000_000, 12_000_000_000));
+    assert_eq!(c.blocks(), &[(0, 12_000_000_000)]);
+    let k = c.contents().unwrap();
+    assert_eq!(
+        (k.ints.len(), k.aints.len(), k.counts.clone()),
+        (0, 0, vec![big])
+    );
+    assert_eq!(
+        envelope_c(c.contents()),
+        (0, 0, 1, 1, sys::MPI_COMBINER_CONTIGUOUS)
+    );
+    // ints then addresses, in MPICH's order
+    let h = hindexed::<i64>(&[2, 1], &[40, -8], &int).unwrap();
+    assert_eq!(h.contents().unwrap().counts, vec![2, 2, 1, 40, -8]);
+    assert_eq!(
+        h,
+        hindexed::<c_int>(&[2, 1], &[40, -8], &int)
+            .unwrap()
+            .duplicate(h.contents().unwrap().clone())
+    );
+    let hv = hvector::<i64>(2, 3, 100, &int).unwrap();
+    assert_eq!(hv.contents().unwrap().counts, vec![2, 3, 100]);
+    let r = resized_as::<i64>(&int, -4, 16).unwrap();
+    assert_eq!(r.contents().unwrap().counts, vec![-4, 16]);
+    assert_eq!((r.lb(), r.extent()), (-4, 16));
+    // subarray: ndims and order stay ints
+    let s = subarray::<i64>(&[4, 6], &[2, 3], &[1, 2], sys::MPI_ORDER_C, &int).unwrap();
+    let k = s.contents().unwrap();
+    assert_eq!(k.ints, vec![2, sys::MPI_ORDER_C]);
+    assert_eq!(k.counts, vec![4, 6, 2, 3, 1, 2]);
+    let si = subarray::<c_int>(&[4, 6], &[2, 3], &[1, 2], sys::MPI_ORDER_C, &int).unwrap();
+    assert_eq!((s.blocks(), s.extent()), (si.blocks(), si.extent()));
+    // the int call keeps ints
+    let v = vector::<c_int>(2, 1, 3, &int).unwrap();
+    let k = v.contents().unwrap();
+    assert_eq!((k.ints.clone(), k.counts.len()), (vec![2, 1, 3], 0));
+    // a negative large count is MPI_ERR_COUNT, a negative block length
+    // MPI_ERR_ARG
+    assert_eq!(
+        contiguous::<i64>(-1, &int).unwrap_err().class,
+        sys::MPI_ERR_COUNT
+    );
+    assert_eq!(
+        indexed_block::<i64>(-(1 << 40), &[0], &int)
+            .unwrap_err()
+            .msg,
+        "invalid blocklength -1099511627776 (negative)"
+    );
+}
+
+#[test]
+fn counts_beyond_the_address_space_are_count_errors() {
+    let int = pre(sys::MPI_INT);
+    assert!(int.ty.check_count(1 << 40).is_ok());
+    let e = int.ty.check_count(usize::MAX / 2).unwrap_err();
+    assert_eq!(e.class, sys::MPI_ERR_COUNT);
+    assert_eq!(
+        e.msg,
+        "9223372036854775807 elements of MPI_INT are more bytes than the address space holds"
+    );
+    // a type whose extent alone overflows with the count
+    let r = resized(&int, 0, 1 << 40).unwrap();
+    assert_eq!(
+        r.check_count(1 << 24).unwrap_err().class,
+        sys::MPI_ERR_COUNT
+    );
+    assert!(r.check_count(1 << 20).is_ok());
 }

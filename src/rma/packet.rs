@@ -115,7 +115,7 @@ pub fn target_runs(
     count: usize,
     blocks: &[(usize, usize)],
     origin: isize,
-    extent: usize,
+    extent: isize,
     size: u64,
 ) -> MpiResult<Vec<(u64, u64)>> {
     let mut runs: Vec<(u64, u64)> = Vec::new();
@@ -124,7 +124,7 @@ pub fn target_runs(
             if len == 0 {
                 continue;
             }
-            let at = disp + (i * extent) as i64 + origin as i64 + o as i64;
+            let at = disp + i as i64 * extent as i64 + origin as i64 + o as i64;
             if at < 0 || at as u64 + len as u64 > size {
                 return fail(
                     sys::MPI_ERR_RMA_RANGE,

@@ -125,7 +125,6 @@ int main(int argc, char **argv)
     MPI_Type_contiguous(2, MPI_INT, &freed);
     MPI_Type_commit(&freed);
     MPI_Datatype freed_copy = freed;
-    MPI_Type_free(&freed);
     int bl[2] = {1, 1};
     MPI_Aint disp[2] = {0, 8};
     MPI_Datatype members[2] = {MPI_DOUBLE, MPI_INT};
@@ -133,6 +132,8 @@ int main(int argc, char **argv)
     MPI_Type_commit(&mixed);
     MPI_Type_vector(2, 1, 2, MPI_FLOAT, &fvec);
     MPI_Type_commit(&fvec);
+    /* freed last: the next type created would reuse its handle (as in MPICH) */
+    MPI_Type_free(&freed);
     report("bcast_uncommitted", MPI_Bcast(a, 1, vec, 0, w));
     report("allreduce_uncommitted", MPI_Allreduce(a, b, 1, vec, MPI_SUM, w));
     report("gather_freed", MPI_Gather(a, 1, freed_copy, b, 1, MPI_INT, 0, w));
