@@ -2,6 +2,46 @@
 //! receives (eager and rendezvous), matching in arrival / post order, the
 //! early queue, the waiting activity (Algorithm 2) and DealMessage
 //! (Algorithm 3). Host I/O goes through a [`Link`].
+//!
+//! Cancelling a send (MPI_Cancel, as MPICH's CH3 device does it): the
+//! sender sends a cancel request naming the message by its serial number;
+//! the receiver handles it, like every protocol message, only inside its MPI
+//! calls, removes the message if no receive has matched it (eager DATA in
+//! the unexpected queue, a REQ not answered) and answers; the send request is
+//! incomplete until the answer comes, and its status says whether it was
+//! cancelled. Timing, for `H = header_bytes`, `h = hop(s, r)`:
+//! * the request leaves at the sender's tV, which becomes `tr = tV + M(H)`,
+//!   and arrives at `max(tr + L(H, h), ta(message))` (a pair's channel keeps
+//!   its order: the request never overtakes the message it names);
+//! * the receiver handles it at its handling time `t1` (Algorithm 3: at the
+//!   arrival inside a progress interval, else at the start of the next one;
+//!   a rank in MPI_Finalize answers the requests it has received, in the
+//!   interval it opens there) and answers at `t1` (`ta = t1 + M(H) + L(H, h)`;
+//!   its clock does not move, as for an ACK);
+//! * the sender handles the answer at `t2`; the send completes at `t2`
+//!   (cancelled, or an eager send out already), or when its rendezvous ends
+//!   (the DATA copied out) if that is later.
+//!
+//! Nothing is asked when the answer is known: a rendezvous send whose ACK
+//! came (matched), a second cancel, a receiver that has finalized (a correct
+//! program completes every receive first: the message was matched).
+//!
+//! Who wins, the cancel or a receive, is decided by the receiver when it
+//! handles the request, against the matching it has done so far. In exact
+//! mode a conservative decision at `T` (wildcard receive or probe, test)
+//! has seen every cancel request arriving by `T` (an ordinary timed
+//! message), so it never takes a message whose cancel came first. A receive
+//! with a specific source takes a message from the unexpected queue without
+//! a decision, as it always does: if the host delivers a cancel request late,
+//! after the receiver posted a receive later in virtual time than the
+//! request's arrival, the receive wins. Deciding that case exactly would make
+//! every match from the unexpected queue a conservative decision (every
+//! program would pay for a rare call), so the rule is: the outcome is exact
+//! and host-independent whenever the program orders the cancel and the
+//! receive (the receive is posted after something that follows the cancel's
+//! completion, as in MPICH's tests, or the receive matched before the cancel
+//! was asked); when they race — the target's outcome then depends on timing
+//! too — the host's order decides.
 use super::decide;
 use super::link::Link;
 use super::request::{Cancel, Op, ReqId, Request, Sent, Table, Target};
@@ -840,7 +880,10 @@ impl<L: Link> Core<L> {
         let r = a.sreq;
         let q = self.reqs.get_mut(r);
         let Cancel::Asked { done } = q.cancel else {
-            panic!("vaced: rank {}: a cancel answer for request {r}, which asked none", self.me)
+            panic!(
+                "vaced: rank {}: a cancel answer for request {r}, which asked none",
+                self.me
+            )
         };
         q.cancel = Cancel::Over;
         if a.size != 0 {

@@ -627,7 +627,11 @@ fn cancelled_unmatched_sends_match_the_equations() {
         let ans = 2 * m8 + 4 * h;
         let (t, cancelled) = cancel_unmatched(SendMode::Buffered, 8, delay);
         assert!(cancelled);
-        assert_eq!(t, vec![ans + m8, ans + 3 * m8], "buffered eager, delay {delay}");
+        assert_eq!(
+            t,
+            vec![ans + m8, ans + 3 * m8],
+            "buffered eager, delay {delay}"
+        );
     }
 }
 
