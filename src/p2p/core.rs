@@ -24,7 +24,12 @@
 //!
 //! Nothing is asked when the answer is known: a rendezvous send whose ACK
 //! came (matched), a second cancel, a receiver that has finalized (a correct
-//! program completes every receive first: the message was matched).
+//! program completes every receive first: the message was matched; the send
+//! stays as it was). A rank in MPI_Finalize answers every cancel request
+//! that reached it before it closed its inbox. Whether a request reaches a
+//! receiver that finalizes with nothing ordering the two depends on the
+//! host, and so does the send's completion time then (in a correct
+//! program not its outcome: the message was matched).
 //!
 //! Who wins, the cancel or a receive, is decided by the receiver when it
 //! handles the request, against the matching it has done so far. In exact
@@ -1398,7 +1403,9 @@ impl<L: Link> Core<L> {
         if self.exact {
             self.set_own(decide::FINAL);
         }
-        if let Some(old) = self.link.close() {
+        self.link.close();
+        self.answer_last_cancels();
+        if let Some(old) = self.link.settle_unread() {
             if self.exact {
                 self.unread_forgotten(old);
             }
@@ -1420,6 +1427,39 @@ impl<L: Link> Core<L> {
                     }
                     return;
                 }
+            }
+        }
+    }
+
+    /// The records that reached us before we closed: cancel requests are
+    /// answered at their handling time (a rank in MPI_Finalize makes
+    /// progress; the DATA / REQ they may name are taken in first), the rest
+    /// is discarded. The answers leave after the requests' arrivals, which
+    /// are still noted in our inbox: our bound covers them.
+    fn answer_last_cancels(&mut self) {
+        let now = self.clock.now();
+        loop {
+            let mut body = Vec::new();
+            if !self
+                .link
+                .try_recv_split(wire::HEADER, &mut self.scratch, &mut body)
+            {
+                return;
+            }
+            let m = match self.decoder.feed_split(&self.scratch, body) {
+                Ok(Some(m)) => m,
+                Ok(None) => continue,
+                Err(e) => panic!("vaced: rank {}: corrupt message: {e}", self.me),
+            };
+            match m.kind {
+                Kind::Eager | Kind::Req if !active::is_active(&m) => {
+                    self.access(m);
+                }
+                Kind::Cancel => {
+                    let t = self.hist.handling_time(m.ta, now);
+                    self.answer_cancel(&m, t);
+                }
+                _ => {}
             }
         }
     }
