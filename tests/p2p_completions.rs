@@ -232,7 +232,7 @@ const COMPLETION_CHECKS: [&str; 20] = [
     "waitany_mix",
     "waitany_all_inactive",
     "waitsome_persistent",
-    "send_cancel_refused",
+    "send_cancel_matched",
 ];
 
 #[test]

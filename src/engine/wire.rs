@@ -20,6 +20,14 @@ pub enum Kind {
     /// Host only, no virtual meaning: wake up and look at the job's state
     /// (sent to the rank holding the job's earliest pending event).
     Nudge = 5,
+    /// Cancel request (sender -> receiver): remove the DATA or REQ whose
+    /// serial is `rreq` if it is still unmatched; `sreq` is the sender's
+    /// request that waits for the answer.
+    Cancel = 6,
+    /// Answer to a cancel request (receiver -> sender): `size` 1 when the
+    /// message was removed, 0 when a receive had matched it; `sreq` and
+    /// `rreq` as in the request.
+    CancelAnswer = 7,
 }
 
 impl Kind {
@@ -30,6 +38,8 @@ impl Kind {
             3 => Kind::Ack,
             4 => Kind::Data,
             5 => Kind::Nudge,
+            6 => Kind::Cancel,
+            7 => Kind::CancelAnswer,
             _ => return None,
         })
     }
@@ -62,7 +72,9 @@ pub struct Msg {
     pub ta: VTime,
     /// The sender's request (REQ, ACK).
     pub sreq: u32,
-    /// The receiver's request (ACK, DATA).
+    /// The receiver's request (ACK, DATA); for eager DATA and REQ the
+    /// sender's serial number of the message (unique per sender, from 1),
+    /// by which a cancel request names it.
     pub rreq: u32,
     pub payload: Payload,
 }

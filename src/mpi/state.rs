@@ -768,10 +768,12 @@ impl<E: Backend> World<E> {
     }
 
     /// MPI_Cancel: receives that nothing has matched yet are cancelled;
-    /// generalized requests run their cancel callback (in the ABI layer).
-    /// Cancelling a send is refused (MPI_ERR_REQUEST): whether the receiver
-    /// has matched it by the cancel's virtual time is not known to the
-    /// sender, and deciding it would need a cancel message in the protocol.
+    /// a send (any mode, persistent ones once started) asks its receiver,
+    /// which removes the message if no receive has matched it (see
+    /// `p2p::Core::cancel`): the request completes when the answer comes and
+    /// MPI_Test_cancelled tells. A buffered send's space in the attached
+    /// buffer is released already (p2p copied the data out as it started).
+    /// Generalized requests run their cancel callback (in the ABI layer).
     pub fn cancel(&mut self, h: MPI_Request) -> MpiResult<()> {
         let req = self.reqs.get(h)?;
         match (req.kind, req.state) {
@@ -787,19 +789,13 @@ impl<E: Backend> World<E> {
                      (request {h:#x})"
                 ),
             ),
-            (Kind::Send, ReqState::Active(_)) => fail(
-                sys::MPI_ERR_REQUEST,
-                format!(
-                    "cancelling a send is not supported by vaced (request {h:#x}); \
-                     MPI_Cancel works on receives"
-                ),
-            ),
             (Kind::Coll, ReqState::Active(_)) => fail(
                 sys::MPI_ERR_REQUEST,
                 format!("request {h:#x} is a nonblocking collective, which cannot be cancelled"),
             ),
-            (Kind::Recv, ReqState::Active(id)) => {
-                // false: it has matched already and completes normally
+            (Kind::Send | Kind::Recv, ReqState::Active(id)) => {
+                // a receive: false when it has matched already (it completes
+                // normally); a send: the answer comes later
                 self.ep.cancel(id);
                 Ok(())
             }

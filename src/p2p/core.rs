@@ -2,9 +2,54 @@
 //! receives (eager and rendezvous), matching in arrival / post order, the
 //! early queue, the waiting activity (Algorithm 2) and DealMessage
 //! (Algorithm 3). Host I/O goes through a [`Link`].
+//!
+//! Cancelling a send (MPI_Cancel, as MPICH's CH3 device does it): the
+//! sender sends a cancel request naming the message by its serial number;
+//! the receiver handles it, like every protocol message, only inside its MPI
+//! calls, removes the message if no receive has matched it (eager DATA in
+//! the unexpected queue, a REQ not answered) and answers; the send request is
+//! incomplete until the answer comes, and its status says whether it was
+//! cancelled. Timing, for `H = header_bytes`, `h = hop(s, r)`:
+//! * the request leaves at the sender's tV, which becomes `tr = tV + M(H)`,
+//!   and arrives at `max(tr + L(H, h), ta(message))` (a pair's channel keeps
+//!   its order: the request never overtakes the message it names);
+//! * the receiver handles it at its handling time `t1` (Algorithm 3: at the
+//!   arrival inside a progress interval, else at the start of the next one;
+//!   a rank in MPI_Finalize answers the requests it has received, in the
+//!   interval it opens there) and answers at `t1` (`ta = t1 + M(H) + L(H, h)`;
+//!   its clock does not move, as for an ACK);
+//! * the sender handles the answer at `t2`; the send completes at `t2`
+//!   (cancelled, or an eager send out already), or when its rendezvous ends
+//!   (the DATA copied out) if that is later.
+//!
+//! Nothing is asked when the answer is known: a rendezvous send whose ACK
+//! came (matched), a second cancel, a receiver that has finalized (a correct
+//! program completes every receive first: the message was matched; the send
+//! stays as it was). A rank in MPI_Finalize answers every cancel request
+//! that reached it before it closed its inbox. Whether a request reaches a
+//! receiver that finalizes with nothing ordering the two depends on the
+//! host, and so does the send's completion time then (in a correct
+//! program not its outcome: the message was matched).
+//!
+//! Who wins, the cancel or a receive, is decided by the receiver when it
+//! handles the request, against the matching it has done so far. In exact
+//! mode a conservative decision at `T` (wildcard receive or probe, test)
+//! has seen every cancel request arriving by `T` (an ordinary timed
+//! message), so it never takes a message whose cancel came first. A receive
+//! with a specific source takes a message from the unexpected queue without
+//! a decision, as it always does: if the host delivers a cancel request late,
+//! after the receiver posted a receive later in virtual time than the
+//! request's arrival, the receive wins. Deciding that case exactly would make
+//! every match from the unexpected queue a conservative decision (every
+//! program would pay for a rare call), so the rule is: the outcome is exact
+//! and host-independent whenever the program orders the cancel and the
+//! receive (the receive is posted after something that follows the cancel's
+//! completion, as in MPICH's tests, or the receive matched before the cancel
+//! was asked); when they race — the target's outcome then depends on timing
+//! too — the host's order decides.
 use super::decide;
 use super::link::Link;
-use super::request::{Op, ReqId, Request, Table, Target};
+use super::request::{Cancel, Op, ReqId, Request, Sent, Table, Target};
 use super::{SendMode, Status};
 use crate::engine::wire::{self, Body, Decoder, Kind, Msg, Payload};
 use crate::engine::{Breakdown, Clock, History};
@@ -98,6 +143,8 @@ pub struct Core<L: Link> {
     active: Option<Box<dyn Active>>,
     /// Several host threads (MPI_THREAD_MULTIPLE): see `yielding`.
     mt: yielding::Threads,
+    /// Serial number of the next DATA / REQ we send (see `cancel`).
+    next_serial: u32,
 }
 
 fn matches(m: &Msg, src: Option<u32>, tag: Option<i32>, ctx: u32) -> bool {
@@ -136,6 +183,7 @@ impl<L: Link> Core<L> {
             compound_resweep: false,
             active: None,
             mt: Default::default(),
+            next_serial: 1,
         }
     }
 
@@ -288,9 +336,24 @@ impl<L: Link> Core<L> {
         let size = self.reqs.get(id).send_bytes().len() as u64;
         self.counters.msgs_sent += 1;
         self.counters.bytes_sent += size;
-        if !sync && size <= self.model.eager_limit {
-            let (tr, ta) = self.model.send_times(ts, size, self.me, dest);
-            let m = self.header(Kind::Eager, ctx, tag, size, ta);
+        let serial = self.next_serial;
+        self.next_serial = self.next_serial.wrapping_add(1).max(1);
+        let eager = !sync && size <= self.model.eager_limit;
+        let hb = self.model.header_bytes;
+        let (tr, ta) = self
+            .model
+            .send_times(ts, if eager { size } else { hb }, self.me, dest);
+        self.reqs.get_mut(id).sent = Some(Sent {
+            dest,
+            ctx,
+            tag,
+            serial,
+            ta,
+            eager,
+        });
+        if eager {
+            let mut m = self.header(Kind::Eager, ctx, tag, size, ta);
+            m.rreq = serial;
             // The request owns the bytes; emit borrows them from a take.
             let req = self.reqs.get(id);
             let max = self.link.max_record();
@@ -302,10 +365,9 @@ impl<L: Link> Core<L> {
             self.complete(id, tr, Status::default());
             tr
         } else {
-            let hb = self.model.header_bytes;
-            let (tr, ta) = self.model.send_times(ts, hb, self.me, dest);
             let mut m = self.header(Kind::Req, ctx, tag, size, ta);
             m.sreq = id;
+            m.rreq = serial;
             // Large payloads are pulled by the receiver straight from our
             // memory when we can allow it; otherwise they follow the ACK.
             let single_copy = self
@@ -347,9 +409,13 @@ impl<L: Link> Core<L> {
             remote: false,
         };
         let inner = self.reqs.insert(Request::new(op, ts));
-        self.reqs.get_mut(inner).detached = true;
         self.start_send(inner, dest, tag, ctx, false);
+        // The facade keeps the message for MPI_Cancel: the inner request
+        // goes once its protocol ends (eager: now).
+        let sent = self.reqs.get(inner).sent;
+        self.detach(inner);
         let facade = self.reqs.insert(Request::new(Op::Nothing, ts));
+        self.reqs.get_mut(facade).sent = sent;
         self.complete(facade, ts, Status::default());
         facade
     }
@@ -704,8 +770,14 @@ impl<L: Link> Core<L> {
             self.reqs.get_mut(r).detached = true;
         }
     }
-    /// Cancel a receive that nothing has matched yet.
+    /// MPI_Cancel. A receive that nothing has matched yet is cancelled at
+    /// once (true). A send asks its receiver (see [`Core::cancel_send`]):
+    /// the answer comes later, the status tells.
     pub fn cancel(&mut self, r: ReqId) -> bool {
+        if !matches!(self.reqs.get(r).op, Op::Recv { .. }) {
+            self.cancel_send(r);
+            return false;
+        }
         let unmatched = matches!(self.reqs.get(r).op, Op::Recv { bound: false, .. });
         if !unmatched || self.is_done(r) {
             return false;
@@ -720,6 +792,132 @@ impl<L: Link> Core<L> {
         self.rematch();
         true
     }
+    /// The cancel of send `r` (or of a buffered send's facade), as in
+    /// MPICH's CH3 device: a cancel request goes to the receiver, which
+    /// removes the message in its own progress if no receive has matched it
+    /// and answers; `r` is incomplete until the answer comes (even an eager
+    /// send, complete already). Nothing is asked when the answer is known:
+    /// a rendezvous send whose ACK came (matched), a second cancel.
+    ///
+    /// Times: the request leaves at tV (the clock moves to its tr, as for a
+    /// REQ) and, the channel keeping a pair's order, arrives no earlier
+    /// than the message it names: `ta = max(tr + L(h, hop), ta(message))`,
+    /// `h = header_bytes`. The receiver handles it at its handling time
+    /// (Algorithm 3) and the answer, of `h` bytes, leaves then (the
+    /// receiver's clock does not move, as for an ACK). The sender handles
+    /// the answer at its handling time `t`: the send completes at `t`
+    /// (cancelled, or an eager send already out), or when its rendezvous
+    /// ends if that is later.
+    fn cancel_send(&mut self, r: ReqId) {
+        let q = self.reqs.get(r);
+        let Some(s) = q.sent else { return };
+        if q.cancel != Cancel::No {
+            return;
+        }
+        let pending = match q.op {
+            Op::Send { .. } => s.eager || q.done.is_none(),
+            // A facade: its rendezvous is pending while the inner request lives.
+            _ => s.eager || self.inner_send(r, s.serial).is_some(),
+        };
+        if !pending {
+            self.reqs.get_mut(r).cancel = Cancel::Over;
+            return;
+        }
+        let t = self.clock.now();
+        let hb = self.model.header_bytes;
+        let (tr, ta) = self.model.send_times(t, hb, self.me, s.dest);
+        let mut m = self.header(Kind::Cancel, s.ctx, s.tag, 0, ta.max(s.ta));
+        m.sreq = r;
+        m.rreq = s.serial;
+        let max = self.link.max_record();
+        let noted = self.noted(&m);
+        let link = &mut self.link;
+        let mut delivered = true;
+        wire::encode(&m, Body::None, max, |p| {
+            delivered &= link.send(s.dest, p, noted)
+        });
+        self.clock.advance_comm(tr);
+        let q = self.reqs.get_mut(r);
+        if !delivered {
+            // The receiver has finalized: it had matched the message (a
+            // correct program completes every communication first).
+            q.cancel = Cancel::Over;
+            return;
+        }
+        q.cancel = Cancel::Asked { done: q.done };
+        q.done = None;
+    }
+
+    /// The background request of buffered send `facade` (serial `serial`),
+    /// while its protocol runs.
+    fn inner_send(&self, facade: ReqId, serial: u32) -> Option<ReqId> {
+        self.reqs.ids().find(|&i| {
+            let q = self.reqs.get(i);
+            i != facade
+                && q.detached
+                && matches!(q.op, Op::Send { .. })
+                && q.sent.is_some_and(|s| s.serial == serial)
+        })
+    }
+
+    /// A cancel request handled at `t` (receiver): remove the message if it
+    /// is still unmatched (in the unexpected queue, or not yet handled) and
+    /// answer.
+    fn answer_cancel(&mut self, c: &Msg, t: VTime) {
+        let pos = self.pending.iter().position(|&h| {
+            let m = self.msg(h);
+            m.src == c.src && m.rreq == c.rreq && matches!(m.kind, Kind::Eager | Kind::Req)
+        });
+        let cancelled = pos.is_some();
+        if let Some(p) = pos {
+            let h = self.pending.remove(p).expect("a pending message");
+            self.early.retain(|&e| e != h);
+            self.take_held(h);
+            // receives behind it may take later messages now
+            self.rematch();
+        }
+        let hb = self.model.header_bytes;
+        let (_, ta) = self.model.send_times(t, hb, self.me, c.src);
+        let mut a = self.header(Kind::CancelAnswer, c.ctx, c.tag, cancelled as u64, ta);
+        a.sreq = c.sreq;
+        a.rreq = c.rreq;
+        self.emit(c.src, &a, Body::None);
+    }
+
+    /// The answer to our cancel request, handled at `t` (sender).
+    fn cancel_answered(&mut self, a: &Msg, t: VTime) {
+        let r = a.sreq;
+        let q = self.reqs.get_mut(r);
+        let Cancel::Asked { done } = q.cancel else {
+            panic!(
+                "vaced: rank {}: a cancel answer for request {r}, which asked none",
+                self.me
+            )
+        };
+        q.cancel = Cancel::Over;
+        if a.size != 0 {
+            // Removed unmatched: no ACK will come for a rendezvous.
+            if let Some(inner) = self.inner_send(r, a.rreq) {
+                self.reqs.remove(inner);
+            }
+            let st = Status {
+                source: -1,
+                tag: -1,
+                cancelled: true,
+                ..Status::default()
+            };
+            self.complete(r, t, st);
+            return;
+        }
+        match done {
+            Some(d) => {
+                let st = self.reqs.get(r).status;
+                self.complete(r, d.max(t), st);
+            }
+            None => self.reqs.get_mut(r).cancel = Cancel::Refused { at: t },
+        }
+    }
+
     /// Requests not yet freed (the user's and background ones).
     pub fn active_requests(&self) -> usize {
         self.reqs.active()
@@ -762,9 +960,10 @@ impl<L: Link> Core<L> {
                     _ => false,
                 },
             },
-            Kind::Ack => waited(h.msg.sreq),
+            Kind::Ack | Kind::CancelAnswer => waited(h.msg.sreq),
             Kind::Data => waited(h.msg.rreq),
-            Kind::Nudge => false,
+            // handled when the receiver's progress covers its arrival
+            Kind::Nudge | Kind::Cancel => false,
         }
     }
 
@@ -842,6 +1041,14 @@ impl<L: Link> Core<L> {
             (Kind::Nudge, _) => {
                 self.take_held(i);
             }
+            (Kind::Cancel, _) => {
+                let held = self.take_held(i);
+                self.answer_cancel(&held.msg, t);
+            }
+            (Kind::CancelAnswer, _) => {
+                let held = self.take_held(i);
+                self.cancel_answered(&held.msg, t);
+            }
             (Kind::Data, _) => {
                 let held = self.take_held(i);
                 let r = held.msg.rreq;
@@ -883,7 +1090,19 @@ impl<L: Link> Core<L> {
         wire::encode(&m, body, max, |p| {
             link.send(dest, p, ta);
         });
-        self.complete(s, tr, Status::default());
+        match self.reqs.get(s).cancel {
+            // complete once the cancel's answer comes
+            Cancel::Asked { .. } => {
+                let q = self.reqs.get_mut(s);
+                q.cancel = Cancel::Asked { done: Some(tr) };
+                q.status = Status::default();
+            }
+            Cancel::Refused { at } => {
+                self.reqs.get_mut(s).cancel = Cancel::Over;
+                self.complete(s, tr.max(at), Status::default());
+            }
+            _ => self.complete(s, tr, Status::default()),
+        }
     }
 
     // ---- the waiting activity (Algorithm 2) ----------------------------------
@@ -1188,7 +1407,9 @@ impl<L: Link> Core<L> {
         if self.exact {
             self.set_own(decide::FINAL);
         }
-        if let Some(old) = self.link.close() {
+        self.link.close();
+        self.answer_last_cancels();
+        if let Some(old) = self.link.settle_unread() {
             if self.exact {
                 self.unread_forgotten(old);
             }
@@ -1210,6 +1431,39 @@ impl<L: Link> Core<L> {
                     }
                     return;
                 }
+            }
+        }
+    }
+
+    /// The records that reached us before we closed: cancel requests are
+    /// answered at their handling time (a rank in MPI_Finalize makes
+    /// progress; the DATA / REQ they may name are taken in first), the rest
+    /// is discarded. The answers leave after the requests' arrivals, which
+    /// are still noted in our inbox: our bound covers them.
+    fn answer_last_cancels(&mut self) {
+        let now = self.clock.now();
+        loop {
+            let mut body = Vec::new();
+            if !self
+                .link
+                .try_recv_split(wire::HEADER, &mut self.scratch, &mut body)
+            {
+                return;
+            }
+            let m = match self.decoder.feed_split(&self.scratch, body) {
+                Ok(Some(m)) => m,
+                Ok(None) => continue,
+                Err(e) => panic!("vaced: rank {}: corrupt message: {e}", self.me),
+            };
+            match m.kind {
+                Kind::Eager | Kind::Req if !active::is_active(&m) => {
+                    self.access(m);
+                }
+                Kind::Cancel => {
+                    let t = self.hist.handling_time(m.ta, now);
+                    self.answer_cancel(&m, t);
+                }
+                _ => {}
             }
         }
     }
@@ -1579,27 +1833,46 @@ impl<L: Link> Core<L> {
         id
     }
 
-    /// Settle background sends (buffered mode) before the rank may exit: their
-    /// data lives in this process. Host-side only: the clock does not move.
+    /// Settle background sends (buffered mode, freed sends, cancels waiting
+    /// for their answer) before the rank may exit: their data lives in this
+    /// process. Cancel requests that reached us are answered first (the
+    /// rank is in MPI_Finalize: they are handled at their handling time,
+    /// in the progress interval it opens at tV). Host-side only: the clock
+    /// does not move.
     pub fn drain_background(&mut self) {
+        let start = self.clock.now();
+        self.hist.begin(start);
+        self.blocking = true;
+        while let Some(m) = self.fetch(false) {
+            let i = self.access(m);
+            self.early.push(i);
+        }
+        // Protocol messages for our own requests and cancel requests are
+        // handled; DATA / REQ nothing will receive stay.
+        let early = std::mem::take(&mut self.early);
+        for i in early {
+            if matches!(self.msg(i).kind, Kind::Eager | Kind::Req) {
+                self.early.push(i);
+            } else {
+                self.deal(i);
+            }
+        }
         let bg: Vec<ReqId> = self
             .reqs
             .ids()
             .filter(|&r| {
                 let q = self.reqs.get(r);
-                q.detached && matches!(q.op, Op::Send { .. })
+                q.detached
+                    && (matches!(q.op, Op::Send { .. })
+                        || matches!(q.cancel, Cancel::Asked { .. } | Cancel::Refused { .. }))
             })
             .collect();
-        if bg.is_empty() {
-            return;
-        }
         for &r in &bg {
             self.reqs.get_mut(r).detached = false;
         }
-        let start = self.clock.now();
-        self.hist.begin(start);
-        self.blocking = true;
-        while !bg.iter().all(|&r| self.reqs.get(r).done.is_some()) {
+        // an answered cancel removes the inner request of a buffered send
+        let settled = |c: &Self, r: ReqId| !c.reqs.is_active(r) || c.reqs.get(r).done.is_some();
+        while !bg.iter().all(|&r| settled(self, r)) {
             let m = self
                 .fetch(true)
                 .expect("a blocking fetch returns a message");
@@ -1609,7 +1882,9 @@ impl<L: Link> Core<L> {
         self.hist.end(start);
         self.blocking = false;
         for r in bg {
-            self.reqs.remove(r);
+            if self.reqs.is_active(r) {
+                self.reqs.remove(r);
+            }
         }
     }
 }

@@ -73,6 +73,10 @@
 //!   MPI_ANY_SOURCE picks the same way, decided at the picked arrival.
 //! * Collectives (src/coll) use only specific sources and Waitall: nothing
 //!   to decide.
+//! * MPI_Cancel of a send is decided by the receiver when it handles the
+//!   cancel request (a timed message, so decisions at `T` see every request
+//!   arriving by `T`); it adds no decision of its own (see `core`'s doc for
+//!   the rule and its one host-dependent case, a receive racing the cancel).
 //!
 //! Fast mode (`mpirun --sync fast`, `VACED_SYNC=fast` for the ranks):
 //! nothing is decided conservatively, outcomes follow host arrival (quicker,

@@ -44,8 +44,8 @@ impl Link for PortLink {
     fn send(&mut self, dest: u32, parts: &[&[u8]], ta: Option<VTime>) -> bool {
         self.port.send_timed(dest, parts, ta.map(|t| t.ps()))
     }
-    fn close(&mut self) -> Option<VTime> {
-        self.port.close().map(VTime::from_ps)
+    fn close(&mut self) {
+        self.port.close()
     }
     fn try_recv(&mut self, out: &mut Vec<u8>) -> bool {
         self.port.try_recv_keep(out)

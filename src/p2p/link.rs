@@ -13,11 +13,11 @@ pub trait Link {
     /// unread arrivals), None for host-only records (nudges). Returns false,
     /// the record dropped, if `dest` has finalized ([`Link::close`]).
     fn send(&mut self, dest: u32, parts: &[&[u8]], ta: Option<VTime>) -> bool;
-    /// Finalizing: we read nothing more. Records already here are discarded
-    /// and later ones dropped by their senders, so that none stays counted
-    /// in flight for ever. Returns the earliest noted arrival forgotten with
-    /// them, if any (our bound rose).
-    fn close(&mut self) -> Option<VTime>;
+    /// Finalizing: records sent to us from now on are dropped by their
+    /// senders (`send` returns false), so that none stays counted in flight
+    /// for ever. Records already here stay: the caller reads them, then
+    /// settles ([`Link::settle_unread`]).
+    fn close(&mut self);
     /// Next incoming record, in per-sender order; false if none now. The
     /// noted arrivals stay until [`Link::settle_unread`].
     fn try_recv(&mut self, out: &mut Vec<u8>) -> bool;

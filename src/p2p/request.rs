@@ -1,5 +1,7 @@
 //! Requests: the state of one communication (a send or a receive) from its
-//! starting phase to its completion, and the table that holds them.
+//! starting phase to its completion, and the table that holds them. A send
+//! remembers its message ([`Sent`]) so that MPI_Cancel can name it, and the
+//! state of a cancel in progress ([`Cancel`]).
 use super::Status;
 use crate::model::VTime;
 use crate::transport::{RecvBuf, SendBuf};
@@ -51,8 +53,39 @@ impl Target {
     }
 }
 
+/// The message a send (or a buffered send's facade) started.
+#[derive(Clone, Copy, Debug)]
+pub struct Sent {
+    pub dest: u32,
+    pub ctx: u32,
+    pub tag: i32,
+    /// The sender's serial number of the message (wire `rreq`).
+    pub serial: u32,
+    /// Its arrival time at the receiver (DATA or REQ).
+    pub ta: VTime,
+    pub eager: bool,
+}
+
+/// MPI_Cancel of a send, from the sender's side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cancel {
+    /// Not asked.
+    No,
+    /// The cancel request is out and the request is incomplete until the
+    /// answer comes; `done`: when the send's own protocol ended, if it has.
+    Asked { done: Option<VTime> },
+    /// The receiver had matched the message: the send completes when its
+    /// protocol ends, not before `at` (the answer's handling time).
+    Refused { at: VTime },
+    /// Answered, or nothing to ask: a second cancel does nothing.
+    Over,
+}
+
 pub struct Request {
     pub op: Op,
+    /// Sends: the message it started.
+    pub sent: Option<Sent>,
+    pub cancel: Cancel,
     /// Virtual time of the starting phase.
     pub t_post: VTime,
     /// Virtual completion time, once complete.
@@ -77,6 +110,8 @@ impl Request {
             },
             waited: false,
             detached: false,
+            sent: None,
+            cancel: Cancel::No,
         }
     }
 

@@ -66,16 +66,10 @@ impl Link for MemLink {
         b.cv.notify_all();
         true
     }
-    fn close(&mut self) -> Option<VTime> {
+    fn close(&mut self) {
         let b = &self.shared.boxes[self.rank as usize];
-        {
-            let mut q = b.q.lock().unwrap();
-            b.closed.store(true, Ordering::SeqCst);
-            let n = q.len() as u64;
-            q.clear();
-            self.shared.activity.fetch_sub(n, Ordering::SeqCst);
-        }
-        self.settle_unread()
+        let _q = b.q.lock().unwrap();
+        b.closed.store(true, Ordering::SeqCst);
     }
     fn settle_unread(&mut self) -> Option<VTime> {
         let b = &self.shared.boxes[self.rank as usize];

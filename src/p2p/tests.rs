@@ -561,3 +561,145 @@ fn message_arriving_exactly_at_the_end_of_a_wait_is_timed_alike_whenever_deliver
     }
     assert_eq!(outcomes, vec![4 * m(x), 4 * m(x)]);
 }
+
+/// Rank 0 starts a send of 8 bytes (tag 5) to rank 1 in `mode`, cancels it
+/// (after `delay` ms of host time) and waits; then sends 8 bytes with tag 9,
+/// which rank 1 waits for from the start. Rank 1 then finds no tag-5
+/// message. Returns the times and whether the send was cancelled.
+fn cancel_unmatched(mode: SendMode, size: usize, delay: u64) -> (Vec<u64>, bool) {
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let f = flag.clone();
+    let t = run(2, 1 << 16, move |c| {
+        if c.rank() == 0 {
+            let data = vec![3u8; size];
+            let r = c.isend(sbuf(&data), 1, 5, 0, mode);
+            std::thread::sleep(Duration::from_millis(delay));
+            assert!(!c.cancel(r));
+            c.wait_all(&[r]);
+            let st = c.status(r);
+            f.store(st.cancelled, std::sync::atomic::Ordering::SeqCst);
+            c.free(r);
+            c.drain_background();
+            send_tag(c, 1, 9);
+        } else {
+            let mut buf = [0u8; 8];
+            let r = c.irecv(rbuf(&mut buf), Some(0), Some(9), 0);
+            c.wait_all(&[r]);
+            c.free(r);
+            assert_eq!(c.iprobe(Some(0), Some(5), 0), None);
+        }
+    });
+    (t, flag.load(std::sync::atomic::Ordering::SeqCst))
+}
+
+fn send_tag(c: &mut Core<MemLink>, dest: u32, tag: i32) {
+    let data = [1u8; 8];
+    let r = c.isend(sbuf(&data), dest, tag, 0, SendMode::Standard);
+    c.wait_all(&[r]);
+    c.free(r);
+}
+
+#[test]
+fn cancelled_unmatched_sends_match_the_equations() {
+    let (m8, h) = (m(8), m(64));
+    let b = 200_000u64;
+    for delay in [0, 20] {
+        // Eager: out at M(8); the cancel request leaves then (tr + M(H)) and
+        // arrives at M(8) + 2M(H) (no earlier than the DATA, at 2M(8)),
+        // handled there by rank 1 (in its wait); the answer arrives 2M(H)
+        // later and completes the send. The tag-9 message follows.
+        let ans = m8 + 4 * h;
+        let (t, cancelled) = cancel_unmatched(SendMode::Standard, 8, delay);
+        assert!(cancelled);
+        assert_eq!(t, vec![ans + m8, ans + 3 * m8], "eager, delay {delay}");
+        // Synchronous: the REQ is out at M(H), the cancel at 2M(H).
+        let ans = 5 * h;
+        let (t, cancelled) = cancel_unmatched(SendMode::Synchronous, 8, delay);
+        assert!(cancelled);
+        assert_eq!(t, vec![ans + m8, ans + 3 * m8], "sync, delay {delay}");
+        // Buffered, rendezvous in the background: the copy, the REQ, then as
+        // above (the facade waits for the answer; the inner send goes).
+        let ans = m(b) + 5 * h;
+        let (t, cancelled) = cancel_unmatched(SendMode::Buffered, b as usize, delay);
+        assert!(cancelled);
+        assert_eq!(t, vec![ans + m8, ans + 3 * m8], "buffered, delay {delay}");
+        // Buffered eager: the copy, the DATA, then as the eager case.
+        let ans = 2 * m8 + 4 * h;
+        let (t, cancelled) = cancel_unmatched(SendMode::Buffered, 8, delay);
+        assert!(cancelled);
+        assert_eq!(
+            t,
+            vec![ans + m8, ans + 3 * m8],
+            "buffered eager, delay {delay}"
+        );
+    }
+}
+
+#[test]
+fn matched_send_is_not_cancelled_and_completes_normally() {
+    let (m8, h) = (m(8), m(64));
+    for (mode, delay) in [
+        (SendMode::Standard, 0u64),
+        (SendMode::Standard, 20),
+        (SendMode::Synchronous, 0),
+    ] {
+        let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let f = flag.clone();
+        let t = run(2, 1 << 16, move |c| {
+            if c.rank() == 0 {
+                let data = [7u8; 8];
+                let r = c.isend(sbuf(&data), 1, 5, 0, mode);
+                let mut go = [0u8; 8];
+                let g = c.irecv(rbuf(&mut go), Some(1), Some(7), 0);
+                c.wait_all(&[g]);
+                c.free(g);
+                std::thread::sleep(Duration::from_millis(delay));
+                c.cancel(r);
+                c.wait_all(&[r]);
+                f.store(c.status(r).cancelled, std::sync::atomic::Ordering::SeqCst);
+                c.free(r);
+                send_tag(c, 1, 8);
+            } else {
+                let mut buf = [0u8; 8];
+                recv(c, &mut buf, 0);
+                assert_eq!(buf, [7u8; 8]);
+                send_tag(c, 0, 7);
+                let r = c.irecv(rbuf(&mut buf), Some(0), Some(8), 0);
+                c.wait_all(&[r]);
+                c.free(r);
+            }
+        });
+        assert!(!flag.load(std::sync::atomic::Ordering::SeqCst));
+        if mode == SendMode::Standard {
+            // Rank 1 has the data at 3M(8) and answers "go" (at 5M(8) + M(8)
+            // on rank 0); the cancel leaves at 6M(8), is handled at
+            // 6M(8) + 2M(H), answered 2M(H) later: the send completes then.
+            let ans = 6 * m8 + 4 * h;
+            assert_eq!(t, vec![ans + m8, ans + 3 * m8], "delay {delay}");
+        } else {
+            // The ACK came: matched, nothing is asked and the send stays
+            // complete. REQ at 2M(H), ACK back at 4M(H), DATA at 4M(H) + 2M(8)
+            // (received at + M(8)); "go" reaches rank 0 at + 2M(8), received
+            // at + M(8): the cancel costs nothing.
+            let go = 4 * h + 3 * m8 + 3 * m8;
+            assert_eq!(t, vec![go + m8, go + 3 * m8]);
+        }
+    }
+}
+
+#[test]
+fn send_to_self_cancelled_in_own_progress() {
+    let (m8, h) = (m(8), m(64));
+    let t = run(1, 1 << 16, |c| {
+        let data = [4u8; 8];
+        let r = c.isend(sbuf(&data), 0, 5, 0, SendMode::Standard);
+        c.cancel(r);
+        c.wait_all(&[r]);
+        assert!(c.status(r).cancelled);
+        c.free(r);
+        assert_eq!(c.iprobe(Some(0), Some(5), 0), None);
+    });
+    // The cancel leaves at M(8) (arrives M(8) + 2M(H), hop 0), the answer
+    // comes back 2M(H) later.
+    assert_eq!(t, vec![m8 + 4 * h]);
+}

@@ -201,20 +201,15 @@ impl Port {
         true
     }
     /// Finalizing: from now on records sent to us are dropped by their
-    /// senders ([`Port::send_timed`]); those already here are discarded
-    /// (nudges, or messages the program never received). Publishes
-    /// [`RankState::Finalized`] (under our inbox lock, so no sender can
-    /// write after it). Returns the earliest noted arrival forgotten with
-    /// the discarded records, if any (our bound rose).
-    pub fn close(&mut self) -> Option<u64> {
+    /// senders ([`Port::send_timed`]). Publishes [`RankState::Finalized`]
+    /// (under our inbox lock, so no sender can write after it). Records
+    /// already here stay for the caller to read (the last cancel requests
+    /// are answered, the rest discarded) before it settles
+    /// ([`Port::settle_unread`]).
+    pub fn close(&mut self) {
         let own = self.seg.inbox(self.rank);
-        {
-            let _g = futex::lock(&own.hdr().lock);
-            self.seg.slot(self.rank).set_state(RankState::Finalized);
-        }
-        let mut rec = Vec::new();
-        while self.try_recv_keep(&mut rec) {}
-        self.settle_unread()
+        let _g = futex::lock(&own.hdr().lock);
+        self.seg.slot(self.rank).set_state(RankState::Finalized);
     }
     /// Pop the next incoming record into `out` (cleared first); false if none.
     /// Finding none, forget the noted arrivals ([`Port::settle_unread`]):
