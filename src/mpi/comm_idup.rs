@@ -7,7 +7,10 @@
 //! lowest id free everywhere taken when the reduction completes. The new
 //! communicator's handle exists from the call; its context ids are set
 //! when the request completes (inside the MPI call that completes it), and
-//! the program may use it only then.
+//! the program may use it only then. Under MPI_THREAD_MULTIPLE the
+//! blocking MPI_Comm_create (over the parent) and MPI_Comm_create_group
+//! (over the group, in the parent's group context with the program's tag)
+//! run the same agreement as a request and wait for it.
 //!
 //! Several agreements in flight on one process (overlapping
 //! communicators, several threads), and blocking constructors meanwhile,
