@@ -41,6 +41,20 @@ fn assert_times(what: &str, expected: &HashMap<(i64, String), u64>, stdout: &str
     );
 }
 
+/// Every check of `names` printed `ok NAME rank=R` on both ranks.
+fn assert_oks(job: &common::Job, names: &[&str]) {
+    for name in names {
+        for rank in 0..2 {
+            let line = format!("ok {name} rank={rank}");
+            assert!(
+                job.stdout.lines().any(|l| l == line),
+                "missing `{line}`\n{}",
+                job.dump()
+            );
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Persistent exchange
 // ---------------------------------------------------------------------------
@@ -195,16 +209,7 @@ fn partitioned_functional() {
         .run();
     job.assert_success();
     assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
-    for name in PARTITIONED_CHECKS {
-        for rank in 0..2 {
-            let line = format!("ok {name} rank={rank}");
-            assert!(
-                job.stdout.lines().any(|l| l == line),
-                "missing `{line}`\n{}",
-                job.dump()
-            );
-        }
-    }
+    assert_oks(&job, &PARTITIONED_CHECKS);
 }
 
 // ---------------------------------------------------------------------------
@@ -242,16 +247,7 @@ fn completion_calls_functional() {
         let job = Run::exact(2, &prog).cores(cores).run();
         job.assert_success();
         assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
-        for name in COMPLETION_CHECKS {
-            for rank in 0..2 {
-                let line = format!("ok {name} rank={rank}");
-                assert!(
-                    job.stdout.lines().any(|l| l == line),
-                    "missing `{line}`\n{}",
-                    job.dump()
-                );
-            }
-        }
+        assert_oks(&job, &COMPLETION_CHECKS);
         let oks = job.stdout.lines().filter(|l| l.starts_with("ok ")).count();
         assert_eq!(oks, 2 * COMPLETION_CHECKS.len(), "{}", job.dump());
     }
