@@ -11,9 +11,12 @@ use crate::abi::state::call;
 use crate::abi::userbuf::{array, in_place, RawBuf};
 use crate::mpi::coll_args::{self as args, CollComm, UserBuf};
 use crate::mpi::coll_calls::{self, Data};
+use crate::mpi::datatype::Datatype;
 use crate::mpi::error::MpiResult;
+use crate::mpi::World;
 use crate::sys::{MPI_Aint, MPI_Comm, MPI_Count, MPI_Datatype};
 use std::os::raw::{c_int, c_void};
+use std::sync::Arc;
 
 /// MPI_IN_PLACE is only allowed at the root of a rooted collective.
 const ROOT_ONLY: &str = "only the root may pass it";
@@ -414,6 +417,45 @@ mpi_fn! {
     }
 }
 
+/// Checked count and type of a receive buffer, and of the send buffer
+/// (None for MPI_IN_PLACE).
+type BlockArgs = (usize, Arc<Datatype>, Option<(usize, Arc<Datatype>)>);
+
+/// The argument checks MPI_Allgather(_c) and MPI_Alltoall(_c) share: the
+/// receive buffer holds one block per rank, the send buffer (unless
+/// MPI_IN_PLACE) matches one block and does not overlap it; with
+/// `send_blocks` (Alltoall) the send buffer holds one block per rank too.
+#[allow(clippy::too_many_arguments)]
+fn block_args(
+    w: &World,
+    cc: &CollComm,
+    name: &str,
+    sendbuf: *const c_void,
+    sendcount: impl Copy + Into<i64>,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: impl Copy + Into<i64>,
+    recvtype: MPI_Datatype,
+    send_blocks: bool,
+) -> MpiResult<BlockArgs> {
+    let rn = args::count(recvcount, "recvcount")?;
+    let rt = args::datatype(w, recvtype, "recvtype")?;
+    args::buffer(recvbuf.is_null(), rn, &rt, "recvbuf")?;
+    args::blocks(rn, cc.size(), &rt, "recvbuf")?;
+    if in_place(sendbuf) {
+        return Ok((rn, rt, None));
+    }
+    let n = args::count(sendcount, "sendcount")?;
+    let t = args::datatype(w, sendtype, "sendtype")?;
+    args::buffer(sendbuf.is_null(), n, &t, "sendbuf")?;
+    if send_blocks {
+        args::blocks(n, cc.size(), &t, "sendbuf")?;
+    }
+    args::matching(t.packed_size(n), rt.packed_size(rn), name)?;
+    args::not_aliased(sendbuf as usize, recvbuf as usize, rt.packed_size(rn))?;
+    Ok((rn, rt, Some((n, t))))
+}
+
 /// MPI_Allgather(_c).
 ///
 /// # Safety
@@ -439,20 +481,9 @@ unsafe fn allgather(
             };
         }
         let cc = CollComm::of(w, comm)?;
-        let rn = args::count(recvcount, "recvcount")?;
-        let rt = args::datatype(w, recvtype, "recvtype")?;
-        args::buffer(recvbuf.is_null(), rn, &rt, "recvbuf")?;
-        args::blocks(rn, cc.size(), &rt, "recvbuf")?;
-        let send = if in_place(sendbuf) {
-            None
-        } else {
-            let n = args::count(sendcount, "sendcount")?;
-            let t = args::datatype(w, sendtype, "sendtype")?;
-            args::buffer(sendbuf.is_null(), n, &t, "sendbuf")?;
-            args::matching(t.packed_size(n), rt.packed_size(rn), name)?;
-            args::not_aliased(sendbuf as usize, recvbuf as usize, rt.packed_size(rn))?;
-            Some((n, t))
-        };
+        let (rn, rt, send) = block_args(
+            w, &cc, name, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, false,
+        )?;
         // SAFETY: sendbuf holds its elements, recvbuf has room for size x
         // recvcount elements, for this blocking call.
         let (sb, mut rb) = unsafe { (RawBuf::new(sendbuf), RawBuf::new(recvbuf)) };
@@ -556,21 +587,9 @@ unsafe fn alltoall(
             };
         }
         let cc = CollComm::of(w, comm)?;
-        let rn = args::count(recvcount, "recvcount")?;
-        let rt = args::datatype(w, recvtype, "recvtype")?;
-        args::buffer(recvbuf.is_null(), rn, &rt, "recvbuf")?;
-        args::blocks(rn, cc.size(), &rt, "recvbuf")?;
-        let send = if in_place(sendbuf) {
-            None
-        } else {
-            let n = args::count(sendcount, "sendcount")?;
-            let t = args::datatype(w, sendtype, "sendtype")?;
-            args::buffer(sendbuf.is_null(), n, &t, "sendbuf")?;
-            args::blocks(n, cc.size(), &t, "sendbuf")?;
-            args::matching(t.packed_size(n), rt.packed_size(rn), name)?;
-            args::not_aliased(sendbuf as usize, recvbuf as usize, rt.packed_size(rn))?;
-            Some((n, t))
-        };
+        let (rn, rt, send) = block_args(
+            w, &cc, name, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, true,
+        )?;
         // SAFETY: sendbuf holds size x sendcount elements, recvbuf has
         // room for size x recvcount elements, for this blocking call.
         let (sb, mut rb) = unsafe { (RawBuf::new(sendbuf), RawBuf::new(recvbuf)) };
