@@ -53,13 +53,17 @@ fn data_views_shared_pointers_and_errors() {
 /// "C": MPI_File_write_all of 1000 ints per rank, interleaved (two-phase,
 /// one aggregator: rank 0). From T: two allgathers of 8 bytes (each an
 /// exchange: 3 M(8)); an alltoall of 4-byte counts (MPICH's isend/irecv
-/// schedule, a message to itself first: 4 M(4)) -> T2 = T + 6 M(8) +
-/// 4 M(4). Rank 1 sends its offset list (16 000 bytes): rank 1 at
+/// schedule, a message to itself first, which costs only its copy in,
+/// M(4), while the other rank's block takes 3 M(4)) -> T2 = T + 6 M(8) +
+/// 3 M(4). Rank 1 sends its offset list (16 000 bytes): rank 1 at
 /// T2 + M(16000), rank 0 receives at R0 = T2 + 3 M(16000). The allreduce
 /// of the round count (4 bytes, one exchange): rank 0 finds rank 1's value
 /// waiting, done R0 + M(4); rank 1 gets rank 0's at E1 = R0 + 3 M(4). The
-/// round's alltoall of sizes: rank 1 (the later) ends at F1 = E1 + 3 M(4)
-/// and sends its 4000 bytes, which rank 0 has at G0 = F1 + 3 M(4000); no
+/// round's alltoall of sizes: rank 1 (the later) sends to itself (arriving
+/// at E1) and to rank 0 (its send returns at E1 + M(4)); rank 0's block,
+/// sent at R0 + 2 M(4), also arrived at E1, the end of rank 1's previous
+/// wait, which deals with both (Algorithm 2); each is copied in from E1, so
+/// rank 1 ends at F1 = E1 + M(4) and sends its 4000 bytes, which rank 0 has at G0 = F1 + 3 M(4000); no
 /// holes, so rank 0 writes the 8000-byte window: H0 = G0 + io(8000); the
 /// error code is broadcast from the aggregator: rank 0 ends at H0 + M(4),
 /// rank 1 at H0 + 3 M(4).
@@ -98,10 +102,10 @@ fn independent_and_collective_writes_are_exact() {
         assert_eq!(i[1].1, i[1].0);
         let t = c[0].0;
         assert_eq!(c[1].0, t);
-        let t2 = t + 6 * m(8) + 4 * m(4);
+        let t2 = t + 6 * m(8) + 3 * m(4);
         let r0 = t2 + 3 * m(16_000);
         let e1 = r0 + 3 * m(4);
-        let f1 = e1 + 3 * m(4);
+        let f1 = e1 + m(4);
         let g0 = f1 + 3 * m(4000);
         let h0 = g0 + io(8000);
         assert_eq!(c[0].1, h0 + m(4), "rank 0\n{}", job.dump());

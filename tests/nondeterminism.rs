@@ -325,9 +325,10 @@ fn iprobe_dispatch_on_tags() {
 
 /// `nd_self` on n ranks: rank r sends 8 bytes to r+1 at 0 (arrival 2 M(8)),
 /// its send returns at M(8); computes 1 us; sends 8 bytes to itself at
-/// 1 us + M(8) (arrival 1 us + 3 M(8)), returning at 1 us + 2 M(8). Its first
-/// MPI_Recv(ANY_SOURCE), posted then, takes r-1's message (earliest arrival)
-/// at 1 us + 3 M(8); the second takes its own at 1 us + 4 M(8); both sends
+/// 1 us + M(8) (a message to oneself is not copied out nor carried: it
+/// arrives then and the send returns then). Its first MPI_Recv(ANY_SOURCE),
+/// posted then, takes r-1's message (earliest arrival) at 1 us + 2 M(8);
+/// the second takes its own at 1 us + 3 M(8) (its one copy); both sends
 /// are complete (eager), so it ends there.
 fn expected_self(n: u32) -> Lines {
     let m8 = m(8);
@@ -337,13 +338,13 @@ fn expected_self(n: u32) -> Lines {
         let r = r as i64;
         out.insert(
             (r, "recv0".into()),
-            line(US + 3 * m8, &format!("src={prev} tag=1")),
+            line(US + 2 * m8, &format!("src={prev} tag=1")),
         );
         out.insert(
             (r, "recv1".into()),
-            line(US + 4 * m8, &format!("src={r} tag=2")),
+            line(US + 3 * m8, &format!("src={r} tag=2")),
         );
-        out.insert((r, "end".into()), line(US + 4 * m8, ""));
+        out.insert((r, "end".into()), line(US + 3 * m8, ""));
     }
     out
 }

@@ -133,8 +133,11 @@ fn matched_sends_are_not_cancelled_exact() {
 #[test]
 fn send_to_self_is_cancelled_exact() {
     for (mode, b) in [("isend", 8u64), ("issend", 8), ("ibsend", 100)] {
-        // The receiver is the sender itself, waiting in MPI_Wait.
-        let (tr, ta) = start(mode, b, 0);
-        check("self", mode, b, &[(0, "cancel0", cancel_answer(tr, ta))]);
+        // The receiver is the sender itself, waiting in MPI_Wait. Messages
+        // to oneself take no time (no copy out, no transfer), nor do the
+        // cancel request and its answer: the cancel completes when it is
+        // asked, after the buffered modes' copy into the attached buffer.
+        let asked = if mode.contains('b') { m(b) } else { 0 };
+        check("self", mode, b, &[(0, "cancel0", asked)]);
     }
 }

@@ -161,9 +161,9 @@ fn sessions_without_mpi_init() {
     }
     // Before the cycles: two agreements and two Allreduces (the two
     // sessions), the SELF communicator's (one member: no message) and a
-    // message to itself (copied out, then in: 3 M(4) with the link).
+    // message to itself (copied once, into the receive buffer: M(4)).
     let cycle = agreement4() + 2 * e(4);
-    let before = 2 * cycle + 3 * m(4);
+    let before = 2 * cycle + m(4);
     let cycles = records(&job.stdout, "cycle");
     assert_eq!(cycles.len(), 3 * n, "{}", job.dump());
     for r in &cycles {

@@ -66,6 +66,10 @@ pub fn mpirun(cmd: &str, argv: &[OsString]) -> i32 {
         eprintln!("{cmd}: {e}");
         return EXIT_USAGE;
     }
+    if let Err(e) = model.topology.check_ranks(a.nranks) {
+        eprintln!("{cmd}: target `{}`: {e}", model.name);
+        return EXIT_USAGE;
+    }
 
     let path_var = std::env::var_os("PATH");
     let program = match program::resolve(&a.program, path_var.as_deref()) {

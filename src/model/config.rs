@@ -6,7 +6,7 @@
 //! `topology.levels[1].ranks`) and unknown keys get a closest-match hint.
 use super::presets;
 use super::units::{self, Quantity};
-use super::{ConfigError, Level, Model, VTime};
+use super::{ConfigError, Model, VTime};
 use std::collections::BTreeMap;
 use std::path::Path;
 use toml::{Table, Value};
@@ -22,9 +22,8 @@ const NETWORK_KEYS: &[&str] = &[
     "header_bytes",
     "o_send",
     "o_recv",
+    "node",
 ];
-const TOPOLOGY_KEYS: &[&str] = &["levels", "default_hops"];
-const LEVEL_KEYS: &[&str] = &["ranks", "hops"];
 
 /// Builds errors for one origin.
 pub(super) struct Ctx<'a> {
@@ -158,7 +157,7 @@ pub(super) fn join(prefix: &str, k: &str) -> String {
     }
 }
 
-fn describe(v: &Value) -> String {
+pub(super) fn describe(v: &Value) -> String {
     match v {
         Value::String(s) => format!("the string \"{s}\""),
         Value::Integer(i) => format!("the integer {i}"),
@@ -208,6 +207,17 @@ impl Model {
     /// Parses a target file. `origin` (a path or `preset NAME`) prefixes
     /// every error.
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Model, ConfigError> {
+        Model::from_toml_in(text, origin, None)
+    }
+
+    /// [`Model::from_toml_str`] of a file in directory `dir` (a placement
+    /// file's relative path starts there; without one, at the current
+    /// directory).
+    pub fn from_toml_in(
+        text: &str,
+        origin: &str,
+        dir: Option<&Path>,
+    ) -> Result<Model, ConfigError> {
         let cx = Ctx { origin };
         let root: Table = text.parse().map_err(|e: toml::de::Error| {
             cx.err("", format!("not valid TOML: {}", e.to_string().trim_end()))
@@ -268,52 +278,13 @@ impl Model {
         let o_send = cx.time(net, p, "o_send", Some(VTime::ZERO))?;
         let o_recv = cx.time(net, p, "o_recv", Some(VTime::ZERO))?;
 
-        let topo = cx.table(&root, "topology", true, &empty)?;
-        cx.no_unknown(topo, "topology", TOPOLOGY_KEYS)?;
-        let levels = match cx.required(topo, "topology", "levels")? {
-            Value::Array(a) => a,
-            v => {
-                return Err(cx.err(
-                    "topology.levels",
-                    format!(
-                        "expected a list such as [ {{ ranks = 12, hops = 0 }} ], found {}",
-                        describe(v)
-                    ),
-                ))
-            }
-        };
-        let mut out_levels: Vec<Level> = Vec::with_capacity(levels.len());
-        for (i, v) in levels.iter().enumerate() {
-            let key = format!("topology.levels[{i}]");
-            let Value::Table(t) = v else {
-                return Err(cx.err(
-                    &key,
-                    format!("expected {{ ranks = N, hops = H }}, found {}", describe(v)),
-                ));
-            };
-            cx.no_unknown(t, &key, LEVEL_KEYS)?;
-            let ranks = cx.count(&join(&key, "ranks"), cx.required(t, &key, "ranks")?)?;
-            let hops = cx.count(&join(&key, "hops"), cx.required(t, &key, "hops")?)?;
-            if ranks == 0 {
-                return Err(cx.err(&join(&key, "ranks"), "must be greater than 0"));
-            }
-            if let Some(prev) = out_levels.last() {
-                if ranks <= prev.ranks {
-                    return Err(cx.err(
-                        &join(&key, "ranks"),
-                        format!(
-                            "levels must be listed with increasing ranks, but {ranks} follows {}",
-                            prev.ranks
-                        ),
-                    ));
-                }
-            }
-            out_levels.push(Level { ranks, hops });
-        }
-        let default_hops = cx.count(
-            "topology.default_hops",
-            cx.required(topo, "topology", "default_hops")?,
+        let node = super::node::parse(
+            &cx,
+            net,
+            &empty,
+            super::NodeNet::defaults(mem_bandwidth, eager_limit),
         )?;
+        let topology = super::topology::parse(&cx, &root, &empty, dir)?;
 
         // [collectives]: algorithm names by collective; the names are
         // checked by coll::select::validate (the model does not know them).
@@ -350,8 +321,8 @@ impl Model {
             header_bytes,
             o_send,
             o_recv,
-            levels: out_levels,
-            default_hops,
+            node,
+            topology,
             collectives,
         })
     }
@@ -371,7 +342,7 @@ impl Model {
                 key: String::new(),
                 message: format!("cannot read target file: {e}"),
             })?;
-            return Model::from_toml_str(&text, spec);
+            return Model::from_toml_in(&text, spec, Path::new(spec).parent());
         }
         Err(ConfigError {
             origin: format!("target `{spec}`"),
@@ -386,11 +357,6 @@ impl Model {
     /// The model as a target file that `from_toml_str` reads back to an equal
     /// model.
     pub fn to_toml(&self) -> String {
-        let levels: Vec<String> = self
-            .levels
-            .iter()
-            .map(|l| format!("{{ ranks = {}, hops = {} }}", l.ranks, l.hops))
-            .collect();
         let mut text = format!(
             "name = {name}\n\
              \n\
@@ -405,11 +371,7 @@ impl Model {
              eager_limit = \"{eager}\"\n\
              header_bytes = {header}\n\
              o_send = \"{os}\"\n\
-             o_recv = \"{or}\"\n\
-             \n\
-             [topology]\n\
-             levels = [{levels}]\n\
-             default_hops = {dh}\n",
+             o_recv = \"{or}\"\n",
             name = Value::String(self.name.clone()),
             scale = self.cpu_scale,
             mem = units::format_bandwidth(self.mem_bandwidth),
@@ -420,9 +382,11 @@ impl Model {
             header = self.header_bytes,
             os = units::format_time(self.o_send),
             or = units::format_time(self.o_recv),
-            levels = levels.join(", "),
-            dh = self.default_hops,
         );
+        if self.node != super::NodeNet::defaults(self.mem_bandwidth, self.eager_limit) {
+            text.push_str(&self.node.to_toml());
+        }
+        text.push_str(&self.topology.to_toml());
         if self.io != super::IoModel::default() {
             text.push_str(&self.io.to_toml());
         }
@@ -485,8 +449,14 @@ default_hops = 4
                 header_bytes: 32,
                 o_send: VTime::from_ps(100_000),
                 o_recv: VTime::ZERO,
-                levels: vec![Level { ranks: 4, hops: 0 }, Level { ranks: 16, hops: 2 }],
-                default_hops: 4,
+                node: crate::model::NodeNet::defaults(1_000_000_000, 65_536),
+                topology: crate::model::Topology::Levels {
+                    levels: vec![
+                        crate::model::Level { ranks: 4, hops: 0 },
+                        crate::model::Level { ranks: 16, hops: 2 }
+                    ],
+                    default_hops: 4,
+                },
                 collectives: BTreeMap::new(),
                 io: crate::model::IoModel::default(),
             }
@@ -671,8 +641,16 @@ default_hops = 4
             header_bytes: 0,
             o_send: VTime::from_ps(1),
             o_recv: VTime::from_ps(999_999_999_999_999),
-            levels: vec![],
-            default_hops: 0,
+            node: crate::model::NodeNet {
+                latency: VTime::from_ps(7),
+                bandwidth: 3,
+                eager_limit: 5,
+                single_copy: true,
+            },
+            topology: crate::model::Topology::Levels {
+                levels: vec![],
+                default_hops: 0,
+            },
             collectives: [
                 ("bcast".to_string(), "binomial".to_string()),
                 ("odd key".to_string(), "x\"y".to_string()),

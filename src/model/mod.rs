@@ -1,22 +1,31 @@
 //! The target machine: TOML configuration (every value with a unit), the
-//! network equations of the paper (Eq. 3-4), the hop(x, y) topology (Eq. 5)
-//! and named presets.
+//! network equations of the paper (Eq. 3-4), hop(x, y) topologies (Eq. 5's
+//! nested blocks, fat-trees, tori, meshes, dragonflies) and named presets.
 //!
 //! API contract used by the engine and the launcher (implemented in the
 //! submodules):
 //! * `Model::load(spec)` — a preset name (`tianhe1a`) or a path to a TOML file;
 //!   errors name the offending key.
-//! * `mem_time(bytes)` = bytes / Bmem; `link_time(bytes, h)` = L(bytes, h);
-//!   `hops(x, y)`; `send_times(ts, bytes, s, r)` = (tr, ta) of Eq. 3.
+//! * `mem_time(bytes)` = bytes / Bmem; `hops(x, y)`; `node_of(rank)`.
+//! * The three kinds of pair a message travels between, each with its own
+//!   rule: a rank and itself (one copy: MPICH copies a message to oneself
+//!   once, from the send buffer into the receive buffer), two ranks of one
+//!   node (`[network.node]`, see [`node`]), two nodes (Eq. 3-4 with l(h)).
+//!   `send_times` (eager DATA, REQ, ACK), `data_times` (rendezvous DATA),
+//!   `copy_out` (the receiver's copy) and `eager_limit_for` apply them.
 mod config;
 pub mod io;
+pub mod node;
 pub mod presets;
 pub mod time;
+pub mod topology;
 pub mod units;
 
 pub use io::IoModel;
+pub use node::NodeNet;
 pub use presets::{preset_names, preset_toml};
 pub use time::{transfer_time, VTime};
+pub use topology::{Network, Placement, Topology};
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -69,8 +78,10 @@ pub struct Model {
     /// Per-message software overhead of the target MPI at send / receive.
     pub o_send: VTime,
     pub o_recv: VTime,
-    pub levels: Vec<Level>,
-    pub default_hops: u32,
+    /// `[network.node]`: messages between two ranks of one node.
+    pub node: NodeNet,
+    /// hop(x, y) and the node of each rank.
+    pub topology: Topology,
     /// `[collectives]`: an algorithm forced by name per collective
     /// (`bcast = "binomial"`); names are checked by `coll::select::validate`.
     pub collectives: BTreeMap<String, String>,
@@ -84,14 +95,9 @@ impl Model {
         transfer_time(bytes, self.mem_bandwidth)
     }
 
-    /// hop(x, y): the hops of the first level whose block holds both ranks.
+    /// hop(x, y) of ranks `x` and `y`.
     pub fn hops(&self, x: u32, y: u32) -> u32 {
-        for l in &self.levels {
-            if x / l.ranks == y / l.ranks {
-                return l.hops;
-            }
-        }
-        self.default_hops
+        self.topology.hops(x, y)
     }
 
     /// l(h) = latency + h * hop_latency.
@@ -99,38 +105,78 @@ impl Model {
         self.latency + VTime::from_ps(self.hop_latency.ps() * h as u64)
     }
 
-    /// L(size, h) of Eq. 4: size/Bnet + l(h) for h > 0, size/Bmem for h = 0.
+    /// L(size, h) of Eq. 4 between two different ranks: size/Bnet + l(h)
+    /// for h > 0; on one node (h = 0), `[network.node]`'s latency +
+    /// size/bandwidth (size/Bmem by default).
     pub fn link_time(&self, bytes: u64, h: u32) -> VTime {
         if h == 0 {
-            self.mem_time(bytes)
+            self.node.latency + transfer_time(bytes, self.node.bandwidth)
         } else {
             transfer_time(bytes, self.net_bandwidth) + self.wire_latency(h)
         }
     }
 
-    /// Eq. 3 for a message of `bytes` from `s` to `r` started at `ts`:
-    /// returns (tr, ta) with tr = ts + size/Bmem and ta = tr + L(size, hop(s, r)).
+    /// Eq. 3 for a message (eager DATA, REQ, ACK, a control message) of
+    /// `bytes` from `s` to `r` started at `ts`: returns (tr, ta) with
+    /// tr = ts + size/Bmem and ta = tr + L(size, hop(s, r)). A message to
+    /// oneself is neither copied in nor carried: tr = ta = ts (its one copy
+    /// is the receiver's, [`Model::copy_out`]).
     pub fn send_times(&self, ts: VTime, bytes: u64, s: u32, r: u32) -> (VTime, VTime) {
+        if s == r {
+            return (ts, ts);
+        }
         let tr = ts + self.mem_time(bytes);
         (tr, tr + self.link_time(bytes, self.hops(s, r)))
     }
 
-    /// The smallest L(0, hop(s, r)) over all pairs: a lower bound on how far in
-    /// the future any message lands (used by conservative decisions).
-    pub fn min_latency(&self) -> VTime {
-        let mut h = self.default_hops;
-        for l in &self.levels {
-            h = h.min(l.hops);
+    /// The rendezvous DATA of `bytes` from `s` to `r`, sent at `t` (the
+    /// ACK's handling): (tr, ta). On one node with `single_copy` the
+    /// transfer is the only copy: tr = ta = t + latency + size/bandwidth;
+    /// otherwise as [`Model::send_times`].
+    pub fn data_times(&self, t: VTime, bytes: u64, s: u32, r: u32) -> (VTime, VTime) {
+        if s != r && self.node.single_copy && self.hops(s, r) == 0 {
+            let ta = t + self.link_time(bytes, 0);
+            return (ta, ta);
         }
-        self.link_time(0, h)
+        self.send_times(t, bytes, s, r)
     }
 
-    /// Target node of a rank: the block of the first level that is 0 hops wide
-    /// (each rank is its own node when there is none).
-    pub fn node_of(&self, rank: u32) -> u32 {
-        match self.levels.iter().find(|l| l.hops == 0) {
-            Some(l) => rank / l.ranks,
-            None => rank,
+    /// The receiver's copy of a message of `bytes` from `s` to `r` into the
+    /// user's buffer: size/Bmem, except for rendezvous DATA (`data`) moved
+    /// by a single copy on one node (nothing left to copy).
+    pub fn copy_out(&self, bytes: u64, s: u32, r: u32, data: bool) -> VTime {
+        if data && s != r && self.node.single_copy && self.hops(s, r) == 0 {
+            VTime::ZERO
+        } else {
+            self.mem_time(bytes)
         }
+    }
+
+    /// Messages from `s` to `r` of at most this many bytes are eager (a
+    /// rank and itself, and two ranks of one node: `[network.node]`'s
+    /// limit).
+    pub fn eager_limit_for(&self, s: u32, r: u32) -> u64 {
+        if self.hops(s, r) == 0 {
+            self.node.eager_limit
+        } else {
+            self.eager_limit
+        }
+    }
+
+    /// L(0) from `s` to `r`: how soon after it is sent a message can land
+    /// (used by conservative decisions).
+    pub fn pair_latency(&self, s: u32, r: u32) -> VTime {
+        self.send_times(VTime::ZERO, 0, s, r).1
+    }
+
+    /// The smallest L(0, hop(s, r)) over all pairs of different ranks: a
+    /// lower bound on how far in the future any message lands.
+    pub fn min_latency(&self) -> VTime {
+        self.link_time(0, self.topology.min_hops())
+    }
+
+    /// Target node of a rank.
+    pub fn node_of(&self, rank: u32) -> u32 {
+        self.topology.node_of(rank)
     }
 }

@@ -71,14 +71,17 @@ mod tests {
                 header_bytes: 64,
                 o_send: VTime::ZERO,
                 o_recv: VTime::ZERO,
-                levels: vec![
-                    Level { ranks: 12, hops: 0 },
-                    Level {
-                        ranks: 192,
-                        hops: 3
-                    }
-                ],
-                default_hops: 5,
+                node: crate::model::NodeNet::defaults(6_380_000_000, 131_072),
+                topology: crate::model::Topology::Levels {
+                    levels: vec![
+                        Level { ranks: 12, hops: 0 },
+                        Level {
+                            ranks: 192,
+                            hops: 3
+                        }
+                    ],
+                    default_hops: 5,
+                },
                 collectives: Default::default(),
                 io: Default::default(),
             }

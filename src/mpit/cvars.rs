@@ -182,9 +182,9 @@ pub fn all(
         ),
         var(
             "vaced_default_hops",
-            "hops between ranks that no topology level groups together",
+            "hops between ranks that no topology level groups together (a network of nodes: its diameter)",
             DETAIL,
-            Int(model.default_hops as c_int),
+            Int(model.topology.max_hops() as c_int),
             TARGET,
         ),
     ];

@@ -338,7 +338,7 @@ impl<L: Link> Core<L> {
         self.counters.bytes_sent += size;
         let serial = self.next_serial;
         self.next_serial = self.next_serial.wrapping_add(1).max(1);
-        let eager = !sync && size <= self.model.eager_limit;
+        let eager = !sync && size <= self.model.eager_limit_for(self.me, dest);
         let hb = self.model.header_bytes;
         let (tr, ta) = self
             .model
@@ -662,7 +662,8 @@ impl<L: Link> Core<L> {
         let m = held.msg;
         match m.kind {
             Kind::Eager => {
-                let t = now + self.model.mem_time(m.size) + self.model.o_recv;
+                let t =
+                    now + self.model.copy_out(m.size, m.src, self.me, false) + self.model.o_recv;
                 let st = self.store(r, &m, None);
                 self.complete(r, t, st);
             }
@@ -1025,7 +1026,10 @@ impl<L: Link> Core<L> {
             (Kind::Eager, Some(r)) => {
                 let held = self.take_held(i);
                 let t = t.max(self.reqs.get(r).t_post);
-                let done = t + self.model.mem_time(held.msg.size) + self.model.o_recv;
+                let copy = self
+                    .model
+                    .copy_out(held.msg.size, held.msg.src, self.me, false);
+                let done = t + copy + self.model.o_recv;
                 let st = self.store(r, &held.msg, None);
                 self.complete(r, done, st);
             }
@@ -1052,7 +1056,10 @@ impl<L: Link> Core<L> {
             (Kind::Data, _) => {
                 let held = self.take_held(i);
                 let r = held.msg.rreq;
-                let done = t + self.model.mem_time(held.msg.size) + self.model.o_recv;
+                let copy = self
+                    .model
+                    .copy_out(held.msg.size, held.msg.src, self.me, true);
+                let done = t + copy + self.model.o_recv;
                 let mut st = self.reqs.get(r).status;
                 if let Payload::Inline(d) = &held.msg.payload {
                     let Op::Recv { buf, .. } = &mut self.reqs.get_mut(r).op else {
@@ -1068,12 +1075,13 @@ impl<L: Link> Core<L> {
         }
     }
 
-    /// An ACK handled at `t`: send the DATA; the send completes at t + size/Bmem.
+    /// An ACK handled at `t`: send the DATA; the send completes at its tr
+    /// (t + size/Bmem, or its arrival for a single on-node copy).
     fn answer_ack(&mut self, ack: &Msg, t: VTime) {
         let s = ack.sreq;
         let dest = ack.src;
         let size = ack.size;
-        let (tr, ta) = self.model.send_times(t, size, self.me, dest);
+        let (tr, ta) = self.model.data_times(t, size, self.me, dest);
         let mut m = self.header(Kind::Data, ack.ctx, ack.tag, size, ta);
         m.sreq = s;
         m.rreq = ack.rreq;

@@ -136,7 +136,7 @@ pub fn blocks(own: u64, unread: Option<u64>, j: u32, x: u32, t: u64, lat: u64) -
 
 /// L(0, hop(j, x)) in ps: the least time a message from j takes to x.
 pub fn min_latency(model: &Model, j: u32, x: u32) -> u64 {
-    model.link_time(0, model.hops(j, x)).ps()
+    model.pair_latency(j, x).ps()
 }
 
 /// Scan the job's bounds for a decision by `me` at `t`. `Ok(())`: no message

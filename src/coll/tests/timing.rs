@@ -513,24 +513,25 @@ fn alltoall_bruck() {
 #[test]
 fn alltoall_scattered() {
     // 4 ranks, 500-byte blocks, one round: receives from rank+0..3 posted,
-    // then sends to rank-0..3 started M apart (the first to myself). The
-    // wait starts at 4M; my own block (h = 0) arrived at 2M and is copied
-    // then (5M); rank+3's block, its fourth send, arrives last, at
-    // 3M + M + L.
+    // then sends to rank-0..3 (the first to myself, which takes no time:
+    // a message to oneself is only copied in), the others M apart. The
+    // wait starts at 3M; my own block arrived at 0 and is copied then (4M);
+    // rank+3's block, its third send to another rank, arrives last, at
+    // 2M + M + L.
     let b = 500;
     let t = times(&spread(4), move |c| {
         let send = vec![1u8; 4 * b];
         let mut recv = vec![0u8; 4 * b];
         alltoall::alltoall_with(c, Some(&send), &mut recv, AlltoallAlgo::Scattered);
     });
-    let wait = 4 * m(b);
-    let own = wait.max(2 * m(b)) + m(b);
+    let wait = 3 * m(b);
+    let own = wait + m(b);
     let others = (1..4)
-        .map(|k| leave(0, 0, k as u64 * m(b), b))
+        .map(|k| leave(0, 0, (k as u64 - 1) * m(b), b))
         .max()
         .unwrap();
     assert_eq!(t, vec![own.max(others).max(wait); 4]);
-    assert_eq!(t[0], 5 * m(b) + l(b));
+    assert_eq!(t[0], 4 * m(b) + l(b));
     assert_eq!(
         t,
         expected("alltoall", "scattered").unwrap(),
@@ -609,14 +610,15 @@ fn alltoallv_times(n: usize, algo: AlltoallvAlgo) -> Vec<u64> {
 #[test]
 fn alltoallv_scattered() {
     // 3 ranks: as Alltoall's round, with per-pair sizes. Rank r's k-th send
-    // (to r-k) starts after its first k sends.
+    // (to r-k) starts after its sends 1..k (send 0, to itself, takes no
+    // time).
     let n = 3;
     let t = alltoallv_times(n, AlltoallvAlgo::Scattered);
-    let start = |s: usize, k: usize| (0..k).map(|j| m(count(s, (s + n - j) % n))).sum::<u64>();
+    let start = |s: usize, k: usize| (1..k).map(|j| m(count(s, (s + n - j) % n))).sum::<u64>();
     let want: Vec<u64> = (0..n)
         .map(|r| {
             let wait = start(r, n);
-            let own = wait.max(2 * m(count(r, r))) + m(count(r, r));
+            let own = wait + m(count(r, r));
             let others = (1..n)
                 .map(|k| {
                     let s = (r + k) % n;
