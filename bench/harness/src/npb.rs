@@ -1,7 +1,10 @@
 //! `vaced-bench npb` (bench-npb/run): bench-npb kernels under vaced at each
 //! --cores, and when asked under the system MPICH (real time) and SimGrid's
 //! SMPI; a table of predicted and real times, RE, host wall, slowdown and
-//! efficiency, printed and saved as CSV and Markdown.
+//! efficiency, printed and saved as CSV and Markdown. With `--repeat N`
+//! every case runs N times, its runners interleaved (MPICH, vaced, MPICH,
+//! vaced, ...), and a summary gives the medians, the RE of the medians and
+//! the median and largest |RE| over the cases.
 use crate::case::{self, Case, Measurement};
 use crate::env::{now_stamp, Env};
 use crate::kernels::{self, Runner};
@@ -41,6 +44,89 @@ pub struct NpbArgs {
     /// Wall-clock limit of one run, seconds.
     #[arg(long, default_value_t = 600)]
     pub timeout: u64,
+    /// Run each case this many times, the runners interleaved; the summary
+    /// compares medians.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
+}
+
+/// The summary of repeated runs: per (kernel, class, ranks), the median of
+/// MPICH's timer and of each vaced --cores' timer, the RE of the medians and
+/// the range of RE over the repetitions (rep i against MPICH's rep i).
+pub const SUMMARY_HEADERS: [&str; 8] = [
+    "kernel",
+    "class",
+    "ranks",
+    "host cores",
+    "real s (median)",
+    "predicted s (median)",
+    "RE of medians",
+    "RE per run (min .. max)",
+];
+
+/// (kernel, class, ranks, runner, cores): one case of one runner.
+pub type CaseKey = (String, String, u32, Runner, u32);
+
+/// The median of `v` (the mean of the middle two for an even count).
+pub fn median(v: &[f64]) -> Option<f64> {
+    let mut v: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
+}
+
+/// Summary rows and the |RE| of the medians of each case, from timers by
+/// (kernel, class, ranks, runner, cores) in run order.
+pub fn summary(timers: &[(CaseKey, Vec<f64>)]) -> (Vec<Vec<String>>, Vec<(String, f64)>) {
+    let mut rows = Vec::new();
+    let mut res = Vec::new();
+    for ((k, class, ranks, runner, cores), pred) in timers {
+        if *runner != Runner::Vaced {
+            continue;
+        }
+        let real = timers
+            .iter()
+            .find(|((k2, c2, r2, run2, _), _)| {
+                k2 == k && c2 == class && r2 == ranks && *run2 == Runner::Mpich
+            })
+            .map(|(_, v)| v.as_slice())
+            .unwrap_or(&[]);
+        let (mr, mp) = (median(real), median(pred));
+        let re = mr.zip(mp).and_then(|(r, p)| metrics::relative_error(p, r));
+        let per: Vec<f64> = pred
+            .iter()
+            .zip(real)
+            .filter_map(|(p, r)| metrics::relative_error(*p, *r))
+            .collect();
+        let range = match (
+            per.iter().copied().reduce(f64::min),
+            per.iter().copied().reduce(f64::max),
+        ) {
+            (Some(a), Some(b)) => format!("{} .. {}", percent(a), percent(b)),
+            _ => "-".into(),
+        };
+        if let Some(e) = re {
+            res.push((format!("{k} {class} {ranks} (cores {cores})"), e.abs()));
+        }
+        rows.push(vec![
+            k.clone(),
+            class.clone(),
+            ranks.to_string(),
+            cores.to_string(),
+            opt(mr, secs),
+            opt(mp, secs),
+            opt(re, percent),
+            range,
+        ]);
+    }
+    (rows, res)
 }
 
 pub const HEADERS: [&str; 13] = [
@@ -184,6 +270,7 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
     };
     let mut table = Table::new(&HEADERS);
     let mut all = Vec::new();
+    let mut timers: Vec<(CaseKey, Vec<f64>)> = Vec::new();
     for k in &kernels_run {
         for class in &a.classes {
             let class = class.to_uppercase();
@@ -195,38 +282,68 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
                     continue;
                 }
                 let mut real = None;
-                for &r in &runners {
-                    let Ok(exe) = &exes[&(k.clone(), r)] else {
-                        continue;
-                    };
-                    let core_list = match r {
-                        Runner::Vaced => cores.clone(),
-                        Runner::Mpich => vec![env.host_cores],
-                        Runner::Smpi => vec![1],
-                    };
-                    for c in core_list {
-                        let case = Case {
-                            kernel: k.clone(),
-                            class: class.clone(),
-                            ranks,
-                            runner: r,
-                            cores: c,
+                for rep_i in 0..a.repeat {
+                    for &r in &runners {
+                        let Ok(exe) = &exes[&(k.clone(), r)] else {
+                            continue;
                         };
-                        eprint!("vaced-bench: {} ... ", case.stem());
-                        let m = case::run(&setup, &case, exe)?;
-                        if r == Runner::Mpich {
-                            real = m.timer_s();
+                        let core_list = match r {
+                            Runner::Vaced => cores.clone(),
+                            Runner::Mpich => vec![env.host_cores],
+                            Runner::Smpi => vec![1],
+                        };
+                        for c in core_list {
+                            let case = Case {
+                                kernel: k.clone(),
+                                class: class.clone(),
+                                ranks,
+                                runner: r,
+                                cores: c,
+                            };
+                            if a.repeat > 1 {
+                                eprint!("vaced-bench: {} (run {}) ... ", case.stem(), rep_i + 1);
+                            } else {
+                                eprint!("vaced-bench: {} ... ", case.stem());
+                            }
+                            let rep_logs = logs.join(format!("run{}", rep_i + 1));
+                            let rep_setup = case::Setup {
+                                logs: if a.repeat > 1 {
+                                    std::fs::create_dir_all(&rep_logs)
+                                        .map_err(|e| format!("{}: {e}", rep_logs.display()))?;
+                                    &rep_logs
+                                } else {
+                                    &logs
+                                },
+                                ..setup
+                            };
+                            let m = case::run(&rep_setup, &case, exe)?;
+                            let key = (k.clone(), class.clone(), ranks, r, c);
+                            match timers.iter_mut().find(|(k2, _)| *k2 == key) {
+                                Some((_, v)) => v.push(m.timer_s().unwrap_or(f64::NAN)),
+                                None => timers.push((key, vec![m.timer_s().unwrap_or(f64::NAN)])),
+                            }
+                            if r == Runner::Mpich {
+                                real = m.timer_s();
+                            }
+                            let mut row = row(&m, real, env.host_cores);
+                            if a.repeat > 1 {
+                                let run = format!("run {} of {}", rep_i + 1, a.repeat);
+                                row[12] = if row[12].is_empty() {
+                                    run
+                                } else {
+                                    format!("{run}; {}", row[12])
+                                };
+                            }
+                            let timer = if row[5] == "-" { &row[6] } else { &row[5] };
+                            let note = if row[12].is_empty() {
+                                String::new()
+                            } else {
+                                format!(" ({})", row[12])
+                            };
+                            eprintln!("timer {timer} s, wall {} s{note}", row[8]);
+                            table.push(row);
+                            all.push(m);
                         }
-                        let row = row(&m, real, env.host_cores);
-                        let timer = if row[5] == "-" { &row[6] } else { &row[5] };
-                        let note = if row[12].is_empty() {
-                            String::new()
-                        } else {
-                            format!(" ({})", row[12])
-                        };
-                        eprintln!("timer {timer} s, wall {} s{note}", row[8]);
-                        table.push(row);
-                        all.push(m);
                     }
                 }
             }
@@ -268,6 +385,34 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
         Env::cpu_model()
     );
     println!("\n{title}\n\n{}", table.text());
+    let (srows, res) = summary(&timers);
+    let mut stable = Table::new(&SUMMARY_HEADERS);
+    let show_summary = a.repeat > 1 && a.mpich;
+    if show_summary {
+        for r in srows {
+            stable.push(r);
+        }
+        println!(
+            "\nsummary of {} interleaved runs per case\n\n{}",
+            a.repeat,
+            stable.text()
+        );
+        let abs: Vec<f64> = res.iter().map(|r| r.1).collect();
+        if let (Some(med), Some(worst)) =
+            (median(&abs), res.iter().max_by(|x, y| x.1.total_cmp(&y.1)))
+        {
+            notes.insert(
+                0,
+                format!(
+                    "over {} cases: median |RE of medians| {:.2}%, largest {:.2}% ({})",
+                    res.len(),
+                    med * 100.0,
+                    worst.1 * 100.0,
+                    worst.0
+                ),
+            );
+        }
+    }
     for n in &notes {
         println!("note: {n}");
     }
@@ -276,6 +421,13 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
     let md = out.join(format!("npb-{stamp}.md"));
     std::fs::write(&csv, table.csv()).map_err(|e| format!("{}: {e}", csv.display()))?;
     let mut mdtext = format!("# {title}\n\n{}\n", table.markdown());
+    if show_summary {
+        mdtext.push_str(&format!(
+            "\n## Summary of {} interleaved runs per case\n\n{}\n",
+            a.repeat,
+            stable.markdown()
+        ));
+    }
     for n in &notes {
         mdtext.push_str(&format!("- {n}\n"));
     }
@@ -419,5 +571,35 @@ mod tests {
                 "> 60 s (timeout)"
             ]
         );
+    }
+
+    #[test]
+    fn medians_and_summary() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
+        assert_eq!(median(&[f64::NAN]), None);
+        let key = |r| ("is".to_string(), "W".to_string(), 2u32, r, 2u32);
+        let timers = vec![
+            (key(Runner::Mpich), vec![1.0, 1.2, 1.1]),
+            (key(Runner::Vaced), vec![1.05, 1.0, 1.21]),
+        ];
+        let (rows, res) = summary(&timers);
+        assert_eq!(rows.len(), 1);
+        // medians 1.1 and 1.05: RE -4.55%; per run +5%, -16.67%, +10%
+        assert_eq!(
+            rows[0],
+            [
+                "is",
+                "W",
+                "2",
+                "2",
+                "1.100",
+                "1.050",
+                "-4.55%",
+                "-16.67% .. +10.00%"
+            ]
+        );
+        assert_eq!(res.len(), 1);
+        assert!((res[0].1 - 0.05 / 1.1).abs() < 1e-12);
     }
 }
