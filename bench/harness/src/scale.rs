@@ -49,6 +49,10 @@ pub struct ScaleArgs {
     /// Output directory (default: bench/results).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Run vaced this many times at each --cores, interleaved (cores 1, 2,
+    /// 1, 2, ...): the prediction's spread then covers the repetitions too.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
 }
 
 pub const HEADERS: [&str; 13] = [
@@ -261,18 +265,20 @@ pub fn run(a: ScaleArgs) -> Result<(), String> {
             }
             let mut cases = Vec::new();
             if a.ranks.contains(&ranks) {
-                for &c in &a.cores {
-                    cases.push((Runner::Vaced, c));
+                for run in 0..a.repeat {
+                    for &c in &a.cores {
+                        cases.push((Runner::Vaced, c, run));
+                    }
                 }
             }
             if smpi_ranks.contains(&ranks) {
-                cases.push((Runner::Smpi, 1));
+                cases.push((Runner::Smpi, 1, 0));
             }
             if mpich_ranks.contains(&ranks) {
-                cases.push((Runner::Mpich, env.host_cores));
+                cases.push((Runner::Mpich, env.host_cores, 0));
             }
             let first = all.len();
-            for (r, c) in cases {
+            for (r, c, run) in cases {
                 let Some(exe) = exes.get(&r) else { continue };
                 let case = Case {
                     kernel: k.clone(),
@@ -282,8 +288,27 @@ pub fn run(a: ScaleArgs) -> Result<(), String> {
                     cores: c,
                 };
                 eprint!("vaced-bench: {} ... ", case.stem());
-                let m = case::run(&setup, &case, exe)?;
-                let row = row(&m, env.host_cores);
+                let run_logs = logs.join(format!("run{}", run + 1));
+                let run_setup = case::Setup {
+                    logs: if run > 0 {
+                        std::fs::create_dir_all(&run_logs)
+                            .map_err(|e| format!("{}: {e}", run_logs.display()))?;
+                        &run_logs
+                    } else {
+                        &logs
+                    },
+                    ..setup
+                };
+                let m = case::run(&run_setup, &case, exe)?;
+                let mut row = row(&m, env.host_cores);
+                if a.repeat > 1 && r == Runner::Vaced {
+                    let tag = format!("run {} of {}", run + 1, a.repeat);
+                    row[12] = if row[12].is_empty() {
+                        tag
+                    } else {
+                        format!("{tag}; {}", row[12])
+                    };
+                }
                 eprintln!(
                     "wall {} s, prediction {} s{}",
                     row[5],
