@@ -270,6 +270,33 @@ fn target_list_and_show() {
     assert!(stderr(&o).starts_with("vaced target show: ") && stderr(&o).contains("nosuch"));
 }
 
+#[test]
+fn target_hops() {
+    let o = Command::new(VACED)
+        .args(["target", "hops", "tianhe1a", "0", "11", "12", "192"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    // l(h) = 15 us + h 0.6 us: 16.8 us at 3 hops, 18 us at 5
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "rank 0: node 0\n\
+         rank 11: node 0, hop(0, 11) = 0, L(0) = 0 s, eager limit 128 KiB\n\
+         rank 12: node 1, hop(0, 12) = 3, L(0) = 16.8 us, eager limit 128 KiB\n\
+         rank 192: node 16, hop(0, 192) = 5, L(0) = 18 us, eager limit 128 KiB\n"
+    );
+    let o = Command::new(VACED)
+        .args(["target", "hops", "tianhe1a", "0", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("`x` is not a rank number"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// `vaced env` makes the links; the wrappers answer by their names.
 #[test]
 fn env_links_and_wrappers() {

@@ -17,6 +17,8 @@ commands:
   run [MPIRUN ARGS...]     same as mpirun (see `vaced run --help`)
   target list              list the preset target machines
   target show NAME|FILE    print a target's resolved configuration
+  target hops NAME|FILE R0 R1...
+                           the node of each rank, hop(R0, Ri) and the latency between them
   inspect /vaced-JOB       print what every rank of a running job publishes
                            (its segment is /dev/shm/vaced-JOB; for a job
                            that seems stuck)
@@ -112,6 +114,25 @@ fn env() -> i32 {
     }
 }
 
+/// `vaced target hops`: the node of each rank and, from the first rank to
+/// each other, hop(x, y), L(0) (how long after it leaves a message lands)
+/// and the pair's eager limit.
+fn hops_table(m: &vaced::model::Model, ranks: &[u32]) -> String {
+    use vaced::model::units::{format_size, format_time};
+    let x = ranks[0];
+    let mut out = format!("rank {x}: node {}\n", m.node_of(x));
+    for &y in &ranks[1..] {
+        out.push_str(&format!(
+            "rank {y}: node {}, hop({x}, {y}) = {}, L(0) = {}, eager limit {}\n",
+            m.node_of(y),
+            m.hops(x, y),
+            format_time(m.pair_latency(x, y)),
+            format_size(m.eager_limit_for(x, y))
+        ));
+    }
+    out
+}
+
 fn target(args: &[OsString]) -> i32 {
     let args: Vec<String> = args
         .iter()
@@ -142,6 +163,34 @@ fn target(args: &[OsString]) -> i32 {
                 }
             }
         }
+        ["hops", spec, ranks @ ..] if ranks.len() >= 2 => {
+            let spec = launch::job::resolve_target(Some(spec), None);
+            let m = match vaced::model::Model::load(&spec) {
+                Ok(m) => m,
+                Err(e) => {
+                    eprintln!("vaced target hops: {e}");
+                    return launch::EXIT_USAGE;
+                }
+            };
+            let mut rs = Vec::new();
+            for r in ranks {
+                match r.parse::<u32>() {
+                    Ok(v) => rs.push(v),
+                    Err(_) => {
+                        return usage_error(&format!(
+                            "`vaced target hops`: `{r}` is not a rank number"
+                        ))
+                    }
+                }
+            }
+            if let Err(e) = m.topology.check_ranks(rs.iter().max().unwrap() + 1) {
+                eprintln!("vaced target hops: rank {}: {e}", rs.iter().max().unwrap());
+                return launch::EXIT_USAGE;
+            }
+            print!("{}", hops_table(&m, &rs));
+            0
+        }
+        ["hops", ..] => usage_error("`vaced target hops` needs NAME|FILE and at least two ranks"),
         ["list", ..] => usage_error("`vaced target list` takes no arguments"),
         ["show", _, _, ..] => usage_error("`vaced target show` takes one NAME|FILE"),
         ["show"] => usage_error("`vaced target show` needs a preset name or a TOML file"),
