@@ -9,3 +9,28 @@ cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo test --workspace
 conformance/run --ci
+
+# vaced-calibrate (calibrate/: its own workspace, linked with the system MPI
+# through mpi-sys), where MPICH is installed: its checks and tests, then a
+# quick real run under mpirun.mpich whose target file vaced must read.
+if command -v mpicc.mpich >/dev/null 2>&1; then
+    export MPICC=mpicc.mpich
+    cargo fmt --manifest-path calibrate/Cargo.toml --check
+    cargo clippy --manifest-path calibrate/Cargo.toml --all-targets -- -D warnings
+    cargo test --manifest-path calibrate/Cargo.toml
+    cargo build --release --manifest-path calibrate/Cargo.toml
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    mpirun.mpich -n 2 calibrate/target/release/vaced-calibrate --quick --out "$tmp/host.toml"
+    if ! target/debug/vaced target show "$tmp/host.toml" 2>"$tmp/show.err"; then
+        # Until vaced's parser reads [network.node] (being added on another
+        # branch), check the rest of the file; any other error fails.
+        if ! grep -q 'key `network.node`: unknown key' "$tmp/show.err"; then
+            cat "$tmp/show.err" >&2
+            exit 1
+        fi
+        echo "test.sh: this vaced does not read [network.node] yet: checking the file without it" >&2
+        sed '/^\[network.node\]/,/^$/d' "$tmp/host.toml" >"$tmp/no-node.toml"
+        target/debug/vaced target show "$tmp/no-node.toml"
+    fi
+fi
