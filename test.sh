@@ -22,6 +22,11 @@ if command -v mpicc.mpich >/dev/null 2>&1; then
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
     mpirun.mpich -n 2 calibrate/target/release/vaced-calibrate --quick --out "$tmp/host.toml"
+    # Two nodes as MPICH sees them (hydra's fork launcher, two host names for
+    # this host): the off-node pair is measured too.
+    mpirun.mpich -launcher fork -hosts nodeA:2,nodeB:2 -n 4 \
+        calibrate/target/release/vaced-calibrate --quick --out "$tmp/two-nodes.toml"
+    grep -q '^# Off-node \[network\]: ping-pong between ranks 0 and 2' "$tmp/two-nodes.toml"
     if ! target/debug/vaced target show "$tmp/host.toml" 2>"$tmp/show.err"; then
         # Until vaced's parser reads [network.node] (being added on another
         # branch), check the rest of the file; any other error fails.

@@ -17,7 +17,7 @@ mod target;
 
 use clap::Parser;
 use fit::{fit_pair, Costs};
-use measure::{Effort, Mpi};
+use measure::{Effort, Layout, Mpi};
 use std::path::PathBuf;
 use target::{Calibration, Host, Origin, Section};
 
@@ -62,10 +62,9 @@ struct Measured {
 }
 
 /// Runs every test; rank 0 gets the figures, the other ranks None.
-fn measure(mpi: &Mpi, leaders: &[i32], e: &Effort) -> Option<Measured> {
+fn measure(mpi: &Mpi, layout: &Layout, e: &Effort) -> Option<Measured> {
     let me = mpi.rank;
-    let on = (1..mpi.size).find(|&r| leaders[r as usize] == leaders[0]);
-    let off = (1..mpi.size).find(|&r| leaders[r as usize] != leaders[0]);
+    let (on, off) = (layout.on, layout.off);
     let sizes = measure::sizes(MAX_SIZE);
 
     let memcpy: Vec<(u64, f64)> = if me == 0 {
@@ -111,7 +110,7 @@ fn measure(mpi: &Mpi, leaders: &[i32], e: &Effort) -> Option<Measured> {
 fn calibration(
     cli: &Cli,
     mpi: &Mpi,
-    leaders: &[i32],
+    layout: &Layout,
     e: &Effort,
     m: Measured,
 ) -> Result<Calibration, String> {
@@ -179,10 +178,6 @@ fn calibration(
         ),
         (None, None) => unreachable!("2 ranks or more make a pair"),
     };
-    let on_node0 = leaders.iter().filter(|&&l| l == leaders[0]).count() as u32;
-    let mut nodes = leaders.to_vec();
-    nodes.sort_unstable();
-    nodes.dedup();
     let unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
@@ -195,7 +190,7 @@ fn calibration(
             date: target::utc_date(unix),
             command: command.join(" "),
             ranks: mpi.size,
-            nodes: nodes.len(),
+            nodes: layout.nodes,
         },
         costs,
         memcpy: m.memcpy,
@@ -204,10 +199,15 @@ fn calibration(
         overhead_pair: m.overhead_pair,
         net,
         node,
-        node_ranks: cli.node_ranks.unwrap_or(on_node0),
-        node_ranks_origin: match cli.node_ranks {
-            Some(_) => "--node-ranks".into(),
-            None => "the ranks on rank 0's node in this run; --node-ranks sets it".into(),
+        node_ranks: cli.node_ranks.unwrap_or(layout.node0_ranks),
+        node_ranks_origin: match (cli.node_ranks, layout.blocked) {
+            (Some(_), _) => "--node-ranks".into(),
+            (None, true) => "the ranks on rank 0's node in this run; --node-ranks sets it".into(),
+            (None, false) => {
+                "the ranks on rank 0's node in this run, which were not ranks 0, 1, ...: \
+                              vaced puts consecutive ranks on a node"
+                    .into()
+            }
         },
     })
 }
@@ -221,11 +221,11 @@ fn run(cli: &Cli, mpi: &Mpi) -> Result<(), String> {
     } else {
         Effort::FULL
     };
-    let leaders = mpi.node_leaders();
-    let Some(m) = measure(mpi, &leaders, &e) else {
+    let layout = Layout::new(&mpi.node_leaders());
+    let Some(m) = measure(mpi, &layout, &e) else {
         return Ok(());
     };
-    let cal = calibration(cli, mpi, &leaders, &e, m)?;
+    let cal = calibration(cli, mpi, &layout, &e, m)?;
     let text = target::to_toml(&cal);
     match &cli.out {
         Some(path) => {

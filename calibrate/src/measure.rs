@@ -231,6 +231,40 @@ fn recv(buf: &mut [u8], peer: i32, tag: c_int) {
     );
 }
 
+/// Who measures with whom, from every rank's node leader (the lowest world
+/// rank on its node, `Mpi::node_leaders`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// The lowest other rank on rank 0's node (the on-node pair's peer).
+    pub on: Option<i32>,
+    /// The lowest rank on another node (the off-node pair's peer).
+    pub off: Option<i32>,
+    pub nodes: usize,
+    /// Ranks on rank 0's node.
+    pub node0_ranks: u32,
+    /// Rank 0's node holds ranks 0, 1, ... node0_ranks - 1, as vaced's
+    /// topology places ranks (not so with a round-robin placement).
+    pub blocked: bool,
+}
+
+impl Layout {
+    pub fn new(leaders: &[i32]) -> Layout {
+        let l0 = leaders[0];
+        let rank = |r: usize| r as i32;
+        let mut nodes = leaders.to_vec();
+        nodes.sort_unstable();
+        nodes.dedup();
+        let node0_ranks = leaders.iter().filter(|&&l| l == l0).count();
+        Layout {
+            on: (1..leaders.len()).find(|&r| leaders[r] == l0).map(rank),
+            off: (1..leaders.len()).find(|&r| leaders[r] != l0).map(rank),
+            nodes: nodes.len(),
+            node0_ranks: node0_ranks as u32,
+            blocked: leaders[..node0_ranks].iter().all(|&l| l == l0),
+        }
+    }
+}
+
 /// How many repetitions and rounds the tests make.
 #[derive(Clone, Copy, Debug)]
 pub struct Effort {
@@ -432,5 +466,41 @@ pub fn recv_overhead(peer: i32, receiver: bool, e: &Effort) -> f64 {
         best
     } else {
         0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairs_from_the_node_leaders() {
+        // One node of 2.
+        let l = Layout::new(&[0, 0]);
+        assert_eq!((l.on, l.off, l.nodes, l.node0_ranks), (Some(1), None, 1, 2));
+        // Two nodes of 2, ranks by node.
+        let l = Layout::new(&[0, 0, 2, 2]);
+        assert_eq!(
+            (l.on, l.off, l.nodes, l.node0_ranks),
+            (Some(1), Some(2), 2, 2)
+        );
+        // Two nodes, ranks round-robin.
+        let l = Layout::new(&[0, 1, 0, 1]);
+        assert_eq!(
+            (l.on, l.off, l.nodes, l.node0_ranks),
+            (Some(2), Some(1), 2, 2)
+        );
+        // One rank per node.
+        let l = Layout::new(&[0, 1]);
+        assert_eq!((l.on, l.off, l.nodes, l.node0_ranks), (None, Some(1), 2, 1));
+    }
+
+    #[test]
+    fn message_sizes() {
+        let s = sizes(64);
+        assert_eq!(s, [0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]);
+        let s = sizes(4 << 20);
+        assert_eq!(s.len(), 45);
+        assert_eq!(s[s.len() - 2..], [3 << 20, 4 << 20]);
     }
 }
