@@ -134,47 +134,21 @@ fn calibration(
             })
             .transpose()
     };
-    let node = fitted(&m.on, true)?;
-    let net = fitted(&m.off, false)?;
-    let (node, net) = match (node, net) {
-        (Some((a, n)), Some((b, o))) => (
-            Section {
-                fit: n,
-                origin: Origin::Measured,
-                pair: (0, a),
-            },
-            Section {
-                fit: o,
-                origin: Origin::Measured,
-                pair: (0, b),
-            },
-        ),
+    let sec = |fit, origin, peer| Section {
+        fit,
+        origin,
+        pair: (0, peer),
+    };
+    let (node, net) = match (fitted(&m.on, true)?, fitted(&m.off, false)?) {
+        (Some((a, n)), Some((b, o))) => (sec(n, Origin::Measured, a), sec(o, Origin::Measured, b)),
         (Some((a, n)), None) => {
+            // No second node: the on-node times with the off-node equations.
             let o = fitted(&m.on, false)?.expect("on-node pair").1;
-            (
-                Section {
-                    fit: n,
-                    origin: Origin::Measured,
-                    pair: (0, a),
-                },
-                Section {
-                    fit: o,
-                    origin: Origin::FromOnNode,
-                    pair: (0, a),
-                },
-            )
+            (sec(n, Origin::Measured, a), sec(o, Origin::FromOnNode, a))
         }
         (None, Some((b, o))) => (
-            Section {
-                fit: o.clone(),
-                origin: Origin::FromOffNode,
-                pair: (0, b),
-            },
-            Section {
-                fit: o,
-                origin: Origin::Measured,
-                pair: (0, b),
-            },
+            sec(o.clone(), Origin::FromOffNode, b),
+            sec(o, Origin::Measured, b),
         ),
         (None, None) => unreachable!("2 ranks or more make a pair"),
     };
@@ -203,11 +177,9 @@ fn calibration(
         node_ranks_origin: match (cli.node_ranks, layout.blocked) {
             (Some(_), _) => "--node-ranks".into(),
             (None, true) => "the ranks on rank 0's node in this run; --node-ranks sets it".into(),
-            (None, false) => {
-                "the ranks on rank 0's node in this run, which were not ranks 0, 1, ...: \
-                              vaced puts consecutive ranks on a node"
-                    .into()
-            }
+            (None, false) => "the ranks on rank 0's node in this run, not ranks 0, 1, ... \
+                though vaced puts consecutive ranks on a node"
+                .into(),
         },
     })
 }
