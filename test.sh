@@ -9,3 +9,24 @@ cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo test --workspace
 conformance/run --ci
+
+# vaced-calibrate (calibrate/: its own workspace, linked with the system MPI
+# through mpi-sys), where MPICH is installed: its checks and tests, then a
+# quick real run under mpirun.mpich whose target file vaced must read.
+if command -v mpicc.mpich >/dev/null 2>&1; then
+    export MPICC=mpicc.mpich
+    cargo fmt --manifest-path calibrate/Cargo.toml --check
+    cargo clippy --manifest-path calibrate/Cargo.toml --all-targets -- -D warnings
+    cargo test --manifest-path calibrate/Cargo.toml
+    cargo build --release --manifest-path calibrate/Cargo.toml
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    mpirun.mpich -n 2 calibrate/target/release/vaced-calibrate --quick --out "$tmp/host.toml"
+    # Two nodes as MPICH sees them (hydra's fork launcher, two host names for
+    # this host): the off-node pair is measured too.
+    mpirun.mpich -launcher fork -hosts nodeA:2,nodeB:2 -n 4 \
+        calibrate/target/release/vaced-calibrate --quick --out "$tmp/two-nodes.toml"
+    grep -q '^# Off-node \[network\]: ping-pong between ranks 0 and 2' "$tmp/two-nodes.toml"
+    target/debug/vaced target show "$tmp/host.toml" >/dev/null
+    target/debug/vaced target show "$tmp/two-nodes.toml" >/dev/null
+fi

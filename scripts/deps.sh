@@ -2,7 +2,9 @@
 # Installs what building and testing vaced needs, only where it is missing:
 #   - system packages: gcc and the C library headers (mpicc, the C shims),
 #     libclang-dev (bindgen reads include/mpi.h through libclang),
-#     gfortran (the Fortran `mpi` module, mpif77 / mpif90, Fortran tests);
+#     gfortran (the Fortran `mpi` module, mpif77 / mpif90, Fortran tests),
+#     mpich and libmpich-dev (the system MPI that vaced-calibrate, calibrate/,
+#     measures; also bench-npb/run --mpich);
 #   - a Rust toolchain with rustfmt and clippy (through rustup).
 # apt-get update runs only when something has to be installed.
 set -euo pipefail
@@ -20,7 +22,7 @@ as_root() {
 
 missing=()
 if command -v dpkg >/dev/null 2>&1; then
-    for pkg in gcc libc6-dev libclang-dev gfortran; do
+    for pkg in gcc libc6-dev libclang-dev gfortran mpich libmpich-dev; do
         dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
     done
     if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
@@ -33,7 +35,7 @@ if command -v dpkg >/dev/null 2>&1; then
     fi
 else
     command -v gcc >/dev/null 2>&1 ||
-        echo "deps.sh: warning: no dpkg here; install gcc, libclang and gfortran yourself" >&2
+        echo "deps.sh: warning: no dpkg here; install gcc, libclang, gfortran and MPICH yourself" >&2
 fi
 
 # Rust: use the one on PATH, else ~/.cargo/bin, else install rustup.

@@ -19,6 +19,9 @@ commands:
   target show NAME|FILE    print a target's resolved configuration
   target hops NAME|FILE R0 R1...
                            the node of each rank, hop(R0, Ri) and the latency between them
+  calibrate [--run] [ARGS] build vaced-calibrate with this machine's MPI and
+                           print (or --run) the command that measures it and
+                           writes a target file (see `vaced calibrate --help`)
   inspect /vaced-JOB       print what every rank of a running job publishes
                            (its segment is /dev/shm/vaced-JOB; for a job
                            that seems stuck)
@@ -57,6 +60,7 @@ fn vaced(args: &[OsString]) -> i32 {
         Some("env") => usage_error("`vaced env` takes no arguments"),
         Some("target") => target(rest),
         Some("inspect") => inspect(rest),
+        Some("calibrate") => launch::calibrate::main(rest),
         Some("--help" | "-h" | "help") => {
             print!("{USAGE}");
             0

@@ -1,9 +1,11 @@
 //! `mpirun`: spawn the ranks, wire them to the job's segment, supervise them,
 //! collect their results and clean up. Also the compiler wrappers (`mpicc`...)
-//! and `vaced env`, the other faces of the `vaced` command.
+//! and `vaced env`, the other faces of the `vaced` command, and `vaced
+//! calibrate` (builds and runs vaced-calibrate under the system MPI).
 
 pub mod args;
 pub mod board;
+pub mod calibrate;
 pub mod cleanup;
 pub mod job;
 pub mod memory;

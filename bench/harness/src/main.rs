@@ -4,8 +4,8 @@
 //!   and SimGrid's SMPI; predicted and real times, RE, slowdown, efficiency.
 //! * `scale` (bench/scale): wall time, computation, efficiency, peak memory and
 //!   start-up of large runs on this host, beside SMPI and oversubscribed MPICH.
-//! * `calibrate`: a ping-pong under the system MPICH, fitted into a target
-//!   file that models this host (bench-npb/targets/this-host.toml).
+//! * `calibrate`: vaced-calibrate (calibrate/) under the system MPICH writes
+//!   a target file that models this host (bench-npb/targets/this-host.toml).
 mod calibrate;
 mod case;
 mod env;
@@ -40,7 +40,7 @@ enum Cmd {
     Npb(npb::NpbArgs),
     /// Scaling on this host: wall, computation, efficiency, memory, start-up.
     Scale(scale::ScaleArgs),
-    /// Fit a target file to this host from an MPICH ping-pong.
+    /// Write a target file that models this host (vaced-calibrate under MPICH).
     Calibrate(calibrate::CalibrateArgs),
 }
 

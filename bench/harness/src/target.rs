@@ -1,8 +1,6 @@
 //! A target machine as `vaced target show NAME|FILE` prints it, read back
-//! into numbers (bytes/s, seconds, bytes) for the SMPI platform, and written
-//! as a target file (calibrate).
+//! into numbers (bytes/s, seconds, bytes) for the SMPI platform.
 use serde::Deserialize;
-use std::fmt::Write;
 
 /// One level of `topology.levels`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -171,51 +169,6 @@ impl Target {
     pub fn wire_latency(&self, h: u32) -> f64 {
         self.latency + h as f64 * self.hop_latency
     }
-
-    /// The target as a TOML file (the keys `vaced target show` prints), with
-    /// `comment` lines at the top.
-    pub fn to_toml(&self, comment: &str) -> String {
-        let mut s = String::new();
-        for l in comment.lines() {
-            writeln!(s, "# {l}").unwrap();
-        }
-        let levels: Vec<String> = self
-            .levels
-            .iter()
-            .map(|l| format!("{{ ranks = {}, hops = {} }}", l.ranks, l.hops))
-            .collect();
-        write!(
-            s,
-            "name = \"{}\"\n\n[cpu]\nscale = {:?}\n\n[network]\nmem_bandwidth = \"{}\"\n\
-             net_bandwidth = \"{}\"\nlatency = \"{}\"\nhop_latency = \"{}\"\n\
-             eager_limit = \"{} B\"\nheader_bytes = {}\no_send = \"{}\"\no_recv = \"{}\"\n\n\
-             [topology]\nlevels = [{}]\ndefault_hops = {}\n",
-            self.name,
-            self.cpu_scale,
-            fmt_bandwidth(self.mem_bandwidth),
-            fmt_bandwidth(self.net_bandwidth),
-            fmt_time(self.latency),
-            fmt_time(self.hop_latency),
-            self.eager_limit,
-            self.header_bytes,
-            fmt_time(self.o_send),
-            fmt_time(self.o_recv),
-            levels.join(", "),
-            self.default_hops
-        )
-        .unwrap();
-        s
-    }
-}
-
-/// Bytes per second as "12.345 MB/s" (kB/s resolution).
-pub fn fmt_bandwidth(b: f64) -> String {
-    format!("{:.3} MB/s", b / 1e6)
-}
-
-/// Seconds as whole picoseconds ("452000 ps"): exact for vaced.
-pub fn fmt_time(t: f64) -> String {
-    format!("{} ps", (t * 1e12).round() as u64)
 }
 
 #[cfg(test)]
@@ -283,33 +236,5 @@ pub(crate) mod tests {
             parse_bandwidth("network.x", "fast"),
             Err("`network.x`: `fast` does not start with a number".into())
         );
-    }
-
-    #[test]
-    fn writes_a_target_file_that_reads_back() {
-        let t = Target {
-            name: "this-host".into(),
-            cpu_scale: 1.0,
-            mem_bandwidth: 9.876543e9,
-            net_bandwidth: 3.5e9,
-            latency: 452e-9,
-            hop_latency: 0.0,
-            eager_limit: 65536,
-            header_bytes: 64,
-            o_send: 0.0,
-            o_recv: 0.0,
-            levels: vec![Level { ranks: 2, hops: 0 }],
-            default_hops: 1,
-        };
-        let text = t.to_toml("made by calibrate\nsecond line");
-        assert_eq!(
-            text,
-            "# made by calibrate\n# second line\nname = \"this-host\"\n\n[cpu]\nscale = 1.0\n\n\
-             [network]\nmem_bandwidth = \"9876.543 MB/s\"\nnet_bandwidth = \"3500.000 MB/s\"\n\
-             latency = \"452000 ps\"\nhop_latency = \"0 ps\"\neager_limit = \"65536 B\"\n\
-             header_bytes = 64\no_send = \"0 ps\"\no_recv = \"0 ps\"\n\n[topology]\n\
-             levels = [{ ranks = 2, hops = 0 }]\ndefault_hops = 1\n"
-        );
-        assert_eq!(Target::from_show(&text).unwrap(), t);
     }
 }
