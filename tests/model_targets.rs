@@ -27,6 +27,12 @@ struct P {
     node_bw: u64,
     node_eager: u64,
     single: bool,
+    /// rendezvous_overhead and rendezvous_bandwidth between nodes, then on
+    /// one node
+    rdv_over: u64,
+    rdv_bw: u64,
+    node_rdv_over: u64,
+    node_rdv_bw: u64,
 }
 
 const BASE: P = P {
@@ -40,6 +46,10 @@ const BASE: P = P {
     node_bw: 6_380_000_000,
     node_eager: 128 * 1024,
     single: false,
+    rdv_over: 0,
+    rdv_bw: 4_160_000_000,
+    node_rdv_over: 0,
+    node_rdv_bw: 6_380_000_000,
 };
 
 const NETWORK: &str = "[cpu]\nscale = 0.0\n[network]\nmem_bandwidth = \"6.38 GB/s\"\n\
@@ -56,6 +66,30 @@ impl P {
             self.node_lat + xfer(b, self.node_bw)
         } else {
             xfer(b, self.bnet) + self.lat + h as u64 * self.hop_lat
+        }
+    }
+    /// The rendezvous DATA of `b` bytes, `h` hops: (D, sc), D from the
+    /// ACK's handling to the data in the receiver's buffer, sc from the
+    /// ACK's handling to the send's completion. It leaves after the
+    /// overhead O, crosses at the rendezvous bandwidth Br: two copies,
+    /// D = O + M(b) + lat + b/Br + M(b), sc = O + M(b); a single on-node
+    /// copy, D = sc = O + lat + b/Br.
+    fn data(&self, b: u64, h: u32) -> (u64, u64) {
+        let (over, wire) = if h == 0 {
+            (
+                self.node_rdv_over,
+                self.node_lat + xfer(b, self.node_rdv_bw),
+            )
+        } else {
+            (
+                self.rdv_over,
+                xfer(b, self.rdv_bw) + self.lat + h as u64 * self.hop_lat,
+            )
+        };
+        if h == 0 && self.single {
+            (over + wire, over + wire)
+        } else {
+            (over + 2 * self.m(b) + wire, over + self.m(b))
         }
     }
     fn eager_for(&self, h: u32) -> u64 {
@@ -184,10 +218,11 @@ type PpKey = (u32, u64, u32, &'static str); // (rank, size, rep, op)
 /// send at T + E + M(b), rank 0's recv at T + 2E.
 ///
 /// Rendezvous: the REQ and the ACK take hs = M(H) + L(H) each; the DATA
-/// takes D = M(b) + L(b) + M(b) (two copies) and the send completes sc =
-/// M(b) after the ACK; with a single on-node copy, D = sc = L(b) (the data
-/// lands in the receiver's buffer; the send completes then). One way
-/// R = 2 hs + D: rank 0's send returns at T + 2 hs + sc, the peer's recv at
+/// takes D from the ACK's handling to the receiver's buffer and the send
+/// completes sc after the ACK ([`P::data`]: without rendezvous parameters
+/// D = M(b) + L(b) + M(b) and sc = M(b); with a single on-node copy,
+/// D = sc = L(b): the data lands in the receiver's buffer, the send
+/// completes then). One way R = 2 hs + D: rank 0's send returns at T + 2 hs + sc, the peer's recv at
 /// T + R, the peer's send at T + R + 2 hs + sc, rank 0's recv at T + 2R.
 fn expected_pingpong(p: &P, peer: u32, h: u32, sizes: &[u64], reps: u32) -> BTreeMap<PpKey, u64> {
     let mut out = BTreeMap::new();
@@ -203,11 +238,7 @@ fn expected_pingpong(p: &P, peer: u32, h: u32, sizes: &[u64], reps: u32) -> BTre
                 t += 2 * e;
             } else {
                 let hs = p.m(p.hb) + p.link(p.hb, h);
-                let (d, sc) = if h == 0 && p.single {
-                    (p.link(b, 0), p.link(b, 0))
-                } else {
-                    (2 * p.m(b) + p.link(b, h), p.m(b))
-                };
+                let (d, sc) = p.data(b, h);
                 let r = 2 * hs + d;
                 out.insert((0, b, rep, "send"), t + 2 * hs + sc);
                 out.insert((peer, b, rep, "recv"), t + r);
@@ -270,9 +301,47 @@ fn node_target(single: bool) -> (String, P) {
         node_bw: 12_000_000_000,
         node_eager: 32 * 1024,
         single,
+        node_rdv_bw: 12_000_000_000,
         ..BASE
     };
     (text, p)
+}
+
+/// Rendezvous parameters on both paths: on one node the DATA leaves 2.5 us
+/// after the ACK and crosses at 5 GB/s (single copy); between nodes it
+/// leaves 7 us after and crosses at 2 GB/s.
+fn rendezvous_target() -> (String, P) {
+    let text = format!(
+        "name = \"rdv\"\n{NETWORK}rendezvous_overhead = \"7 us\"\nrendezvous_bandwidth = \"2 GB/s\"\n\
+         [network.node]\nlatency = \"0.4 us\"\nbandwidth = \"12 GB/s\"\neager_limit = \"32 KiB\"\n\
+         single_copy = true\nrendezvous_overhead = \"2.5 us\"\nrendezvous_bandwidth = \"5 GB/s\"\n\
+         [topology]\nlevels = [ {{ ranks = 12, hops = 0 }}, {{ ranks = 192, hops = 3 }} ]\n\
+         default_hops = 5\n"
+    );
+    let p = P {
+        node_lat: 400_000,
+        node_bw: 12_000_000_000,
+        node_eager: 32 * 1024,
+        single: true,
+        rdv_over: 7_000_000,
+        rdv_bw: 2_000_000_000,
+        node_rdv_over: 2_500_000,
+        node_rdv_bw: 5_000_000_000,
+        ..BASE
+    };
+    (text, p)
+}
+
+#[test]
+fn rendezvous_parameters_on_node() {
+    let (text, p) = rendezvous_target();
+    run_pingpong("rdv-node", &text, &p, 2, 1, 0, &NODE_SIZES);
+}
+
+#[test]
+fn rendezvous_parameters_between_nodes() {
+    let (text, p) = rendezvous_target();
+    run_pingpong("rdv-net", &text, &p, 13, 12, 3, &NODE_SIZES);
 }
 
 const NODE_SIZES: [u64; 5] = [8, 32_768, 32_769, 131_073, 1 << 20];

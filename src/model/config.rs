@@ -23,6 +23,8 @@ const NETWORK_KEYS: &[&str] = &[
     "o_send",
     "o_recv",
     "node",
+    "rendezvous_overhead",
+    "rendezvous_bandwidth",
 ];
 
 /// Builds errors for one origin.
@@ -277,6 +279,7 @@ impl Model {
         };
         let o_send = cx.time(net, p, "o_send", Some(VTime::ZERO))?;
         let o_recv = cx.time(net, p, "o_recv", Some(VTime::ZERO))?;
+        let rendezvous = super::rendezvous::parse(&cx, net, p, net_bandwidth)?;
 
         let node = super::node::parse(
             &cx,
@@ -321,6 +324,7 @@ impl Model {
             header_bytes,
             o_send,
             o_recv,
+            rendezvous,
             node,
             topology,
             collectives,
@@ -371,7 +375,7 @@ impl Model {
              eager_limit = \"{eager}\"\n\
              header_bytes = {header}\n\
              o_send = \"{os}\"\n\
-             o_recv = \"{or}\"\n",
+             o_recv = \"{or}\"\n{rdv}",
             name = Value::String(self.name.clone()),
             scale = self.cpu_scale,
             mem = units::format_bandwidth(self.mem_bandwidth),
@@ -382,6 +386,7 @@ impl Model {
             header = self.header_bytes,
             os = units::format_time(self.o_send),
             or = units::format_time(self.o_recv),
+            rdv = self.rendezvous.to_toml(self.net_bandwidth),
         );
         if self.node != super::NodeNet::defaults(self.mem_bandwidth, self.eager_limit) {
             text.push_str(&self.node.to_toml());
@@ -449,6 +454,7 @@ default_hops = 4
                 header_bytes: 32,
                 o_send: VTime::from_ps(100_000),
                 o_recv: VTime::ZERO,
+                rendezvous: crate::model::Rendezvous::defaults(500_000_000),
                 node: crate::model::NodeNet::defaults(1_000_000_000, 65_536),
                 topology: crate::model::Topology::Levels {
                     levels: vec![
@@ -641,11 +647,19 @@ default_hops = 4
             header_bytes: 0,
             o_send: VTime::from_ps(1),
             o_recv: VTime::from_ps(999_999_999_999_999),
+            rendezvous: crate::model::Rendezvous {
+                overhead: VTime::from_ps(11),
+                bandwidth: 13,
+            },
             node: crate::model::NodeNet {
                 latency: VTime::from_ps(7),
                 bandwidth: 3,
                 eager_limit: 5,
                 single_copy: true,
+                rendezvous: crate::model::Rendezvous {
+                    overhead: VTime::from_ps(17),
+                    bandwidth: 19,
+                },
             },
             topology: crate::model::Topology::Levels {
                 levels: vec![],

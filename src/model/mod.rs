@@ -17,6 +17,7 @@ mod config;
 pub mod io;
 pub mod node;
 pub mod presets;
+pub mod rendezvous;
 pub mod time;
 pub mod topology;
 pub mod units;
@@ -24,6 +25,7 @@ pub mod units;
 pub use io::IoModel;
 pub use node::NodeNet;
 pub use presets::{preset_names, preset_toml};
+pub use rendezvous::Rendezvous;
 pub use time::{transfer_time, VTime};
 pub use topology::{Network, Placement, Topology};
 
@@ -78,6 +80,8 @@ pub struct Model {
     /// Per-message software overhead of the target MPI at send / receive.
     pub o_send: VTime,
     pub o_recv: VTime,
+    /// The rendezvous DATA's overhead and bandwidth between nodes.
+    pub rendezvous: Rendezvous,
     /// `[network.node]`: messages between two ranks of one node.
     pub node: NodeNet,
     /// hop(x, y) and the node of each rank.
@@ -129,16 +133,30 @@ impl Model {
         (tr, tr + self.link_time(bytes, self.hops(s, r)))
     }
 
-    /// The rendezvous DATA of `bytes` from `s` to `r`, sent at `t` (the
-    /// ACK's handling): (tr, ta). On one node with `single_copy` the
-    /// transfer is the only copy: tr = ta = t + latency + size/bandwidth;
-    /// otherwise as [`Model::send_times`].
+    /// The rendezvous DATA of `bytes` from `s` to `r` whose ACK was
+    /// handled at `t`: (tr, ta). It leaves at t' = t + the path's
+    /// `rendezvous_overhead` and crosses at its `rendezvous_bandwidth`
+    /// (module [`rendezvous`]): tr = t' + size/Bmem, ta = tr + latency +
+    /// size/rendezvous_bandwidth; on one node with `single_copy` the
+    /// transfer is the only copy: tr = ta = t' + latency +
+    /// size/rendezvous_bandwidth. To oneself: tr = ta = t.
     pub fn data_times(&self, t: VTime, bytes: u64, s: u32, r: u32) -> (VTime, VTime) {
-        if s != r && self.node.single_copy && self.hops(s, r) == 0 {
-            let ta = t + self.link_time(bytes, 0);
-            return (ta, ta);
+        if s == r {
+            return (t, t);
         }
-        self.send_times(t, bytes, s, r)
+        let h = self.hops(s, r);
+        let (rdv, lat) = if h == 0 {
+            (self.node.rendezvous, self.node.latency)
+        } else {
+            (self.rendezvous, self.wire_latency(h))
+        };
+        let t = t + rdv.overhead;
+        let wire = lat + transfer_time(bytes, rdv.bandwidth);
+        if h == 0 && self.node.single_copy {
+            return (t + wire, t + wire);
+        }
+        let tr = t + self.mem_time(bytes);
+        (tr, tr + wire)
     }
 
     /// The receiver's copy of a message of `bytes` from `s` to `r` into the

@@ -8,6 +8,8 @@
 //! bandwidth = "10 GB/s"   # default: network.mem_bandwidth
 //! eager_limit = "64 KiB"  # default: network.eager_limit
 //! single_copy = true      # default false
+//! rendezvous_overhead = "2.8 us"   # see `rendezvous` (default 0 s)
+//! rendezvous_bandwidth = "9 GB/s"  # (default: bandwidth)
 //! ```
 //!
 //! Every key is optional and the defaults are the model of Eq. 4 for h = 0
@@ -21,11 +23,19 @@
 //!   KNEM): `tr = ta = t + latency + b/bandwidth` and no copy out, so the one
 //!   copy is the transfer itself; without it the DATA is timed as eager DATA.
 use super::config::{join, Ctx};
+use super::rendezvous::{self, Rendezvous};
 use super::units::{self, Quantity};
 use super::{ConfigError, VTime};
 use toml::{Table, Value};
 
-const NODE_KEYS: &[&str] = &["latency", "bandwidth", "eager_limit", "single_copy"];
+const NODE_KEYS: &[&str] = &[
+    "latency",
+    "bandwidth",
+    "eager_limit",
+    "single_copy",
+    "rendezvous_overhead",
+    "rendezvous_bandwidth",
+];
 
 /// On-node message parameters, defaults resolved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +47,8 @@ pub struct NodeNet {
     pub eager_limit: u64,
     /// Rendezvous DATA moves with one copy (see the module doc).
     pub single_copy: bool,
+    /// The rendezvous DATA's overhead and bandwidth on the node.
+    pub rendezvous: Rendezvous,
 }
 
 impl NodeNet {
@@ -48,17 +60,20 @@ impl NodeNet {
             bandwidth: mem_bandwidth,
             eager_limit,
             single_copy: false,
+            rendezvous: Rendezvous::defaults(mem_bandwidth),
         }
     }
 
-    /// The section as a target file writes it (every key).
+    /// The section as a target file writes it (every key, the rendezvous
+    /// ones when they are not their defaults).
     pub fn to_toml(&self) -> String {
         format!(
-            "\n[network.node]\nlatency = \"{}\"\nbandwidth = \"{}\"\neager_limit = \"{}\"\nsingle_copy = {}\n",
+            "\n[network.node]\nlatency = \"{}\"\nbandwidth = \"{}\"\neager_limit = \"{}\"\nsingle_copy = {}\n{}",
             units::format_time(self.latency),
             units::format_bandwidth(self.bandwidth),
             units::format_size(self.eager_limit),
-            self.single_copy
+            self.single_copy,
+            self.rendezvous.to_toml(self.bandwidth)
         )
     }
 }
@@ -102,11 +117,13 @@ pub(super) fn parse(
             ))
         }
     };
+    let rendezvous = rendezvous::parse(cx, t, p, bandwidth)?;
     Ok(NodeNet {
         latency,
         bandwidth,
         eager_limit,
         single_copy,
+        rendezvous,
     })
 }
 

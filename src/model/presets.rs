@@ -71,6 +71,7 @@ mod tests {
                 header_bytes: 64,
                 o_send: VTime::ZERO,
                 o_recv: VTime::ZERO,
+                rendezvous: crate::model::Rendezvous::defaults(4_160_000_000),
                 node: crate::model::NodeNet::defaults(6_380_000_000, 131_072),
                 topology: crate::model::Topology::Levels {
                     levels: vec![
