@@ -6,21 +6,29 @@
 //! `lat` and bandwidth `B`:
 //! * eager (`b <= eager_limit`):
 //!   `T(b) = o_send + M(b) + lat + b/B + M(b) + o_recv`;
-//! * rendezvous: a REQ and an ACK of `H = header_bytes` each, then the DATA:
-//!   `T(b) = o_send + 2 (M(H) + lat + H/B) + [M(b) + lat + b/B + M(b)] + o_recv`,
-//!   the bracket being `[lat + b/B]` on a single-copy on-node path.
+//! * rendezvous: a REQ and an ACK of `H = header_bytes` each, then the DATA,
+//!   which leaves `O = rendezvous_overhead` after the ACK and crosses at
+//!   `Br = rendezvous_bandwidth`:
+//!   `T(b) = o_send + 2 (M(H) + lat + H/B) + O + [M(b) + lat + b/Br + M(b)] + o_recv`,
+//!   the bracket being `[lat + b/Br]` on a single-copy on-node path.
 //!
 //! How a pair's measurements are fitted (`fit_pair`):
 //! 1. the eager/rendezvous switch: two straight lines with a break, the break
 //!    minimising the residual (`find_switch`); the eager limit is the largest
 //!    size of the eager segment;
 //! 2. `lat` = the eager line's intercept less `o_send + o_recv` (not below 0);
-//! 3. `1/B` by least squares over every size of the time left once the
-//!    overheads, latencies and copies are taken off; if that is not positive
-//!    (the per-byte time is below the two copies, as on single-copy paths)
-//!    the copies are not taken off: the whole per-byte time goes to `B`;
-//! 4. on-node, both single_copy = false and true are fitted so, and the one
-//!    with the smaller RMS error is kept.
+//! 3. `1/B` by least squares over the eager sizes of the time left once the
+//!    overheads, latency and copies are taken off; if that is not positive
+//!    (the per-byte time is below the two copies) the copies are not taken
+//!    off: the whole per-byte time goes to `B`;
+//! 4. `O` and `1/Br` by a weighted straight line through the rendezvous
+//!    sizes' time left once the overheads, the REQ and ACK, the DATA's
+//!    latency and its copies are taken off (`O` not below 0; copies not
+//!    taken off when the per-byte time is below them, as in 3);
+//! 5. on-node, both single_copy = false and true are fitted so, and the one
+//!    with the smaller RMS error is kept (two copies on a tie: with `Br`
+//!    free, a ping-pong tells them apart only when the rendezvous per-byte
+//!    time is below two copies).
 //!
 //! Every least-squares fit here weighs each size by `1 / T²`: it minimises
 //! relative errors, so that small messages count as much as large ones.
@@ -48,6 +56,10 @@ pub struct Link {
     pub eager_limit: u64,
     /// rendezvous DATA without copies in and out (on-node only)
     pub single_copy: bool,
+    /// seconds from the ACK to the rendezvous DATA's start
+    pub rendezvous_overhead: f64,
+    /// bytes per second of the rendezvous DATA
+    pub rendezvous_bandwidth: f64,
 }
 
 /// vaced's one-way time of a `b`-byte message on `link` (the receiver
@@ -59,12 +71,13 @@ pub fn model_time(c: &Costs, link: &Link, b: u64) -> f64 {
     if b <= link.eager_limit {
         c.o_send + m(b) + wire(b) + m(b) + c.o_recv
     } else {
+        let wire_r = link.latency + b as f64 / link.rendezvous_bandwidth;
         let data = if link.single_copy {
-            wire(b)
+            wire_r
         } else {
-            m(b) + wire(b) + m(b)
+            m(b) + wire_r + m(b)
         };
-        c.o_send + 2.0 * (m(h) + wire(h)) + data + c.o_recv
+        c.o_send + 2.0 * (m(h) + wire(h)) + link.rendezvous_overhead + data + c.o_recv
     }
 }
 
@@ -198,6 +211,8 @@ pub struct PairFit {
     /// The per-byte time beyond the copies was not positive: the whole of it
     /// was charged to the bandwidth.
     pub charged_all: bool,
+    /// The same for the rendezvous bandwidth.
+    pub charged_all_rendezvous: bool,
     /// RMS of the relative errors over every size.
     pub rms: f64,
     /// The RMS with the other single_copy choice (on-node fits only).
@@ -209,48 +224,102 @@ fn rms(rows: &[Row]) -> f64 {
     (rows.iter().map(|r| r.rel_error().powi(2)).sum::<f64>() / rows.len() as f64).sqrt()
 }
 
-/// The least-squares bandwidth for a latency, switch and copy choice, and
-/// whether the copies had to be charged to it.
+/// `1 / (sum of w x^2) * sum of w x y` and the weighted line through
+/// (x, y) points with weights w: (intercept, slope). None without spread.
+fn weighted_line(p: &[(f64, f64, f64)]) -> Option<(f64, f64)> {
+    let (mut sw, mut sx, mut sy, mut sxx, mut sxy) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for &(x, y, w) in p {
+        sw += w;
+        sx += w * x;
+        sy += w * y;
+        sxx += w * x * x;
+        sxy += w * x * y;
+    }
+    let det = sw * sxx - sx * sx;
+    if p.len() < 2 || det.abs() <= f64::EPSILON * sw * sxx {
+        return None;
+    }
+    let slope = (sw * sxy - sx * sy) / det;
+    Some(((sy - slope * sx) / sw, slope))
+}
+
+/// The weighted least-squares slope of a line through the origin.
+fn origin_slope(p: &[(f64, f64, f64)]) -> f64 {
+    let (n, d) = p.iter().fold((0.0, 0.0), |(n, d), &(x, y, w)| {
+        (n + w * x * y, d + w * x * x)
+    });
+    if d > 0.0 {
+        n / d
+    } else {
+        0.0
+    }
+}
+
+/// The least-squares eager bandwidth for a latency and switch, and whether
+/// the copies had to be charged to it.
 fn fit_bandwidth(s: &[(u64, f64)], c: &Costs, link: &Link) -> (f64, bool) {
-    let h = c.header_bytes;
-    // Each size's time as `fixed + bytes_at_b / B`.
-    let terms = |copies: bool| -> Vec<(f64, f64, f64)> {
-        let m = |x: u64| {
-            if copies {
-                x as f64 / c.mem_bandwidth
-            } else {
-                0.0
-            }
-        };
-        s.iter()
+    let eager: Vec<(u64, f64)> = s
+        .iter()
+        .copied()
+        .filter(|&(b, _)| b <= link.eager_limit)
+        .collect();
+    let points = |copies: bool| -> Vec<(f64, f64, f64)> {
+        let m = if copies { 2.0 / c.mem_bandwidth } else { 0.0 };
+        eager
+            .iter()
             .map(|&(b, t)| {
-                let o = c.o_send + c.o_recv;
-                if b <= link.eager_limit {
-                    (t, o + link.latency + 2.0 * m(b), b as f64)
-                } else {
-                    let data = if link.single_copy { 0.0 } else { 2.0 * m(b) };
-                    (
-                        t,
-                        o + 3.0 * link.latency + 2.0 * m(h) + data,
-                        (2 * h + b) as f64,
-                    )
-                }
+                let fixed = c.o_send + c.o_recv + link.latency + m * b as f64;
+                (b as f64, t - fixed, 1.0 / (t * t))
             })
             .collect()
     };
-    let per_byte = |v: &[(f64, f64, f64)]| {
-        let (num, den) = v.iter().fold((0.0, 0.0), |(n, d), &(t, fixed, x)| {
-            let w = 1.0 / (t * t);
-            (n + w * x * (t - fixed), d + w * x * x)
-        });
-        num / den
-    };
-    let x = per_byte(&terms(true));
+    let x = origin_slope(&points(true));
     if x > 0.0 {
         return (1.0 / x, false);
     }
     // Below the copies: everything per byte goes to B (at most 1 PB/s).
-    (1.0 / per_byte(&terms(false)).max(1e-15), true)
+    (1.0 / origin_slope(&points(false)).max(1e-15), true)
+}
+
+/// The rendezvous DATA's overhead and bandwidth for a fitted eager link
+/// and copy choice, and whether the copies had to be charged to the
+/// bandwidth. Without rendezvous sizes: no overhead, the eager bandwidth.
+fn fit_rendezvous(s: &[(u64, f64)], c: &Costs, link: &Link) -> (f64, f64, bool) {
+    let h = c.header_bytes as f64;
+    let rdv: Vec<(u64, f64)> = s
+        .iter()
+        .copied()
+        .filter(|&(b, _)| b > link.eager_limit)
+        .collect();
+    if rdv.len() < 2 {
+        return (0.0, link.bandwidth, false);
+    }
+    let points = |copies: bool| -> Vec<(f64, f64, f64)> {
+        let m = if copies && !link.single_copy {
+            2.0 / c.mem_bandwidth
+        } else {
+            0.0
+        };
+        rdv.iter()
+            .map(|&(b, t)| {
+                let handshake = 2.0 * (h / c.mem_bandwidth + link.latency + h / link.bandwidth);
+                let fixed = c.o_send + c.o_recv + handshake + link.latency + m * b as f64;
+                (b as f64, t - fixed, 1.0 / (t * t))
+            })
+            .collect()
+    };
+    let solve = |p: &[(f64, f64, f64)]| -> (f64, f64) {
+        match weighted_line(p) {
+            Some((o, x)) if o >= 0.0 => (o, x),
+            _ => (0.0, origin_slope(p)),
+        }
+    };
+    let (o, x) = solve(&points(true));
+    if x > 0.0 {
+        return (o, 1.0 / x, false);
+    }
+    let (o, x) = solve(&points(false));
+    (o, 1.0 / x.max(1e-15), true)
 }
 
 fn fit_with(s: &[(u64, f64)], c: &Costs, sw: &Switch, single_copy: bool) -> PairFit {
@@ -259,9 +328,14 @@ fn fit_with(s: &[(u64, f64)], c: &Costs, sw: &Switch, single_copy: bool) -> Pair
         bandwidth: 0.0,
         eager_limit: sw.eager_limit,
         single_copy,
+        rendezvous_overhead: 0.0,
+        rendezvous_bandwidth: 0.0,
     };
     let (bandwidth, charged_all) = fit_bandwidth(s, c, &link);
     link.bandwidth = bandwidth;
+    let (overhead, rdv_bandwidth, charged_all_rendezvous) = fit_rendezvous(s, c, &link);
+    link.rendezvous_overhead = overhead;
+    link.rendezvous_bandwidth = rdv_bandwidth;
     let rows: Vec<Row> = s
         .iter()
         .map(|&(b, t)| Row {
@@ -275,6 +349,7 @@ fn fit_with(s: &[(u64, f64)], c: &Costs, sw: &Switch, single_copy: bool) -> Pair
         link,
         switch: sw.clone(),
         charged_all,
+        charged_all_rendezvous,
         rms: rms(&rows),
         rms_other: None,
         rows,
@@ -297,7 +372,8 @@ pub fn fit_pair(samples: &[(u64, f64)], c: &Costs, on_node: bool) -> Result<Pair
         return Ok(two);
     }
     let one = fit_with(&s, c, &sw, true);
-    Ok(if one.rms < two.rms {
+    // two copies on a tie (see the module doc)
+    Ok(if one.rms < two.rms * (1.0 - 1e-6) {
         PairFit {
             rms_other: Some(two.rms),
             ..one
@@ -354,7 +430,15 @@ mod tests {
         assert_eq!(f.link.single_copy, link.single_copy, "{f:?}");
         assert!(close(f.link.latency, link.latency, 1e-9), "{f:?}");
         assert!(close(f.link.bandwidth, link.bandwidth, 1e-9), "{f:?}");
-        assert!(!f.charged_all);
+        assert!(
+            close(f.link.rendezvous_overhead, link.rendezvous_overhead, 1e-6),
+            "{f:?}"
+        );
+        assert!(
+            close(f.link.rendezvous_bandwidth, link.rendezvous_bandwidth, 1e-6),
+            "{f:?}"
+        );
+        assert!(!f.charged_all && !f.charged_all_rendezvous);
         assert!(f.rms < 1e-9, "{}", f.rms);
         assert!(f.rows.iter().all(|r| r.rel_error().abs() < 1e-9));
     }
@@ -367,6 +451,8 @@ mod tests {
                 bandwidth: 3.2e9,
                 eager_limit: 64 << 10,
                 single_copy: false,
+                rendezvous_overhead: 4e-6,
+                rendezvous_bandwidth: 2.5e9,
             },
             false,
         );
@@ -380,6 +466,8 @@ mod tests {
                 bandwidth: 8e9,
                 eager_limit: 12 << 10,
                 single_copy: true,
+                rendezvous_overhead: 2.5e-6,
+                rendezvous_bandwidth: 6e9,
             },
             true,
         );
@@ -393,6 +481,8 @@ mod tests {
                 bandwidth: 20e9,
                 eager_limit: 8 << 10,
                 single_copy: false,
+                rendezvous_overhead: 1e-6,
+                rendezvous_bandwidth: 9e9,
             },
             true,
         );
@@ -405,6 +495,8 @@ mod tests {
             bandwidth: 5e9,
             eager_limit: 48 << 10,
             single_copy: false,
+            rendezvous_overhead: 0.0,
+            rendezvous_bandwidth: 5e9,
         };
         let sw = find_switch(&synthetic(&link)).unwrap();
         assert_eq!(sw.eager_limit, 48 << 10);
@@ -418,6 +510,8 @@ mod tests {
             bandwidth: 5e9,
             eager_limit: 1 << 30,
             single_copy: false,
+            rendezvous_overhead: 0.0,
+            rendezvous_bandwidth: 5e9,
         };
         let f = fit_pair(&synthetic(&link), &COSTS, true).unwrap();
         assert_eq!(f.switch.first_rendezvous, None);
@@ -462,6 +556,8 @@ mod tests {
             bandwidth: 6e9,
             eager_limit: 16 << 10,
             single_copy: true,
+            rendezvous_overhead: 3e-6,
+            rendezvous_bandwidth: 6e9,
         };
         // +-3 % deterministic noise.
         let data: Vec<(u64, f64)> = synthetic(&link)
@@ -473,6 +569,8 @@ mod tests {
         assert_eq!(f.link.eager_limit, 16 << 10);
         assert!(f.link.single_copy);
         assert!(close(f.link.bandwidth, 6e9, 0.05), "{f:?}");
+        assert!(close(f.link.rendezvous_bandwidth, 6e9, 0.05), "{f:?}");
+        assert!(close(f.link.rendezvous_overhead, 3e-6, 0.2), "{f:?}");
         assert!(f.rms < 0.05, "{}", f.rms);
     }
 

@@ -230,6 +230,23 @@ fn section_comment(out: &mut Vec<String>, title: &str, s: &Section, c: &Costs) {
             fmt_bandwidth(l.bandwidth)
         ));
     }
+    if sw.rendezvous.is_some() {
+        out.push(format!(
+            "  rendezvous_overhead = {}, rendezvous_bandwidth = {}: a weighted line through the rendezvous sizes' time",
+            human_time(l.rendezvous_overhead),
+            fmt_bandwidth(l.rendezvous_bandwidth)
+        ));
+        out.push(format!(
+            "  left after overheads, REQ and ACK, the DATA's latency{} (overhead not below 0).",
+            if f.charged_all_rendezvous {
+                " (per-byte time below the copies: all of it charged to the bandwidth)"
+            } else if l.single_copy {
+                ""
+            } else {
+                " and copies"
+            }
+        ));
+    }
     if let (Some(other), Some(r)) = (f.rms_other, sw.rendezvous) {
         let (with, without) = if l.single_copy {
             (f.rms, other)
@@ -395,6 +412,18 @@ pub fn to_toml(cal: &Calibration) -> String {
         q(fmt_time(c.o_recv)),
         "per MPI_Recv (measured)",
     );
+    kv(
+        &mut s,
+        "rendezvous_overhead",
+        q(fmt_time(net.rendezvous_overhead)),
+        "from ACK to DATA between nodes (fit)",
+    );
+    kv(
+        &mut s,
+        "rendezvous_bandwidth",
+        q(fmt_bandwidth(net.rendezvous_bandwidth)),
+        "rendezvous DATA between nodes (fit)",
+    );
     s.push_str("\n[network.node]                  # messages between ranks on the same node\n");
     kv(
         &mut s,
@@ -423,6 +452,18 @@ pub fn to_toml(cal: &Calibration) -> String {
         } else {
             "rendezvous DATA copied in and out"
         },
+    );
+    kv(
+        &mut s,
+        "rendezvous_overhead",
+        q(fmt_time(node.rendezvous_overhead)),
+        "from ACK to DATA on-node (fit)",
+    );
+    kv(
+        &mut s,
+        "rendezvous_bandwidth",
+        q(fmt_bandwidth(node.rendezvous_bandwidth)),
+        "rendezvous DATA on-node (fit)",
     );
     s.push_str("\n[topology]\n");
     kv(
@@ -466,12 +507,16 @@ mod tests {
             bandwidth: 10e9,
             eager_limit: 64 << 10,
             single_copy: true,
+            rendezvous_overhead: 2e-6,
+            rendezvous_bandwidth: 8e9,
         };
         let net = Link {
             latency: 1.9e-6,
             bandwidth: 3.2e9,
             eager_limit: 64 << 10,
             single_copy: false,
+            rendezvous_overhead: 5e-6,
+            rendezvous_bandwidth: 2e9,
         };
         Calibration {
             name: "this-host".into(),
@@ -539,7 +584,9 @@ mod tests {
                 "net_bandwidth",
                 "node",
                 "o_recv",
-                "o_send"
+                "o_send",
+                "rendezvous_bandwidth",
+                "rendezvous_overhead"
             ]
         );
         let close = |v: &toml::Value, x: f64| {
@@ -554,10 +601,24 @@ mod tests {
         assert_eq!(n["header_bytes"].as_integer(), Some(64));
         close(&n["o_send"], 150e-9);
         close(&n["o_recv"], 120e-9);
+        close(&n["rendezvous_overhead"], 5e-6);
+        close(&n["rendezvous_bandwidth"], 2e9);
         let node = &n["node"];
         let mut k = keys(node);
         k.sort_unstable();
-        assert_eq!(k, ["bandwidth", "eager_limit", "latency", "single_copy"]);
+        assert_eq!(
+            k,
+            [
+                "bandwidth",
+                "eager_limit",
+                "latency",
+                "rendezvous_bandwidth",
+                "rendezvous_overhead",
+                "single_copy"
+            ]
+        );
+        close(&node["rendezvous_overhead"], 2e-6);
+        close(&node["rendezvous_bandwidth"], 8e9);
         close(&node["latency"], 0.3e-6);
         close(&node["bandwidth"], 10e9);
         close(&node["eager_limit"], 65536.0);
