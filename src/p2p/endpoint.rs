@@ -273,6 +273,7 @@ impl Core<PortLink> {
             bytes_sent: self.counters.bytes_sent,
             decisions: self.counters.decisions,
             decide_wait_ns: self.counters.decide_wait_ns,
+            sleeps: crate::transport::host_sleeps(),
         };
         let rank = self.rank();
         let port = &mut self.link.port;

@@ -36,6 +36,7 @@ struct RankJson {
     bytes_sent: u64,
     decisions: u64,
     decide_wait_s: f64,
+    host_sleeps: u64,
 }
 
 #[derive(Serialize)]
@@ -54,6 +55,7 @@ struct ReportJson<'a> {
     bytes_sent: u64,
     decisions: u64,
     decide_wait_s: f64,
+    host_sleeps: u64,
     host_wall_s: f64,
     host_cpu_s: f64,
     app_cpu_s: f64,
@@ -88,6 +90,7 @@ pub fn to_json(r: &Report) -> serde_json::Value {
         bytes_sent: r.bytes_sent,
         decisions: r.decisions,
         decide_wait_s: r.decide_wait.as_secs_f64(),
+        host_sleeps: r.sleeps,
         host_wall_s: j.wall.as_secs_f64(),
         host_cpu_s: j.host_cpu.as_secs_f64(),
         app_cpu_s: r.app_cpu.as_secs_f64(),
@@ -112,6 +115,7 @@ pub fn to_json(r: &Report) -> serde_json::Value {
                 bytes_sent: x.bytes_sent,
                 decisions: x.decisions,
                 decide_wait_s: x.decide_wait_ns as f64 / 1e9,
+                host_sleeps: x.sleeps,
             })
             .collect(),
     };
@@ -160,6 +164,7 @@ mod tests {
         assert_eq!(v["bytes_sent"], 1_048_976);
         assert_eq!(v["decisions"], 8);
         assert_eq!(v["decide_wait_s"], 2e-6);
+        assert_eq!(v["host_sleeps"], 12);
         assert_eq!(v["host_wall_s"], 0.005);
         assert_eq!(v["host_cpu_s"], 0.009);
         assert_eq!(v["app_cpu_s"], 0.008);
@@ -176,7 +181,7 @@ mod tests {
                 "rank": 1, "vtime_s": 5e-6, "vtime_ps": 5_000_000, "compute_s": 3e-6,
                 "comm_s": 1e-6, "wait_s": 1e-6, "host_cpu_s": 0.003,
                 "msgs_sent": 1, "bytes_sent": 1_048_576,
-                "decisions": 2, "decide_wait_s": 5e-7
+                "decisions": 2, "decide_wait_s": 5e-7, "host_sleeps": 3
             })
         );
         let vt: Vec<u64> = ranks

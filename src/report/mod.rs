@@ -58,6 +58,8 @@ pub struct Report {
     /// spent waiting for them (summed).
     pub decisions: u64,
     pub decide_wait: Duration,
+    /// Times the ranks slept on the host, summed (each gave its core away).
+    pub sleeps: u64,
     /// app_cpu / (cores x wall); `None` when cores or wall is zero.
     pub efficiency: Option<f64>,
     /// Host wall time / predicted time; `None` when the prediction is zero.
@@ -99,6 +101,7 @@ impl Report {
                 .iter()
                 .map(|r| r.decisions)
                 .fold(0, u64::saturating_add),
+            sleeps: ranks.iter().map(|r| r.sleeps).fold(0, u64::saturating_add),
             decide_wait: Duration::from_nanos(
                 ranks
                     .iter()
@@ -130,6 +133,7 @@ pub(crate) mod tests {
             bytes_sent,
             decisions: 2,
             decide_wait_ns: 500,
+            sleeps: 3,
         };
         Report::new(
             JobInfo {

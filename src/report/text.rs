@@ -87,6 +87,11 @@ pub fn render_text(r: &Report) -> String {
         r.decisions,
         human_duration(r.decide_wait)
     );
+    let _ = writeln!(
+        out,
+        "  {:<15}{} (ranks gave their core away and slept on the host)",
+        "host sleeps", r.sleeps
+    );
     let startup = match j.startup {
         Some(d) => format!("  (start-up {})", human_duration(d)),
         None => String::new(),
@@ -172,6 +177,7 @@ vaced: predicted time on tianhe1a: 5.000 us  (0.000005000000 s, rank 1)
   waiting            1.000 us    1.000 us    1.000 us
   messages       6 sent, 1.0 MiB
   decisions      8 taken conservatively, host time waiting for them 2.000 us
+  host sleeps    12 (ranks gave their core away and slept on the host)
   host wall      5.000 ms  (start-up 1.500 ms)
   host CPU       9.000 ms  (application 8.000 ms)
   peak memory    3.0 MiB  (whole job; 768.0 KiB per rank)

@@ -52,6 +52,7 @@ mod waiters;
 pub mod winshm;
 
 pub use buf::{RecvBuf, SendBuf};
+pub use futex::naps as host_sleeps;
 pub use segment::{RankResult, RankSlot, RankState, Segment, SegmentConfig};
 pub use tokens::batch_policy;
 

@@ -63,6 +63,10 @@ pub struct RankResult {
     pub decisions: u64,
     /// Host time spent waiting for them (ns).
     pub decide_wait_ns: u64,
+    /// Times the rank's process slept on the host (futex waits and
+    /// deliberate delays): each gave its core away, and its next
+    /// computation starts with cold caches.
+    pub sleeps: u64,
 }
 
 /// Bytes of a rank's abort message buffer.
@@ -105,7 +109,7 @@ pub struct RankSlot {
     vtime: AtomicU64,
     aborted: AtomicU32,
     abort_code: AtomicI32,
-    result: [AtomicU64; 9],
+    result: [AtomicU64; 10],
     abort_msg: SlotText,
     /// Arrival time + 1 of the earliest message in the rank's early queue
     /// (0: none), published before it goes idle.
@@ -240,6 +244,7 @@ impl RankSlot {
             r.bytes_sent,
             r.decisions,
             r.decide_wait_ns,
+            r.sleeps,
         ];
         for (cell, x) in self.result.iter().zip(v) {
             cell.store(x, Ordering::Relaxed);
@@ -258,12 +263,13 @@ impl RankSlot {
             bytes_sent: g(6),
             decisions: g(7),
             decide_wait_ns: g(8),
+            sleeps: g(9),
         }
     }
 }
 
 const MAGIC: u64 = u64::from_le_bytes(*b"VACEDSEG");
-const VERSION: u32 = 4;
+const VERSION: u32 = 5;
 /// Smallest accepted inbox.
 pub const MIN_INBOX_BYTES: u32 = 256;
 /// Largest accepted inbox.

@@ -291,6 +291,7 @@ fn slots_publish_across_processes() {
         bytes_sent: u64::MAX,
         decisions: 6,
         decide_wait_ns: 7,
+        sleeps: 8,
     };
     let mut kids = Children::new();
     kids.spawn(|| {
