@@ -180,7 +180,6 @@ impl Nodes<'_> {
                         }
                     }
                     Some(t) if t.elapsed() >= FINALIZE_GRACE && !killed_after_output => {
-                        eprint!("(hung after its output: killed) ");
                         self.pair.kill_leftovers();
                         killed_after_output = true;
                     }
@@ -229,6 +228,34 @@ pub fn two_node_target(name: &str, f: &calibrate::Fit) -> Target {
     t
 }
 
+/// Whether the calibration saw the shaping: large messages no faster than
+/// the rate (2% allowed for tbf's bucket and timing), small ones no faster
+/// than the delay. A shaping that did not take (a qdisc missing, a link
+/// bypassed) is an error, not a target.
+pub fn shaping_took(s: &Shaping, f: &calibrate::Fit) -> Result<(), String> {
+    let seen = 1.0 / f.per_byte;
+    if seen > s.rate_bytes() * 1.02 {
+        return Err(format!(
+            "{}: large messages crossed at {:.3} MB/s, faster than the shaped {:.3} MB/s: the \
+             shaping did not take",
+            s.label(),
+            seen / 1e6,
+            s.rate_bytes() / 1e6
+        ));
+    }
+    let delay = s.delay_ns as f64 * 1e-9;
+    if f.latency < delay {
+        return Err(format!(
+            "{}: small messages took {:.3} us one way, less than the {:.3} us delay: the delay \
+             did not take",
+            s.label(),
+            f.latency * 1e6,
+            delay * 1e6
+        ));
+    }
+    Ok(())
+}
+
 /// The calibration step: runs a calibration program across the two
 /// namespaces under MPICH and returns the target file fitted to it (written
 /// in `dir`, checked by `vaced target show`). Today the program is
@@ -259,6 +286,12 @@ pub fn calibrate(
             r.stderr_path.display()
         ));
     }
+    if r.killed_after_output {
+        eprintln!(
+            "vaced-bench: {}: the ping-pong spun in MPI_Finalize after its output: killed",
+            s.label()
+        );
+    }
     let samples = calibrate::parse_samples(&r.stdout)?;
     // every size went each way at least once
     let least: u64 = samples.pingpong.iter().map(|(b, _)| b).sum();
@@ -272,6 +305,7 @@ pub fn calibrate(
         ));
     }
     let f = calibrate::fit(&samples)?;
+    shaping_took(s, &f)?;
     let name = format!("shaped-{}", s.file_label());
     let t = two_node_target(&name, &f);
     let mut comment = format!(
@@ -288,7 +322,7 @@ pub fn calibrate(
         "memcpy {} B in {:.4e} s. latency = median one-way time up to 64 B; mem_bandwidth = memcpy;\n\
          per-byte time of messages of 256 KiB and more {:.4e} s/B{}.\n\
          2 nodes of 1 rank, one hop apart (hop_latency 0: l(1) = latency).\n\
-         veth bytes during the ping-pong: {} (a to b), {} (b to a).",
+         veth bytes during the ping-pong: {} (a to b), {} (b to a).{}",
         samples.memcpy.0,
         samples.memcpy.1,
         f.per_byte,
@@ -298,7 +332,15 @@ pub fn calibrate(
             " = 2 / mem_bandwidth + 1 / net_bandwidth"
         },
         r.veth[0],
-        r.veth[1]
+        r.veth[1],
+        if r.killed_after_output {
+            format!(
+                "\nMPICH spun in MPI_Finalize after the ping-pong's output: killed {} s later.",
+                FINALIZE_GRACE.as_secs()
+            )
+        } else {
+            String::new()
+        }
     ));
     let toml = t.to_toml(&comment);
     let path = dir.join(format!("{name}.toml"));
@@ -662,6 +704,9 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
                         |o| npbout::parse(o).is_ok(),
                     )?;
                     let m = measurement_of(mc, &cr);
+                    if cr.killed_after_output {
+                        eprint!("(spun in MPI_Finalize after its output: killed) ");
+                    }
                     eprint!("{} s; vaced ... ", opt(m.timer_s(), secs));
                     let vc = case_of(Runner::Vaced, vaced_cores);
                     let v = case::run(&setup, &vc, &exes[&(k.clone(), Runner::Vaced)])?;
@@ -861,6 +906,32 @@ mod tests {
         assert!(text.contains("net_bandwidth = \"120.000 MB/s\""));
         assert!(text.contains("levels = [{ ranks = 1, hops = 0 }]\ndefault_hops = 1\n"));
         assert_eq!(Target::from_show(&text).unwrap(), t);
+    }
+
+    #[test]
+    fn the_shaping_must_show() {
+        let f = |latency: f64, per_byte: f64| calibrate::Fit {
+            latency,
+            mem_bandwidth: 1e10,
+            net_bandwidth: 1.0 / per_byte,
+            per_byte,
+            single_copy: false,
+        };
+        let g = Shaping::parse("1gbit").unwrap();
+        // 110 MB/s under a 125 MB/s rate
+        assert_eq!(shaping_took(&g, &f(7e-6, 1.0 / 110e6)), Ok(()));
+        assert_eq!(
+            shaping_took(&g, &f(7e-6, 1.0 / 1.7e9)).unwrap_err(),
+            "1gbit: large messages crossed at 1700.000 MB/s, faster than the shaped 125.000 MB/s: \
+             the shaping did not take"
+        );
+        let d = Shaping::parse("1gbit:50us").unwrap();
+        assert_eq!(shaping_took(&d, &f(57e-6, 1.0 / 110e6)), Ok(()));
+        assert_eq!(
+            shaping_took(&d, &f(7e-6, 1.0 / 110e6)).unwrap_err(),
+            "1gbit:50us: small messages took 7.000 us one way, less than the 50.000 us delay: the \
+             delay did not take"
+        );
     }
 
     #[test]
