@@ -10,9 +10,9 @@
 //! * Each namespace also gets a hostname of its own (a UTS namespace made by
 //!   `unshare --uts` for the processes started in it), and Hydra is given one
 //!   host per namespace, so MPICH sees two nodes; UCX is limited to
-//!   `UCX_TLS=self,tcp`. The harness checks the veth's byte
-//!   counters after every run (they must carry at least the bytes the ranks
-//!   exchanged).
+//!   `UCX_TLS=self,tcp`. shaped.rs reads the veth's byte counters around
+//!   every run (the calibration ping-pong must have carried at least its
+//!   messages each way).
 //! * [`NsPair`] removes what it made when dropped (errors included); a thread
 //!   that takes SIGINT, SIGTERM and SIGHUP ([`guard_signals`]) removes every
 //!   pair still alive, killing the processes left inside, before exiting.
