@@ -2,6 +2,8 @@
 //!
 //! * `npb` (bench-npb/run): bench-npb kernels under vaced, the system MPICH
 //!   and SimGrid's SMPI; predicted and real times, RE, slowdown, efficiency.
+//!   With `--shaped`, MPICH for real across two emulated nodes (network
+//!   namespaces joined by a shaped veth pair) against vaced (shaped.rs).
 //! * `scale` (bench/scale): wall time, computation, efficiency, peak memory and
 //!   start-up of large runs on this host, beside SMPI and oversubscribed MPICH.
 //! * `calibrate`: vaced-calibrate (calibrate/) under the system MPICH writes
@@ -12,10 +14,12 @@ mod env;
 mod kernels;
 mod memory;
 mod metrics;
+mod netns;
 mod npb;
 mod npbout;
 mod proc;
 mod scale;
+mod shaped;
 mod smpi;
 mod table;
 mod target;

@@ -9,6 +9,7 @@ use crate::case::{self, Case, Measurement};
 use crate::env::{now_stamp, Env};
 use crate::kernels::{self, Runner};
 use crate::metrics::{self, opt, percent, ratio, secs};
+use crate::netns::Shaping;
 use crate::table::Table;
 use clap::Args;
 use std::collections::HashMap;
@@ -48,6 +49,19 @@ pub struct NpbArgs {
     /// compares medians.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,
+    /// Instead of this host: MPICH for real across two emulated nodes (network
+    /// namespaces joined by a veth pair shaped to RATE, and DELAY where the kernel
+    /// has sch_netem), one rank each, against vaced with a target calibrated on
+    /// that link; comma-separated, e.g. `1gbit,10gbit:20us`. Needs root and
+    /// --ranks 2; --target and --smpi do not apply. See bench/README.md.
+    #[arg(long, value_delimiter = ',', value_name = "RATE[:DELAY]", value_parser = Shaping::parse)]
+    pub shaped: Vec<Shaping>,
+    /// --shaped: runs of each case (MPICH then vaced, interleaved).
+    #[arg(long, default_value_t = 3)]
+    pub shaped_reps: u32,
+    /// --shaped: tbf bucket in bytes (default: 20 us of the rate, at least two frames).
+    #[arg(long)]
+    pub shaped_burst: Option<u64>,
 }
 
 /// The summary of repeated runs: per (kernel, class, ranks), the median of
@@ -201,6 +215,9 @@ pub fn row(m: &Measurement, real: Option<f64>, host_cores: u32) -> Vec<String> {
 }
 
 pub fn run(a: NpbArgs) -> Result<(), String> {
+    if !a.shaped.is_empty() {
+        return crate::shaped::run(a);
+    }
     let env = Env::discover()?;
     let npb_dir = env.npb_dir();
     let out = a.out.clone().unwrap_or_else(|| npb_dir.join("results"));

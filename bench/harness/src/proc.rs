@@ -1,8 +1,8 @@
 //! Running one benchmark job: a process group of its own, a wall-clock limit,
 //! the CPU time of the whole job (user + system of the launcher and every
 //! descendant it waited for, from wait4) and its peak memory (see memory.rs).
-//! This is the only file of the harness with unsafe code (fork hooks, wait4,
-//! kill).
+//! This and netns.rs (geteuid, signal masks, sigwait, kill) are the only
+//! files of the harness with unsafe code (here: fork hooks, wait4, kill).
 use crate::memory::{group_pss, JobCgroup, MemMethod};
 use std::ffi::OsString;
 use std::fs::File;
