@@ -9,41 +9,8 @@
 mod common;
 
 use common::model::{self, blocking_transfer, link, m, rendezvous_transfer, Clock, H};
-use common::{fmt_ps, program, ps_arg, times_by_rank_op, Run, CORE_VARIANTS};
+use common::{assert_times, program, ps_arg, times_by_rank_op, Run, CORE_VARIANTS};
 use std::collections::BTreeMap;
-
-/// Compares expected and printed times; reports every difference at once.
-fn assert_times<K: Ord + std::fmt::Debug>(
-    what: &str,
-    expected: &BTreeMap<K, u64>,
-    got: &BTreeMap<K, u64>,
-    dump: &str,
-) {
-    let mut errors = Vec::new();
-    for (k, &e) in expected {
-        match got.get(k) {
-            None => errors.push(format!("{k:?}: missing, expected {}", fmt_ps(e))),
-            Some(&g) if g != e => errors.push(format!(
-                "{k:?}: got {}, expected {} (diff {} ps)",
-                fmt_ps(g),
-                fmt_ps(e),
-                g as i128 - e as i128
-            )),
-            _ => {}
-        }
-    }
-    for k in got.keys() {
-        if !expected.contains_key(k) {
-            errors.push(format!("{k:?}: printed but not expected"));
-        }
-    }
-    assert!(
-        errors.is_empty(),
-        "{what}: {} wrong times:\n{}\n{dump}",
-        errors.len(),
-        errors.join("\n")
-    );
-}
 
 // ---------------------------------------------------------------------------
 // 1. Ping-pong

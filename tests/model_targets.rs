@@ -11,7 +11,7 @@
 mod common;
 
 use common::model::xfer;
-use common::{fmt_ps, program, records, write_target, Run, CORE_VARIANTS};
+use common::{assert_times, program, records, write_target, Run, CORE_VARIANTS};
 use std::collections::BTreeMap;
 
 /// The parameters of a target, as the tests' reference model sees them.
@@ -99,38 +99,6 @@ impl P {
             self.eager
         }
     }
-}
-
-fn assert_times<K: Ord + std::fmt::Debug>(
-    what: &str,
-    expected: &BTreeMap<K, u64>,
-    got: &BTreeMap<K, u64>,
-    dump: &str,
-) {
-    let mut errors = Vec::new();
-    for (k, &e) in expected {
-        match got.get(k) {
-            None => errors.push(format!("{k:?}: missing, expected {}", fmt_ps(e))),
-            Some(&g) if g != e => errors.push(format!(
-                "{k:?}: got {}, expected {} (diff {} ps)",
-                fmt_ps(g),
-                fmt_ps(e),
-                g as i128 - e as i128
-            )),
-            _ => {}
-        }
-    }
-    for k in got.keys() {
-        if !expected.contains_key(k) {
-            errors.push(format!("{k:?}: printed but not expected"));
-        }
-    }
-    assert!(
-        errors.is_empty(),
-        "{what}: {} wrong times:\n{}\n{dump}",
-        errors.len(),
-        errors.join("\n")
-    );
 }
 
 // ---------------------------------------------------------------------------

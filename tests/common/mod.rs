@@ -494,3 +494,36 @@ pub fn ps_arg(ps: u64) -> String {
     assert_eq!(secs_to_ps(&s), ps);
     s
 }
+
+/// Compares expected and printed times; reports every difference at once.
+pub fn assert_times<K: Ord + std::fmt::Debug>(
+    what: &str,
+    expected: &std::collections::BTreeMap<K, u64>,
+    got: &std::collections::BTreeMap<K, u64>,
+    dump: &str,
+) {
+    let mut errors = Vec::new();
+    for (k, &e) in expected {
+        match got.get(k) {
+            None => errors.push(format!("{k:?}: missing, expected {}", fmt_ps(e))),
+            Some(&g) if g != e => errors.push(format!(
+                "{k:?}: got {}, expected {} (diff {} ps)",
+                fmt_ps(g),
+                fmt_ps(e),
+                g as i128 - e as i128
+            )),
+            _ => {}
+        }
+    }
+    for k in got.keys() {
+        if !expected.contains_key(k) {
+            errors.push(format!("{k:?}: printed but not expected"));
+        }
+    }
+    assert!(
+        errors.is_empty(),
+        "{what}: {} wrong times:\n{}\n{dump}",
+        errors.len(),
+        errors.join("\n")
+    );
+}
