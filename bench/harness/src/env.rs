@@ -73,10 +73,20 @@ impl Env {
     pub fn compilers(&self, r: Runner) -> Result<Compilers, String> {
         let (cc, fc) = match r {
             Runner::Vaced => {
+                // MPICH's wrappers' code generation flags, so that both
+                // sides of an RE are compiled alike (none without MPICH).
+                let show = |w: &str| {
+                    which(w)
+                        .and_then(|p| std::process::Command::new(p).arg("-show").output().ok())
+                        .map(|o| crate::kernels::codegen_flags(&String::from_utf8_lossy(&o.stdout)))
+                        .unwrap_or_default()
+                };
                 return Ok(Compilers {
                     mpicc: self.vaced_bin.join("mpicc"),
                     mpif90: self.vaced_bin.join("mpif90"),
-                })
+                    cflags: show("mpicc.mpich"),
+                    fflags: show("mpif90.mpich"),
+                });
             }
             Runner::Mpich => ("mpicc.mpich", "mpif90.mpich"),
             Runner::Smpi => ("smpicc", "smpif90"),
@@ -87,6 +97,8 @@ impl Env {
         Ok(Compilers {
             mpicc: find(cc)?,
             mpif90: find(fc)?,
+            cflags: Vec::new(),
+            fflags: Vec::new(),
         })
     }
 
