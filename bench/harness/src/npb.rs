@@ -46,9 +46,9 @@ pub struct NpbArgs {
     #[arg(long, default_value_t = 600)]
     pub timeout: u64,
     /// Run each case this many times, the runners interleaved; the summary
-    /// compares medians.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
-    pub repeat: u32,
+    /// compares medians (default 1, and 3 with --shaped).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: Option<u32>,
     /// Instead of this host: MPICH for real across two emulated nodes (network
     /// namespaces joined by a veth pair shaped to RATE, and DELAY where the kernel
     /// has sch_netem), one rank each, against vaced with a target calibrated on
@@ -56,9 +56,6 @@ pub struct NpbArgs {
     /// --ranks 2; --target and --smpi do not apply. See bench/README.md.
     #[arg(long, value_delimiter = ',', value_name = "RATE[:DELAY]", value_parser = Shaping::parse)]
     pub shaped: Vec<Shaping>,
-    /// --shaped: runs of each case (MPICH then vaced, interleaved).
-    #[arg(long, default_value_t = 3)]
-    pub shaped_reps: u32,
     /// --shaped: tbf bucket in bytes (default: 20 us of the rate, at least two frames).
     #[arg(long)]
     pub shaped_burst: Option<u64>,
@@ -215,6 +212,7 @@ pub fn row(m: &Measurement, real: Option<f64>, host_cores: u32) -> Vec<String> {
 }
 
 pub fn run(a: NpbArgs) -> Result<(), String> {
+    let repeat = a.repeat.unwrap_or(1);
     if !a.shaped.is_empty() {
         return crate::shaped::run(a);
     }
@@ -299,7 +297,7 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
                     continue;
                 }
                 let mut real = None;
-                for rep_i in 0..a.repeat {
+                for rep_i in 0..repeat {
                     for &r in &runners {
                         let Ok(exe) = &exes[&(k.clone(), r)] else {
                             continue;
@@ -317,14 +315,14 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
                                 runner: r,
                                 cores: c,
                             };
-                            if a.repeat > 1 {
+                            if repeat > 1 {
                                 eprint!("vaced-bench: {} (run {}) ... ", case.stem(), rep_i + 1);
                             } else {
                                 eprint!("vaced-bench: {} ... ", case.stem());
                             }
                             let rep_logs = logs.join(format!("run{}", rep_i + 1));
                             let rep_setup = case::Setup {
-                                logs: if a.repeat > 1 {
+                                logs: if repeat > 1 {
                                     std::fs::create_dir_all(&rep_logs)
                                         .map_err(|e| format!("{}: {e}", rep_logs.display()))?;
                                     &rep_logs
@@ -343,8 +341,8 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
                                 real = m.timer_s();
                             }
                             let mut row = row(&m, real, env.host_cores);
-                            if a.repeat > 1 {
-                                let run = format!("run {} of {}", rep_i + 1, a.repeat);
+                            if repeat > 1 {
+                                let run = format!("run {} of {}", rep_i + 1, repeat);
                                 row[12] = if row[12].is_empty() {
                                     run
                                 } else {
@@ -404,14 +402,14 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
     println!("\n{title}\n\n{}", table.text());
     let (srows, res) = summary(&timers);
     let mut stable = Table::new(&SUMMARY_HEADERS);
-    let show_summary = a.repeat > 1 && a.mpich;
+    let show_summary = repeat > 1 && a.mpich;
     if show_summary {
         for r in srows {
             stable.push(r);
         }
         println!(
             "\nsummary of {} interleaved runs per case\n\n{}",
-            a.repeat,
+            repeat,
             stable.text()
         );
         let abs: Vec<f64> = res.iter().map(|r| r.1).collect();
@@ -441,7 +439,7 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
     if show_summary {
         mdtext.push_str(&format!(
             "\n## Summary of {} interleaved runs per case\n\n{}\n",
-            a.repeat,
+            repeat,
             stable.markdown()
         ));
     }

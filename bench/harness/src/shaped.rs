@@ -5,10 +5,10 @@
 //! For each shaping:
 //! 1. the veth's egress is shaped at both ends (tbf rate; netem delay where
 //!    the kernel has sch_netem, else a shaping with a delay is skipped);
-//! 2. [`calibrate`] runs a calibration program across the namespaces under
-//!    MPICH and fits it into a target file of 2 nodes of 1 rank (the fit
-//!    rules of calibrate.rs);
-//! 3. each kernel and class runs `--shaped-reps` times, interleaved: under
+//! 2. [`calibrate`] runs vaced-calibrate across the namespaces under MPICH,
+//!    one rank each: it measures the shaped link as its off-node pair and
+//!    writes a target file of 2 nodes of 1 rank;
+//! 3. each kernel and class runs `--repeat` times (3 by default), interleaved: under
 //!    MPICH across the namespaces (real time), then under vaced on the host
 //!    with that target (predicted time); RE = predicted / real - 1 of the
 //!    same repetition, and the median |RE| per shaping.
@@ -538,9 +538,7 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
     if a.smpi {
         return Err("--shaped compares with real MPICH runs; --smpi is not part of it".into());
     }
-    if a.shaped_reps == 0 {
-        return Err("--shaped-reps must be at least 1".into());
-    }
+    let reps = a.repeat.unwrap_or(3);
     let tools = Tools::find()?;
     let env = Env::discover()?;
     let npb_dir = env.npb_dir();
@@ -675,7 +673,7 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
         );
         let target_arg = cal.path.display().to_string();
         let mut res = Vec::new();
-        for rep in 1..=a.shaped_reps {
+        for rep in 1..=reps {
             let rdir = dir.join(format!("rep{rep}"));
             std::fs::create_dir_all(&rdir).map_err(|e| format!("{}: {e}", rdir.display()))?;
             let setup = case::Setup {
@@ -808,12 +806,12 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
         tools.mpiexec.display()
     ));
     notes.push(format!(
-        "each shaping: a ping-pong across the namespaces fitted into a target of 2 nodes of 1 \
-         rank (calibrate.rs's rules); then each case {} times, interleaved: MPICH across the \
+        "each shaping: vaced-calibrate across the namespaces (the shaped link as its off-node \
+         pair) writes a target of 2 nodes of 1 rank; then each case {} times, interleaved: MPICH across the \
          namespaces (real s), vaced on this host with that target at --cores {vaced_cores} \
          (predicted s); RE = predicted / real - 1 of the same repetition; load 1 min: the \
          host's load average before the MPICH run.",
-        a.shaped_reps
+        reps
     ));
     notes.push(
         "veth a->b, b->a: bytes each veth end sent during the MPICH run (TCP/IP headers and \
