@@ -20,6 +20,7 @@ const TAG_READY: c_int = 2;
 const TAG_BURST: c_int = 3;
 const TAG_SENT: c_int = 4;
 const TAG_DONE: c_int = 5;
+const TAG_MORE: c_int = 6;
 
 /// Panics with the call's name when an MPI call returns an error code.
 fn check(rc: c_int, call: &str) {
@@ -275,6 +276,10 @@ pub struct Effort {
     pub bytes_per_size: u64,
     pub min_reps: usize,
     pub max_reps: usize,
+    /// Seconds a size's repetitions may take in one round: on a slow link
+    /// the repetitions stop there (after at least 3 timed ones), so that a
+    /// 100 Mbit/s link is calibrated in minutes, not hours.
+    pub seconds_per_size: f64,
     /// Messages per burst of the overhead tests (few enough to fit in the
     /// transport's queues, so that the sender is not held back by the
     /// receiver), and bursts.
@@ -290,6 +295,7 @@ impl Effort {
         bytes_per_size: 64 << 20,
         min_reps: 20,
         max_reps: 2000,
+        seconds_per_size: 0.5,
         burst: 32,
         bursts: 200,
         copies: 10,
@@ -299,6 +305,7 @@ impl Effort {
         bytes_per_size: 16 << 20,
         min_reps: 5,
         max_reps: 200,
+        seconds_per_size: 0.1,
         burst: 32,
         bursts: 40,
         copies: 3,
@@ -343,7 +350,10 @@ pub fn memcpy_bandwidth(bytes: usize, e: &Effort) -> f64 {
 
 /// Ping-pong between this rank and `peer`: the side with `lead` times each
 /// round trip and returns (size, best one-way time = min round trip / 2);
-/// the other side answers and returns nothing.
+/// the other side answers and returns nothing. After each repetition, out
+/// of the timing, the lead says whether another one follows (a byte,
+/// `TAG_MORE`): it stops after `reps(size)` of them, or once the size has
+/// taken `seconds_per_size` in this round (at least 3 timed ones).
 pub fn pingpong(peer: i32, lead: bool, sizes: &[u64], e: &Effort) -> Vec<(u64, f64)> {
     let max = sizes.iter().copied().max().unwrap_or(0) as usize;
     let mut buf = vec![7u8; max];
@@ -352,8 +362,11 @@ pub fn pingpong(peer: i32, lead: bool, sizes: &[u64], e: &Effort) -> Vec<(u64, f
         for (i, &b) in sizes.iter().enumerate() {
             let b = b as usize;
             let warm_up = 3;
-            for r in 0..warm_up + e.reps(b as u64) {
-                if lead {
+            let reps = warm_up + e.reps(b as u64);
+            let began = Instant::now();
+            let mut r = 0;
+            loop {
+                let more = if lead {
                     let t = Instant::now();
                     send(&buf[..b], peer, TAG_PING);
                     recv(&mut buf[..b], peer, TAG_PING);
@@ -361,9 +374,21 @@ pub fn pingpong(peer: i32, lead: bool, sizes: &[u64], e: &Effort) -> Vec<(u64, f
                     if r >= warm_up {
                         best[i] = best[i].min(rtt / 2.0);
                     }
+                    r += 1;
+                    let out_of_time =
+                        r >= warm_up + 3 && began.elapsed().as_secs_f64() > e.seconds_per_size;
+                    let more = r < reps && !out_of_time;
+                    send(&[u8::from(more)], peer, TAG_MORE);
+                    more
                 } else {
                     recv(&mut buf[..b], peer, TAG_PING);
                     send(&buf[..b], peer, TAG_PING);
+                    let mut go = [0u8];
+                    recv(&mut go, peer, TAG_MORE);
+                    go[0] == 1
+                };
+                if !more {
+                    break;
                 }
             }
         }
