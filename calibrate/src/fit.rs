@@ -23,8 +23,9 @@
 //!    off: the whole per-byte time goes to `B`;
 //! 4. `O` and `1/Br` by a weighted straight line through the rendezvous
 //!    sizes' time left once the overheads, the REQ and ACK, the DATA's
-//!    latency and its copies are taken off (`O` not below 0; copies not
-//!    taken off when the per-byte time is below them, as in 3);
+//!    latency and its copies are taken off (`O` not below 0: a negative
+//!    intercept keeps the line's slope; copies not taken off when the
+//!    per-byte time is below them, as in 3);
 //! 5. on-node, both single_copy = false and true are fitted so, and the one
 //!    with the smaller RMS error is kept (two copies on a tie: with `Br`
 //!    free, a ping-pong tells them apart only when the rendezvous per-byte
@@ -308,10 +309,13 @@ fn fit_rendezvous(s: &[(u64, f64)], c: &Costs, link: &Link) -> (f64, f64, bool) 
             })
             .collect()
     };
+    // A negative intercept (the fixed part over-counted, e.g. a shaped
+    // link whose first sizes pass in its bucket) keeps the line's per-byte
+    // time, which large messages follow, with no overhead.
     let solve = |p: &[(f64, f64, f64)]| -> (f64, f64) {
         match weighted_line(p) {
-            Some((o, x)) if o >= 0.0 => (o, x),
-            _ => (0.0, origin_slope(p)),
+            Some((o, x)) => (o.max(0.0), x),
+            None => (0.0, origin_slope(p)),
         }
     };
     let (o, x) = solve(&points(true));
@@ -572,6 +576,28 @@ mod tests {
         assert!(close(f.link.rendezvous_bandwidth, 6e9, 0.05), "{f:?}");
         assert!(close(f.link.rendezvous_overhead, 3e-6, 0.2), "{f:?}");
         assert!(f.rms < 0.05, "{}", f.rms);
+    }
+
+    #[test]
+    fn a_negative_rendezvous_intercept_keeps_the_slope() {
+        // eager: 6 us + 0.5 ns/B up to 2 KiB; then 12.5 MB/s (80 ns/B)
+        // with a line that would cross 0 at 2.6 KiB: the large sizes set
+        // the bandwidth, the overhead is 0.
+        let data: Vec<(u64, f64)> = sizes()
+            .into_iter()
+            .map(|b| {
+                let t = if b <= 2048 {
+                    6e-6 + b as f64 * 0.5e-9
+                } else {
+                    b as f64 * 80e-9 - 200e-6
+                };
+                (b, t.max(40e-6))
+            })
+            .collect();
+        let f = fit_pair(&data, &COSTS, false).unwrap();
+        assert_eq!(f.link.eager_limit, 2048, "{f:?}");
+        assert_eq!(f.link.rendezvous_overhead, 0.0, "{f:?}");
+        assert!(close(f.link.rendezvous_bandwidth, 12.5e6, 0.02), "{f:?}");
     }
 
     #[test]
