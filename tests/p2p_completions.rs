@@ -6,39 +6,16 @@
 mod common;
 
 use common::model::{self, link, m, Clock, H};
-use common::{fmt_ps, program, ps_arg, times_by_rank_op, Run, CORE_VARIANTS};
-use std::collections::HashMap;
+use common::{program, ps_arg, times_by_rank_op, Run, CORE_VARIANTS};
+use std::collections::{BTreeMap, HashMap};
 
 /// Compare expected and printed `(rank, op) -> ps` times, all at once.
 fn assert_times(what: &str, expected: &HashMap<(i64, String), u64>, stdout: &str, tag: &str) {
+    let sorted = |m: &HashMap<(i64, String), u64>| -> BTreeMap<(i64, String), u64> {
+        m.iter().map(|(k, v)| (k.clone(), *v)).collect()
+    };
     let got = times_by_rank_op(stdout, tag);
-    let mut errors = Vec::new();
-    let mut keys: Vec<_> = expected.keys().collect();
-    keys.sort();
-    for k in keys {
-        let e = expected[k];
-        match got.get(k) {
-            None => errors.push(format!("{k:?}: missing, expected {}", fmt_ps(e))),
-            Some(&g) if g != e => errors.push(format!(
-                "{k:?}: got {}, expected {} (diff {} ps)",
-                fmt_ps(g),
-                fmt_ps(e),
-                g as i128 - e as i128
-            )),
-            _ => {}
-        }
-    }
-    for k in got.keys() {
-        if !expected.contains_key(k) {
-            errors.push(format!("{k:?}: printed but not expected"));
-        }
-    }
-    assert!(
-        errors.is_empty(),
-        "{what}: {} wrong times:\n{}\n{stdout}",
-        errors.len(),
-        errors.join("\n")
-    );
+    common::assert_times(what, &sorted(expected), &sorted(&got), stdout);
 }
 
 /// Every check of `names` printed `ok NAME rank=R` on both ranks.

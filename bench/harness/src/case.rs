@@ -94,6 +94,17 @@ pub struct Setup<'a> {
     pub memory: bool,
 }
 
+/// The logs directory of run `i` (from 0) of `n` repeated runs: `logs`
+/// itself for a single run, else `logs/run<i+1>/` (created).
+pub fn run_logs(logs: &Path, i: u32, n: u32) -> Result<PathBuf, String> {
+    if n <= 1 {
+        return Ok(logs.to_path_buf());
+    }
+    let d = logs.join(format!("run{}", i + 1));
+    std::fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+    Ok(d)
+}
+
 /// Runs `case` with binary `exe`.
 pub fn run(s: &Setup, case: &Case, exe: &Path) -> Result<Measurement, String> {
     let (env, target, target_arg, logs, timeout) =

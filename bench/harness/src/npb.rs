@@ -320,15 +320,9 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
                             } else {
                                 eprint!("vaced-bench: {} ... ", case.stem());
                             }
-                            let rep_logs = logs.join(format!("run{}", rep_i + 1));
+                            let rep_logs = case::run_logs(&logs, rep_i, repeat)?;
                             let rep_setup = case::Setup {
-                                logs: if repeat > 1 {
-                                    std::fs::create_dir_all(&rep_logs)
-                                        .map_err(|e| format!("{}: {e}", rep_logs.display()))?;
-                                    &rep_logs
-                                } else {
-                                    &logs
-                                },
+                                logs: &rep_logs,
                                 ..setup
                             };
                             let m = case::run(&rep_setup, &case, exe)?;

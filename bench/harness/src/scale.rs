@@ -288,15 +288,9 @@ pub fn run(a: ScaleArgs) -> Result<(), String> {
                     cores: c,
                 };
                 eprint!("vaced-bench: {} ... ", case.stem());
-                let run_logs = logs.join(format!("run{}", run + 1));
+                let run_logs = case::run_logs(&logs, run, a.repeat)?;
                 let run_setup = case::Setup {
-                    logs: if run > 0 {
-                        std::fs::create_dir_all(&run_logs)
-                            .map_err(|e| format!("{}: {e}", run_logs.display()))?;
-                        &run_logs
-                    } else {
-                        &logs
-                    },
+                    logs: &run_logs,
                     ..setup
                 };
                 let m = case::run(&run_setup, &case, exe)?;
