@@ -49,6 +49,12 @@ pub fn ranks_per_node(t: &Target) -> u32 {
 pub const MANY_NODES: u32 = 512;
 
 pub fn setup(t: &Target, nranks: u32) -> Result<SmpiSetup, String> {
+    if t.kind != "levels" {
+        return Err(format!(
+            "target {}: a `{}` topology: the SMPI platform is made from `levels` topologies only",
+            t.name, t.kind
+        ));
+    }
     let p = ranks_per_node(t);
     for l in &t.levels {
         if l.ranks % p != 0 {

@@ -26,6 +26,10 @@ pub struct Target {
     /// seconds
     pub o_send: f64,
     pub o_recv: f64,
+    /// `topology.kind`: "levels" (Eq. 5's nested blocks, the only kind
+    /// the levels, hops and SMPI platform here describe) or a network of
+    /// nodes (fat-tree, torus, mesh, dragonfly: vaced alone runs those).
+    pub kind: String,
     pub levels: Vec<Level>,
     pub default_hops: u32,
 }
@@ -49,7 +53,11 @@ struct RawNet {
 }
 #[derive(Deserialize)]
 struct RawTopo {
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
     levels: Vec<Level>,
+    #[serde(default)]
     default_hops: u32,
 }
 #[derive(Deserialize)]
@@ -151,6 +159,7 @@ impl Target {
             header_bytes: n.header_bytes,
             o_send: opt_time("network.o_send", &n.o_send)?,
             o_recv: opt_time("network.o_recv", &n.o_recv)?,
+            kind: raw.topology.kind.unwrap_or_else(|| "levels".into()),
             levels: raw.topology.levels,
             default_hops: raw.topology.default_hops,
         })
@@ -196,6 +205,7 @@ pub(crate) mod tests {
                 header_bytes: 64,
                 o_send: 0.0,
                 o_recv: 0.0,
+                kind: "levels".into(),
                 levels: vec![
                     Level { ranks: 12, hops: 0 },
                     Level {
@@ -205,6 +215,21 @@ pub(crate) mod tests {
                 ],
                 default_hops: 5,
             }
+        );
+    }
+
+    #[test]
+    fn reads_a_network_of_nodes() {
+        let text = TIANHE.replace(
+            "levels = [{ ranks = 12, hops = 0 }, { ranks = 192, hops = 3 }]\ndefault_hops = 5\n",
+            "kind = \"fat-tree\"\nk = 4\nn = 3\nranks_per_node = 16\nplacement = \"block\"\n",
+        );
+        let t = Target::from_show(&text).unwrap();
+        assert_eq!(t.kind, "fat-tree");
+        assert!(t.levels.is_empty());
+        assert_eq!(
+            crate::smpi::setup(&t, 64).err().unwrap(),
+            "target tianhe1a: a `fat-tree` topology: the SMPI platform is made from `levels` topologies only"
         );
     }
 
