@@ -1,6 +1,8 @@
 //! The bench-npb kernels: which exist, which rank counts NPB allows each, and
 //! how to build one for a runner (vaced, the system MPICH, SMPI).
+use crate::env::Env;
 use crate::proc::run_tool;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The eight NPB 3.3 kernels and applications, in NPB's order.
@@ -196,6 +198,50 @@ pub fn build(npb: &Path, kernel: &str, runner: Runner, cc: &Compilers) -> Result
         ));
     }
     Ok(exe)
+}
+
+/// The binaries of a set of kernels by (kernel, runner), each a build's
+/// result, and the kernels present, in order.
+pub type Builds = (
+    HashMap<(String, Runner), Result<PathBuf, String>>,
+    Vec<String>,
+);
+
+/// Builds each of `kernels` for each of `runners` (an unknown kernel is an
+/// error; one absent from bench-npb/, and every failed build, is noted in
+/// `notes` and on stderr).
+pub fn build_all(
+    env: &Env,
+    kernels: &[String],
+    runners: &[Runner],
+    notes: &mut Vec<String>,
+) -> Result<Builds, String> {
+    let npb_dir = env.npb_dir();
+    let mut exes = HashMap::new();
+    let mut present = Vec::new();
+    for k in kernels {
+        let k = k.to_lowercase();
+        if !ALL.contains(&k.as_str()) {
+            return Err(format!("unknown kernel `{k}` (known: {})", ALL.join(", ")));
+        }
+        if !self::present(&npb_dir, &k) {
+            let n = format!("{k}: not present (bench-npb/{k}/ does not exist yet), skipped");
+            eprintln!("vaced-bench: {n}");
+            notes.push(n);
+            continue;
+        }
+        for &r in runners {
+            eprintln!("vaced-bench: building {k} for {}", r.name());
+            let exe = env.compilers(r).and_then(|cc| build(&npb_dir, &k, r, &cc));
+            if let Err(e) = &exe {
+                eprintln!("vaced-bench: {e}");
+                notes.push(e.lines().next().unwrap_or_default().to_string());
+            }
+            exes.insert((k.clone(), r), exe);
+        }
+        present.push(k);
+    }
+    Ok((exes, present))
 }
 
 #[cfg(test)]

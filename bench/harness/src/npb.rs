@@ -12,7 +12,6 @@ use crate::metrics::{self, opt, percent, ratio, secs};
 use crate::netns::Shaping;
 use crate::table::Table;
 use clap::Args;
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -246,35 +245,7 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
         runners.push(Runner::Smpi);
     }
     // Build what is needed, once per kernel and runner.
-    let mut exes: HashMap<(String, Runner), Result<PathBuf, String>> = HashMap::new();
-    let mut kernels_run = Vec::new();
-    for k in &a.kernels {
-        let k = k.to_lowercase();
-        if !kernels::ALL.contains(&k.as_str()) {
-            return Err(format!(
-                "unknown kernel `{k}` (known: {})",
-                kernels::ALL.join(", ")
-            ));
-        }
-        if !kernels::present(&npb_dir, &k) {
-            let n = format!("{k}: not present (bench-npb/{k}/ does not exist yet), skipped");
-            eprintln!("vaced-bench: {n}");
-            notes.push(n);
-            continue;
-        }
-        for &r in &runners {
-            eprintln!("vaced-bench: building {k} for {}", r.name());
-            let exe = env
-                .compilers(r)
-                .and_then(|cc| kernels::build(&npb_dir, &k, r, &cc));
-            if let Err(e) = &exe {
-                eprintln!("vaced-bench: {e}");
-                notes.push(e.lines().next().unwrap_or_default().to_string());
-            }
-            exes.insert((k.clone(), r), exe);
-        }
-        kernels_run.push(k);
-    }
+    let (exes, kernels_run) = kernels::build_all(&env, &a.kernels, &runners, &mut notes)?;
     let setup = case::Setup {
         env: &env,
         target: &target,

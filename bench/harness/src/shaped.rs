@@ -550,44 +550,25 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
     let vaced_cores = a.cores.first().copied().unwrap_or(env.host_cores);
     let mut notes: Vec<String> = Vec::new();
 
-    // Builds: the kernels for MPICH and vaced, the ping-pong for MPICH.
-    let mut exes: HashMap<(String, Runner), PathBuf> = HashMap::new();
-    let mut kernels_run = Vec::new();
-    for k in &a.kernels {
-        let k = k.to_lowercase();
-        if !kernels::ALL.contains(&k.as_str()) {
-            return Err(format!(
-                "unknown kernel `{k}` (known: {})",
-                kernels::ALL.join(", ")
-            ));
-        }
-        if !kernels::present(&npb_dir, &k) {
-            let n = format!("{k}: not present (bench-npb/{k}/ does not exist yet), skipped");
-            eprintln!("vaced-bench: {n}");
-            notes.push(n);
-            continue;
-        }
-        let mut ok = true;
-        for r in [Runner::Mpich, Runner::Vaced] {
-            eprintln!("vaced-bench: building {k} for {}", r.name());
-            match env
-                .compilers(r)
-                .and_then(|cc| kernels::build(&npb_dir, &k, r, &cc))
-            {
-                Ok(exe) => {
-                    exes.insert((k.clone(), r), exe);
-                }
-                Err(e) => {
-                    eprintln!("vaced-bench: {e}");
-                    notes.push(e.lines().next().unwrap_or_default().to_string());
-                    ok = false;
-                }
-            }
-        }
-        if ok {
-            kernels_run.push(k);
-        }
-    }
+    // Builds: the kernels for MPICH and vaced (a kernel runs where both built).
+    let (built, present) = kernels::build_all(
+        &env,
+        &a.kernels,
+        &[Runner::Mpich, Runner::Vaced],
+        &mut notes,
+    )?;
+    let kernels_run: Vec<String> = present
+        .into_iter()
+        .filter(|k| {
+            [Runner::Mpich, Runner::Vaced]
+                .iter()
+                .all(|r| built[&(k.clone(), *r)].is_ok())
+        })
+        .collect();
+    let exes: HashMap<(String, Runner), PathBuf> = built
+        .into_iter()
+        .filter_map(|(key, exe)| exe.ok().map(|e| (key, e)))
+        .collect();
     // vaced-calibrate, built with the system MPICH by `vaced calibrate`.
     eprintln!("vaced-bench: building vaced-calibrate (vaced calibrate)");
     proc::run_tool(&env.vaced, &["calibrate"], &env.repo, &[])?;
