@@ -117,6 +117,25 @@ impl Ctx<'_> {
         r.map_err(|m| self.err(key, m))
     }
 
+    /// Key `k` of section `t` (named `prefix`), a quantity `q` with a unit:
+    /// `default` when absent, or an error when there is none.
+    pub(super) fn value(
+        &self,
+        t: &Table,
+        prefix: &str,
+        k: &str,
+        q: Quantity,
+        default: Option<u64>,
+    ) -> Result<u64, ConfigError> {
+        match (t.get(k), default) {
+            (None, Some(d)) => Ok(d),
+            _ => {
+                let v = self.required(t, prefix, k)?;
+                self.quantity(&join(prefix, k), v, q)
+            }
+        }
+    }
+
     pub(super) fn time(
         &self,
         t: &Table,
@@ -124,17 +143,8 @@ impl Ctx<'_> {
         k: &str,
         default: Option<VTime>,
     ) -> Result<VTime, ConfigError> {
-        match (t.get(k), default) {
-            (None, Some(d)) => Ok(d),
-            _ => {
-                let v = self.required(t, prefix, k)?;
-                Ok(VTime::from_ps(self.quantity(
-                    &join(prefix, k),
-                    v,
-                    Quantity::Time,
-                )?))
-            }
-        }
+        self.value(t, prefix, k, Quantity::Time, default.map(VTime::ps))
+            .map(VTime::from_ps)
     }
 
     /// A non-negative integer that fits `u32`.
@@ -256,18 +266,11 @@ impl Model {
         let net = cx.table(&root, "network", true, &empty)?;
         cx.no_unknown(net, "network", NETWORK_KEYS)?;
         let p = "network";
-        let bandwidth = |k: &str| {
-            let v = cx.required(net, p, k)?;
-            cx.quantity(&join(p, k), v, Quantity::Bandwidth)
-        };
-        let mem_bandwidth = bandwidth("mem_bandwidth")?;
-        let net_bandwidth = bandwidth("net_bandwidth")?;
+        let mem_bandwidth = cx.value(net, p, "mem_bandwidth", Quantity::Bandwidth, None)?;
+        let net_bandwidth = cx.value(net, p, "net_bandwidth", Quantity::Bandwidth, None)?;
         let latency = cx.time(net, p, "latency", None)?;
         let hop_latency = cx.time(net, p, "hop_latency", None)?;
-        let eager_limit = {
-            let v = cx.required(net, p, "eager_limit")?;
-            cx.quantity("network.eager_limit", v, Quantity::Size)?
-        };
+        let eager_limit = cx.value(net, p, "eager_limit", Quantity::Size, None)?;
         let header_bytes = match cx.required(net, p, "header_bytes")? {
             Value::Integer(i) => u64::try_from(*i).map_err(|_| {
                 cx.err(

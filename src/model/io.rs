@@ -12,7 +12,7 @@
 //! reached over the network (one client stream). An access of `b > 0`
 //! bytes costs `latency + b / bandwidth`; an access of 0 bytes costs
 //! nothing (MPI-IO does not call the file system for it).
-use super::config::{join, Ctx};
+use super::config::Ctx;
 use super::units::{self, Quantity};
 use super::{transfer_time, ConfigError, VTime};
 use toml::Table;
@@ -64,10 +64,7 @@ pub(super) fn parse(cx: &Ctx, root: &Table, empty: &Table) -> Result<IoModel, Co
     cx.no_unknown(t, "io", IO_KEYS)?;
     let d = IoModel::default();
     let latency = cx.time(t, "io", "latency", Some(d.latency))?;
-    let bandwidth = match t.get("bandwidth") {
-        None => d.bandwidth,
-        Some(v) => cx.quantity(&join("io", "bandwidth"), v, Quantity::Bandwidth)?,
-    };
+    let bandwidth = cx.value(t, "io", "bandwidth", Quantity::Bandwidth, Some(d.bandwidth))?;
     Ok(IoModel { latency, bandwidth })
 }
 

@@ -96,14 +96,20 @@ pub(super) fn parse(
     };
     cx.no_unknown(t, p, NODE_KEYS)?;
     let latency = cx.time(t, p, "latency", Some(defaults.latency))?;
-    let bandwidth = match t.get("bandwidth") {
-        None => defaults.bandwidth,
-        Some(v) => cx.quantity(&join(p, "bandwidth"), v, Quantity::Bandwidth)?,
-    };
-    let eager_limit = match t.get("eager_limit") {
-        None => defaults.eager_limit,
-        Some(v) => cx.quantity(&join(p, "eager_limit"), v, Quantity::Size)?,
-    };
+    let bandwidth = cx.value(
+        t,
+        p,
+        "bandwidth",
+        Quantity::Bandwidth,
+        Some(defaults.bandwidth),
+    )?;
+    let eager_limit = cx.value(
+        t,
+        p,
+        "eager_limit",
+        Quantity::Size,
+        Some(defaults.eager_limit),
+    )?;
     let single_copy = match t.get("single_copy") {
         None => defaults.single_copy,
         Some(Value::Boolean(b)) => *b,

@@ -14,7 +14,7 @@
 //! network (or the node) at `rendezvous_bandwidth`; the copies in and out
 //! (or the single on-node copy) are as before. The defaults give the model
 //! without them.
-use super::config::{join, Ctx};
+use super::config::Ctx;
 use super::units::{self, Quantity};
 use super::{ConfigError, VTime};
 use toml::Table;
@@ -63,14 +63,13 @@ pub(super) fn parse(
     bandwidth: u64,
 ) -> Result<Rendezvous, ConfigError> {
     let overhead = cx.time(t, prefix, "rendezvous_overhead", Some(VTime::ZERO))?;
-    let bandwidth = match t.get("rendezvous_bandwidth") {
-        None => bandwidth,
-        Some(v) => cx.quantity(
-            &join(prefix, "rendezvous_bandwidth"),
-            v,
-            Quantity::Bandwidth,
-        )?,
-    };
+    let bandwidth = cx.value(
+        t,
+        prefix,
+        "rendezvous_bandwidth",
+        Quantity::Bandwidth,
+        Some(bandwidth),
+    )?;
     Ok(Rendezvous {
         overhead,
         bandwidth,
