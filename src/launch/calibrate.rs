@@ -74,18 +74,21 @@ pub fn parse(args: &[OsString]) -> Result<Args, String> {
     Ok(a)
 }
 
+/// Environment variable `var` when set and not empty, else `default`.
+fn env_or(var: &str, default: &str) -> OsString {
+    std::env::var_os(var)
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| default.into())
+}
+
 /// The MPI C compiler wrapper: `$MPICC`, else `mpicc.mpich`.
 pub fn mpicc() -> OsString {
-    std::env::var_os("MPICC")
-        .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| "mpicc.mpich".into())
+    env_or("MPICC", "mpicc.mpich")
 }
 
 /// The launcher: `$MPIRUN`, else `mpirun.mpich`.
 pub fn mpirun() -> OsString {
-    std::env::var_os("MPIRUN")
-        .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| "mpirun.mpich".into())
+    env_or("MPIRUN", "mpirun.mpich")
 }
 
 /// Checks that `mpicc -show` works; the error says how to get an MPI.
