@@ -217,6 +217,9 @@ pub fn build_all(
     notes: &mut Vec<String>,
 ) -> Result<Builds, String> {
     let npb_dir = env.npb_dir();
+    // once per runner: the vaced side asks MPICH's wrappers for their flags
+    let compilers: Vec<Result<Compilers, String>> =
+        runners.iter().map(|&r| env.compilers(r)).collect();
     let mut exes = HashMap::new();
     let mut present = Vec::new();
     for k in kernels {
@@ -230,9 +233,12 @@ pub fn build_all(
             notes.push(n);
             continue;
         }
-        for &r in runners {
+        for (&r, cc) in runners.iter().zip(&compilers) {
             eprintln!("vaced-bench: building {k} for {}", r.name());
-            let exe = env.compilers(r).and_then(|cc| build(&npb_dir, &k, r, &cc));
+            let exe = cc
+                .as_ref()
+                .map_err(String::clone)
+                .and_then(|cc| build(&npb_dir, &k, r, cc));
             if let Err(e) = &exe {
                 eprintln!("vaced-bench: {e}");
                 notes.push(e.lines().next().unwrap_or_default().to_string());
