@@ -170,9 +170,10 @@ impl Model {
         }
     }
 
-    /// Messages from `s` to `r` of at most this many bytes are eager (a
-    /// rank and itself, and two ranks of one node: `[network.node]`'s
-    /// limit).
+    /// Messages from `s` to `r` of at most this many bytes are eager:
+    /// `[network.node]`'s limit for ranks 0 hops apart (a rank and itself
+    /// too, except on a `levels` topology whose first level is not 0 hops
+    /// wide), the network's otherwise.
     pub fn eager_limit_for(&self, s: u32, r: u32) -> u64 {
         if self.hops(s, r) == 0 {
             self.node.eager_limit
