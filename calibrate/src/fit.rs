@@ -99,27 +99,12 @@ impl Line {
 /// residual: the sum of squared relative errors. None below 2 points or when
 /// every size is the same.
 pub fn line_fit(s: &[(u64, f64)]) -> Option<(Line, f64)> {
-    if s.len() < 2 {
-        return None;
-    }
-    let (mut sw, mut sx, mut sy, mut sxx, mut sxy) = (0.0, 0.0, 0.0, 0.0, 0.0);
-    for &(b, t) in s {
-        let (x, w) = (b as f64, 1.0 / (t * t));
-        sw += w;
-        sx += w * x;
-        sy += w * t;
-        sxx += w * x * x;
-        sxy += w * x * t;
-    }
-    let det = sw * sxx - sx * sx;
-    if det.abs() <= f64::EPSILON * sw * sxx {
-        return None;
-    }
-    let slope = (sw * sxy - sx * sy) / det;
-    let line = Line {
-        intercept: (sy - slope * sx) / sw,
-        slope,
-    };
+    let points: Vec<(f64, f64, f64)> = s
+        .iter()
+        .map(|&(b, t)| (b as f64, t, 1.0 / (t * t)))
+        .collect();
+    let (intercept, slope) = weighted_line(&points)?;
+    let line = Line { intercept, slope };
     let ssr = s.iter().map(|&(b, t)| ((t - line.at(b)) / t).powi(2)).sum();
     Some((line, ssr))
 }
@@ -225,8 +210,8 @@ fn rms(rows: &[Row]) -> f64 {
     (rows.iter().map(|r| r.rel_error().powi(2)).sum::<f64>() / rows.len() as f64).sqrt()
 }
 
-/// `1 / (sum of w x^2) * sum of w x y` and the weighted line through
-/// (x, y) points with weights w: (intercept, slope). None without spread.
+/// The weighted least-squares line through (x, y) points with weights w:
+/// (intercept, slope). None below 2 points or when every x is the same.
 fn weighted_line(p: &[(f64, f64, f64)]) -> Option<(f64, f64)> {
     let (mut sw, mut sx, mut sy, mut sxx, mut sxy) = (0.0, 0.0, 0.0, 0.0, 0.0);
     for &(x, y, w) in p {
