@@ -241,6 +241,35 @@ fn origin_slope(p: &[(f64, f64, f64)]) -> f64 {
     }
 }
 
+/// Fits `solve` (a weighted line: intercept, per-byte time) to each size's
+/// time left once `fixed(size)` and, with `copies`, the two copies
+/// (2 size / mem_bandwidth) are taken off, weighted 1/t²; if the per-byte
+/// time left is not positive, fits again without taking the copies off.
+/// Returns (intercept, bandwidth = 1 / per-byte time, at most 1 PB/s, and
+/// whether the copies had to be charged to it).
+fn per_byte_fit(
+    sizes: &[(u64, f64)],
+    c: &Costs,
+    copies: bool,
+    fixed: impl Fn(u64) -> f64,
+    solve: impl Fn(&[(f64, f64, f64)]) -> (f64, f64),
+) -> (f64, f64, bool) {
+    let points = |copies: bool| -> Vec<(f64, f64, f64)> {
+        let m = if copies { 2.0 / c.mem_bandwidth } else { 0.0 };
+        sizes
+            .iter()
+            .map(|&(b, t)| (b as f64, t - (fixed(b) + m * b as f64), 1.0 / (t * t)))
+            .collect()
+    };
+    let (o, x) = solve(&points(copies));
+    if x > 0.0 {
+        return (o, 1.0 / x, false);
+    }
+    // Below the copies: everything per byte goes to the bandwidth.
+    let (o, x) = solve(&points(false));
+    (o, 1.0 / x.max(1e-15), true)
+}
+
 /// The least-squares eager bandwidth for a latency and switch, and whether
 /// the copies had to be charged to it.
 fn fit_bandwidth(s: &[(u64, f64)], c: &Costs, link: &Link) -> (f64, bool) {
@@ -249,22 +278,9 @@ fn fit_bandwidth(s: &[(u64, f64)], c: &Costs, link: &Link) -> (f64, bool) {
         .copied()
         .filter(|&(b, _)| b <= link.eager_limit)
         .collect();
-    let points = |copies: bool| -> Vec<(f64, f64, f64)> {
-        let m = if copies { 2.0 / c.mem_bandwidth } else { 0.0 };
-        eager
-            .iter()
-            .map(|&(b, t)| {
-                let fixed = c.o_send + c.o_recv + link.latency + m * b as f64;
-                (b as f64, t - fixed, 1.0 / (t * t))
-            })
-            .collect()
-    };
-    let x = origin_slope(&points(true));
-    if x > 0.0 {
-        return (1.0 / x, false);
-    }
-    // Below the copies: everything per byte goes to B (at most 1 PB/s).
-    (1.0 / origin_slope(&points(false)).max(1e-15), true)
+    let fixed = |_| c.o_send + c.o_recv + link.latency;
+    let (_, bandwidth, charged) = per_byte_fit(&eager, c, true, fixed, |p| (0.0, origin_slope(p)));
+    (bandwidth, charged)
 }
 
 /// The rendezvous DATA's overhead and bandwidth for a fitted eager link
@@ -280,20 +296,8 @@ fn fit_rendezvous(s: &[(u64, f64)], c: &Costs, link: &Link) -> (f64, f64, bool) 
     if rdv.len() < 2 {
         return (0.0, link.bandwidth, false);
     }
-    let points = |copies: bool| -> Vec<(f64, f64, f64)> {
-        let m = if copies && !link.single_copy {
-            2.0 / c.mem_bandwidth
-        } else {
-            0.0
-        };
-        rdv.iter()
-            .map(|&(b, t)| {
-                let handshake = 2.0 * (h / c.mem_bandwidth + link.latency + h / link.bandwidth);
-                let fixed = c.o_send + c.o_recv + handshake + link.latency + m * b as f64;
-                (b as f64, t - fixed, 1.0 / (t * t))
-            })
-            .collect()
-    };
+    let handshake = 2.0 * (h / c.mem_bandwidth + link.latency + h / link.bandwidth);
+    let fixed = |_| c.o_send + c.o_recv + handshake + link.latency;
     // A negative intercept (the fixed part over-counted, e.g. a shaped
     // link whose first sizes pass in its bucket) keeps the line's per-byte
     // time, which large messages follow, with no overhead.
@@ -303,12 +307,7 @@ fn fit_rendezvous(s: &[(u64, f64)], c: &Costs, link: &Link) -> (f64, f64, bool) 
             None => (0.0, origin_slope(p)),
         }
     };
-    let (o, x) = solve(&points(true));
-    if x > 0.0 {
-        return (o, 1.0 / x, false);
-    }
-    let (o, x) = solve(&points(false));
-    (o, 1.0 / x.max(1e-15), true)
+    per_byte_fit(&rdv, c, !link.single_copy, fixed, solve)
 }
 
 fn fit_with(s: &[(u64, f64)], c: &Costs, sw: &Switch, single_copy: bool) -> PairFit {
