@@ -456,12 +456,22 @@ fn block_args(
     Ok((rn, rt, Some((n, t))))
 }
 
-/// MPI_Allgather(_c).
+/// The two collectives of one block per rank each way.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Blocks {
+    /// MPI_Allgather(_c): a send block, `size` receive blocks.
+    Allgather,
+    /// MPI_Alltoall(_c): `size` send blocks, `size` receive blocks.
+    Alltoall,
+}
+
+/// MPI_Allgather(_c) and MPI_Alltoall(_c).
 ///
 /// # Safety
 /// MPI's contract for the buffers of this blocking call.
 #[allow(clippy::too_many_arguments)]
-unsafe fn allgather(
+unsafe fn blocks(
+    kind: Blocks,
     name: &str,
     sendbuf: *const c_void,
     sendcount: impl Copy + Into<i64>,
@@ -475,22 +485,41 @@ unsafe fn allgather(
         if let Some(ic) = inter_coll::of(w, comm)? {
             // SAFETY: the caller's MPI contract, passed on.
             return unsafe {
-                inter_coll::allgather(
-                    w, &ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                )
+                match kind {
+                    Blocks::Allgather => inter_coll::allgather(
+                        w, &ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                    ),
+                    Blocks::Alltoall => inter_coll::alltoall(
+                        w, &ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                    ),
+                }
             };
         }
         let cc = CollComm::of(w, comm)?;
         let (rn, rt, send) = block_args(
-            w, &cc, name, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, false,
+            w,
+            &cc,
+            name,
+            sendbuf,
+            sendcount,
+            sendtype,
+            recvbuf,
+            recvcount,
+            recvtype,
+            kind == Blocks::Alltoall,
         )?;
-        // SAFETY: sendbuf holds its elements, recvbuf has room for size x
-        // recvcount elements, for this blocking call.
+        // SAFETY: sendbuf holds its elements (size x sendcount for
+        // Alltoall), recvbuf has room for size x recvcount elements, for
+        // this blocking call.
         let (sb, mut rb) = unsafe { (RawBuf::new(sendbuf), RawBuf::new(recvbuf)) };
         let s = send
             .as_ref()
             .map(|(n, t)| (&sb as &dyn UserBuf, Data { count: *n, ty: t }));
-        coll_calls::allgather(&mut w.ep, &cc, s, &mut rb, Data { count: rn, ty: &rt });
+        let rd = Data { count: rn, ty: &rt };
+        match kind {
+            Blocks::Allgather => coll_calls::allgather(&mut w.ep, &cc, s, &mut rb, rd),
+            Blocks::Alltoall => coll_calls::alltoall(&mut w.ep, &cc, s, &mut rb, rd),
+        }
         Ok(())
     })
 }
@@ -505,14 +534,14 @@ mpi_fn! {
             return rc;
         }
         // SAFETY: the caller's MPI contract, passed on.
-        unsafe { allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) }
+        unsafe { blocks(Blocks::Allgather, "MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) }
     }
 }
 
 mpi_fn! {
     fn MPI_Allgather_c / PMPI_Allgather_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
         // SAFETY: the caller's MPI contract, passed on.
-        unsafe { allgather("MPI_Allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) }
+        unsafe { blocks(Blocks::Allgather, "MPI_Allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) }
     }
 }
 
@@ -562,45 +591,6 @@ mpi_fn! {
     }
 }
 
-/// MPI_Alltoall(_c).
-///
-/// # Safety
-/// MPI's contract for the buffers of this blocking call.
-#[allow(clippy::too_many_arguments)]
-unsafe fn alltoall(
-    name: &str,
-    sendbuf: *const c_void,
-    sendcount: impl Copy + Into<i64>,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcount: impl Copy + Into<i64>,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-) -> c_int {
-    call(name, comm, |w| {
-        if let Some(ic) = inter_coll::of(w, comm)? {
-            // SAFETY: the caller's MPI contract, passed on.
-            return unsafe {
-                inter_coll::alltoall(
-                    w, &ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                )
-            };
-        }
-        let cc = CollComm::of(w, comm)?;
-        let (rn, rt, send) = block_args(
-            w, &cc, name, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, true,
-        )?;
-        // SAFETY: sendbuf holds size x sendcount elements, recvbuf has
-        // room for size x recvcount elements, for this blocking call.
-        let (sb, mut rb) = unsafe { (RawBuf::new(sendbuf), RawBuf::new(recvbuf)) };
-        let s = send
-            .as_ref()
-            .map(|(n, t)| (&sb as &dyn UserBuf, Data { count: *n, ty: t }));
-        coll_calls::alltoall(&mut w.ep, &cc, s, &mut rb, Data { count: rn, ty: &rt });
-        Ok(())
-    })
-}
-
 mpi_fn! {
     fn MPI_Alltoall / PMPI_Alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
         // MPI_THREAD_MULTIPLE: its nonblocking form and a wait
@@ -611,14 +601,14 @@ mpi_fn! {
             return rc;
         }
         // SAFETY: the caller's MPI contract, passed on.
-        unsafe { alltoall("MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) }
+        unsafe { blocks(Blocks::Alltoall, "MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) }
     }
 }
 
 mpi_fn! {
     fn MPI_Alltoall_c / PMPI_Alltoall_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
         // SAFETY: the caller's MPI contract, passed on.
-        unsafe { alltoall("MPI_Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) }
+        unsafe { blocks(Blocks::Alltoall, "MPI_Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) }
     }
 }
 
