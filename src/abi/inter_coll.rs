@@ -27,6 +27,11 @@ pub(crate) fn of(w: &World, comm: MPI_Comm) -> MpiResult<Option<InterComm>> {
     Ok(InterComm::of(w.comms.get(comm)?))
 }
 
+/// The argument names of a send buffer and of a receive buffer, for
+/// [`buf_arg`]'s errors.
+pub(super) const SEND: (&str, &str, &str) = ("sendcount", "sendtype", "sendbuf");
+pub(super) const RECV: (&str, &str, &str) = ("recvcount", "recvtype", "recvbuf");
+
 /// A buffer of `n` elements of a checked type: MPI_ERR_BUFFER for
 /// MPI_IN_PLACE or a null buffer holding data.
 pub(super) fn buf_arg(
@@ -115,25 +120,13 @@ pub(crate) unsafe fn gather(
 ) -> MpiResult<()> {
     let root = calls::root(root, ic)?;
     let send = match root {
-        Root::Remote(_) => Some(buf_arg(
-            w,
-            sendbuf,
-            sendcount,
-            sendtype,
-            ("sendcount", "sendtype", "sendbuf"),
-        )?),
+        Root::Remote(_) => Some(buf_arg(w, sendbuf, sendcount, sendtype, SEND)?),
         _ => None,
     };
     let recv = match root {
         Root::Me => Some(remote_blocks(
             ic,
-            buf_arg(
-                w,
-                recvbuf,
-                recvcount,
-                recvtype,
-                ("recvcount", "recvtype", "recvbuf"),
-            )?,
+            buf_arg(w, recvbuf, recvcount, recvtype, RECV)?,
             "recvbuf",
         )?),
         _ => None,
@@ -173,13 +166,7 @@ pub(crate) unsafe fn gatherv(
 ) -> MpiResult<()> {
     let root = calls::root(root, ic)?;
     let send = match root {
-        Root::Remote(_) => Some(buf_arg(
-            w,
-            sendbuf,
-            sendcount,
-            sendtype,
-            ("sendcount", "sendtype", "sendbuf"),
-        )?),
+        Root::Remote(_) => Some(buf_arg(w, sendbuf, sendcount, sendtype, SEND)?),
         _ => None,
     };
     let rblocks = match root {
@@ -236,25 +223,13 @@ pub(crate) unsafe fn scatter(
     let send = match root {
         Root::Me => Some(remote_blocks(
             ic,
-            buf_arg(
-                w,
-                sendbuf,
-                sendcount,
-                sendtype,
-                ("sendcount", "sendtype", "sendbuf"),
-            )?,
+            buf_arg(w, sendbuf, sendcount, sendtype, SEND)?,
             "sendbuf",
         )?),
         _ => None,
     };
     let recv = match root {
-        Root::Remote(_) => Some(buf_arg(
-            w,
-            recvbuf,
-            recvcount,
-            recvtype,
-            ("recvcount", "recvtype", "recvbuf"),
-        )?),
+        Root::Remote(_) => Some(buf_arg(w, recvbuf, recvcount, recvtype, RECV)?),
         _ => None,
     };
     let short = calls::short(
@@ -318,13 +293,7 @@ pub(crate) unsafe fn scatterv(
         _ => None,
     };
     let recv = match root {
-        Root::Remote(_) => Some(buf_arg(
-            w,
-            recvbuf,
-            recvcount,
-            recvtype,
-            ("recvcount", "recvtype", "recvbuf"),
-        )?),
+        Root::Remote(_) => Some(buf_arg(w, recvbuf, recvcount, recvtype, RECV)?),
         _ => None,
     };
     // SAFETY: the caller's contract.
@@ -350,22 +319,10 @@ pub(crate) unsafe fn allgather(
     recvcount: impl Copy + Into<i64>,
     recvtype: MPI_Datatype,
 ) -> MpiResult<()> {
-    let (sn, st) = buf_arg(
-        w,
-        sendbuf,
-        sendcount,
-        sendtype,
-        ("sendcount", "sendtype", "sendbuf"),
-    )?;
+    let (sn, st) = buf_arg(w, sendbuf, sendcount, sendtype, SEND)?;
     let (rn, rt) = remote_blocks(
         ic,
-        buf_arg(
-            w,
-            recvbuf,
-            recvcount,
-            recvtype,
-            ("recvcount", "recvtype", "recvbuf"),
-        )?,
+        buf_arg(w, recvbuf, recvcount, recvtype, RECV)?,
         "recvbuf",
     )?;
     // SAFETY: the caller's contract.
@@ -393,13 +350,7 @@ pub(crate) unsafe fn allgatherv(
     displs: *const c_int,
     recvtype: MPI_Datatype,
 ) -> MpiResult<()> {
-    let (sn, st) = buf_arg(
-        w,
-        sendbuf,
-        sendcount,
-        sendtype,
-        ("sendcount", "sendtype", "sendbuf"),
-    )?;
+    let (sn, st) = buf_arg(w, sendbuf, sendcount, sendtype, SEND)?;
     let rt = args::datatype(w, recvtype, "recvtype")?;
     // SAFETY: both arrays have one entry per remote rank.
     let rblocks = unsafe {
@@ -483,24 +434,12 @@ pub(crate) unsafe fn alltoall(
 ) -> MpiResult<()> {
     let (sn, st) = remote_blocks(
         ic,
-        buf_arg(
-            w,
-            sendbuf,
-            sendcount,
-            sendtype,
-            ("sendcount", "sendtype", "sendbuf"),
-        )?,
+        buf_arg(w, sendbuf, sendcount, sendtype, SEND)?,
         "sendbuf",
     )?;
     let (rn, rt) = remote_blocks(
         ic,
-        buf_arg(
-            w,
-            recvbuf,
-            recvcount,
-            recvtype,
-            ("recvcount", "recvtype", "recvbuf"),
-        )?,
+        buf_arg(w, recvbuf, recvcount, recvtype, RECV)?,
         "recvbuf",
     )?;
     let n = ic.remote.len();

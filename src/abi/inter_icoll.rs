@@ -3,7 +3,7 @@
 //! schedules are built by `mpi::inter_icoll_calls`. `abi::icoll` calls
 //! these when the communicator is an intercommunicator.
 use crate::abi::buffers::out;
-use crate::abi::inter_coll::{buf_arg, red, red_buf, v_blocks, w_blocks, NO_IN_PLACE};
+use crate::abi::inter_coll::{buf_arg, red, red_buf, v_blocks, w_blocks, NO_IN_PLACE, RECV, SEND};
 use crate::abi::op::applier;
 use crate::abi::userbuf::{in_place, RawBuf};
 use crate::coll::inter::Root;
@@ -224,24 +224,12 @@ pub(crate) unsafe fn igather_iscatter(
         _ => (true, false),
     };
     let send = if sends {
-        Some(buf_arg(
-            w,
-            sendbuf,
-            sendcount,
-            sendtype,
-            ("sendcount", "sendtype", "sendbuf"),
-        )?)
+        Some(buf_arg(w, sendbuf, sendcount, sendtype, SEND)?)
     } else {
         None
     };
     let recv = if recvs {
-        Some(buf_arg(
-            w,
-            recvbuf,
-            recvcount,
-            recvtype,
-            ("recvcount", "recvtype", "recvbuf"),
-        )?)
+        Some(buf_arg(w, recvbuf, recvcount, recvtype, RECV)?)
     } else {
         None
     };
@@ -293,13 +281,7 @@ pub(crate) unsafe fn igatherv(
 ) -> MpiResult<()> {
     let root = inter_root(root, ic)?;
     let send = match root {
-        Root::Remote(_) => Some(buf_arg(
-            w,
-            sendbuf,
-            sendcount,
-            sendtype,
-            ("sendcount", "sendtype", "sendbuf"),
-        )?),
+        Root::Remote(_) => Some(buf_arg(w, sendbuf, sendcount, sendtype, SEND)?),
         _ => None,
     };
     let rblocks = match root {
@@ -383,13 +365,7 @@ pub(crate) unsafe fn iscatterv(
         _ => None,
     };
     let recv = match root {
-        Root::Remote(_) => Some(buf_arg(
-            w,
-            recvbuf,
-            recvcount,
-            recvtype,
-            ("recvcount", "recvtype", "recvbuf"),
-        )?),
+        Root::Remote(_) => Some(buf_arg(w, recvbuf, recvcount, recvtype, RECV)?),
         _ => None,
     };
     // SAFETY: the buffers live until the request completes (caller).
@@ -424,20 +400,8 @@ pub(crate) unsafe fn iallgather_ialltoall(
     recvtype: MPI_Datatype,
     request: *mut MPI_Request,
 ) -> MpiResult<()> {
-    let (sn, st) = buf_arg(
-        w,
-        sendbuf,
-        sendcount,
-        sendtype,
-        ("sendcount", "sendtype", "sendbuf"),
-    )?;
-    let (rn, rt) = buf_arg(
-        w,
-        recvbuf,
-        recvcount,
-        recvtype,
-        ("recvcount", "recvtype", "recvbuf"),
-    )?;
+    let (sn, st) = buf_arg(w, sendbuf, sendcount, sendtype, SEND)?;
+    let (rn, rt) = buf_arg(w, recvbuf, recvcount, recvtype, RECV)?;
     // SAFETY: the buffers live until the request completes (caller).
     let (sb, rb) = unsafe { (RawBuf::new(sendbuf), RawBuf::new(recvbuf)) };
     let n = ic.remote.len();
@@ -482,13 +446,7 @@ pub(crate) unsafe fn iallgatherv(
     recvtype: MPI_Datatype,
     request: *mut MPI_Request,
 ) -> MpiResult<()> {
-    let (sn, st) = buf_arg(
-        w,
-        sendbuf,
-        sendcount,
-        sendtype,
-        ("sendcount", "sendtype", "sendbuf"),
-    )?;
+    let (sn, st) = buf_arg(w, sendbuf, sendcount, sendtype, SEND)?;
     let rt = args::datatype(w, recvtype, "recvtype")?;
     // SAFETY: one entry per remote rank.
     let rblocks = unsafe {
