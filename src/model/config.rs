@@ -25,6 +25,7 @@ const NETWORK_KEYS: &[&str] = &[
     "node",
     "rendezvous_overhead",
     "rendezvous_bandwidth",
+    "contention",
 ];
 
 /// Builds errors for one origin.
@@ -291,6 +292,15 @@ impl Model {
             super::NodeNet::defaults(mem_bandwidth, eager_limit),
         )?;
         let topology = super::topology::parse(&cx, &root, &empty, dir)?;
+        let contention = super::contention::parse(&cx, net)?;
+        if contention != super::Contention::None
+            && latency.ps() + hop_latency.ps() * topology.min_node_hops() as u64 == 0
+        {
+            return Err(cx.err(
+                "network.contention",
+                "needs a positive latency between nodes (the least one is the model's window)",
+            ));
+        }
 
         // [collectives]: algorithm names by collective; the names are
         // checked by coll::select::validate (the model does not know them).
@@ -330,6 +340,7 @@ impl Model {
             rendezvous,
             node,
             topology,
+            contention,
             collectives,
         })
     }
@@ -391,6 +402,9 @@ impl Model {
             or = units::format_time(self.o_recv),
             rdv = self.rendezvous.to_toml(self.net_bandwidth),
         );
+        if self.contention == super::Contention::Links {
+            text.push_str("contention = \"links\"\n");
+        }
         if self.node != super::NodeNet::defaults(self.mem_bandwidth, self.eager_limit) {
             text.push_str(&self.node.to_toml());
         }
@@ -466,6 +480,7 @@ default_hops = 4
                     ],
                     default_hops: 4,
                 },
+                contention: crate::model::Contention::None,
                 collectives: BTreeMap::new(),
                 io: crate::model::IoModel::default(),
             }
@@ -668,6 +683,7 @@ default_hops = 4
                 levels: vec![],
                 default_hops: 0,
             },
+            contention: crate::model::Contention::Links,
             collectives: [
                 ("bcast".to_string(), "binomial".to_string()),
                 ("odd key".to_string(), "x\"y".to_string()),

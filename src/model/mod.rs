@@ -14,14 +14,17 @@
 //!   `send_times` (eager DATA, REQ, ACK), `data_times` (rendezvous DATA),
 //!   `copy_out` (the receiver's copy) and `eager_limit_for` apply them.
 mod config;
+pub mod contention;
 pub mod io;
 pub mod node;
 pub mod presets;
 pub mod rendezvous;
+pub mod route;
 pub mod time;
 pub mod topology;
 pub mod units;
 
+pub use contention::{Contention, Flow, FlowTable};
 pub use io::IoModel;
 pub use node::NodeNet;
 pub use presets::{preset_names, preset_toml};
@@ -86,6 +89,8 @@ pub struct Model {
     pub node: NodeNet,
     /// hop(x, y) and the node of each rank.
     pub topology: Topology,
+    /// `[network] contention`: whether flows share links ([`contention`]).
+    pub contention: Contention,
     /// `[collectives]`: an algorithm forced by name per collective
     /// (`bcast = "binomial"`); names are checked by `coll::select::validate`.
     pub collectives: BTreeMap<String, String>,

@@ -83,6 +83,7 @@ mod tests {
                     ],
                     default_hops: 5,
                 },
+                contention: crate::model::Contention::None,
                 collectives: Default::default(),
                 io: Default::default(),
             }

@@ -247,6 +247,27 @@ impl Topology {
         }
     }
 
+    /// The fewest hops between two ranks on different nodes (the least
+    /// distance a message between nodes travels).
+    pub fn min_node_hops(&self) -> u32 {
+        match self {
+            Topology::Levels {
+                levels,
+                default_hops,
+            } => {
+                // Levels wider than the node (the first 0-hop one), and the
+                // default.
+                let node = levels.iter().position(|l| l.hops == 0);
+                levels
+                    .iter()
+                    .skip(node.map_or(0, |i| i + 1))
+                    .map(|l| l.hops)
+                    .fold(*default_hops, u32::min)
+            }
+            Topology::Nodes { network, .. } => network.min_hops(),
+        }
+    }
+
     /// The hops between the ranks farthest apart (levels: `default_hops`).
     pub fn max_hops(&self) -> u32 {
         match self {
