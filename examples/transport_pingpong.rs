@@ -38,6 +38,7 @@ fn main() {
         nranks: 2,
         cores: 1,
         inbox_bytes: 256 * 1024,
+        flow_slots: 0,
     };
     let seg = Segment::create(&name, &cfg).expect("create segment");
     assert!(

@@ -76,6 +76,10 @@ pub struct Msg {
     /// sender's serial number of the message (unique per sender, from 1),
     /// by which a cancel request names it.
     pub rreq: u32,
+    /// DATA that is a flow of the contention model (`p2p::flows`): its
+    /// entry and sequence word in the sender's part of the flow registry;
+    /// `ta` is then a lower bound until the receiver resolves the flow.
+    pub flow: Option<(u32, u64)>,
     pub payload: Payload,
 }
 
@@ -109,6 +113,15 @@ pub fn encode(m: &Msg, body: Body, max_record: usize, mut emit: impl FnMut(&[&[u
         Body::Remote { pid, addr } => (PL_REMOTE, pid, addr, &[]),
     };
     h[2] = pl;
+    // Bytes 40..52 hold the flow (entry + 1, sequence word) when the
+    // payload is not remote (a flow is DATA, whose payload never is).
+    let (pid, addr) = match m.flow {
+        Some((slot, seq)) => {
+            assert!(pl != PL_REMOTE, "a flow with a remote payload");
+            (slot + 1, seq)
+        }
+        None => (pid, addr),
+    };
     h[4..8].copy_from_slice(&m.src.to_le_bytes());
     h[8..12].copy_from_slice(&m.ctx.to_le_bytes());
     h[12..16].copy_from_slice(&m.tag.to_le_bytes());
@@ -192,6 +205,10 @@ impl Decoder {
                     ta: VTime::from_ps(u64at(24)),
                     sreq: u32at(32),
                     rreq: u32at(36),
+                    flow: match (rec[2], u32at(40)) {
+                        (PL_REMOTE, _) | (_, 0) => None,
+                        (_, slot) => Some((slot - 1, u64at(44))),
+                    },
                     payload,
                 };
                 if have >= len {
@@ -238,6 +255,7 @@ mod tests {
             ta: VTime::from_ps(123_456_789_012),
             sreq: 9,
             rreq: 11,
+            flow: None,
             payload,
         }
     }
@@ -293,6 +311,11 @@ mod tests {
         assert_eq!(roundtrip(&r, 64).0, r);
         let e = msg(Payload::Inline(Vec::new()));
         assert_eq!(roundtrip(&e, 64).0, e);
+        let mut f = msg(Payload::Inline(vec![1, 2, 3]));
+        f.flow = Some((0, u64::MAX - 1));
+        assert_eq!(roundtrip(&f, 64).0, f);
+        f.payload = Payload::None;
+        assert_eq!(roundtrip(&f, 64).0, f);
     }
     #[test]
     fn garbage_is_an_error() {

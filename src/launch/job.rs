@@ -19,6 +19,11 @@ pub const DEFAULT_TARGET: &str = "tianhe1a";
 /// Bytes of each rank's inbox ring.
 pub const INBOX_BYTES: u32 = 256 * 1024;
 
+/// Entries each rank owns in the flow registry when the target models
+/// contention: the transfers between nodes it may have in flight at once
+/// (an entry is touched only once used; 64 bytes each).
+pub const FLOW_SLOTS: u32 = 1024;
+
 /// What identifies a job and what every rank is told about it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JobSpec {

@@ -125,6 +125,11 @@ pub fn mpirun(cmd: &str, argv: &[OsString]) -> i32 {
         nranks: a.nranks,
         cores,
         inbox_bytes: job::INBOX_BYTES,
+        flow_slots: if model.contention_window().is_some() {
+            job::FLOW_SLOTS
+        } else {
+            0
+        },
     };
     let seg = match Segment::create(&seg_name, &cfg) {
         Ok(s) => s,

@@ -65,6 +65,7 @@ mod compound;
 pub use compound::{Poll, Progress};
 mod active;
 pub use active::{Active, Reply, ACTIVE_CTX_BIT};
+mod contention;
 mod yielding;
 
 /// A message taken from the host inbox and not yet finished with.
@@ -145,6 +146,8 @@ pub struct Core<L: Link> {
     mt: yielding::Threads,
     /// Serial number of the next DATA / REQ we send (see `cancel`).
     next_serial: u32,
+    /// Our entries in the flow registry (contention).
+    flows: super::flows::Owned,
 }
 
 fn matches(m: &Msg, src: Option<u32>, tag: Option<i32>, ctx: u32) -> bool {
@@ -184,6 +187,7 @@ impl<L: Link> Core<L> {
             active: None,
             mt: Default::default(),
             next_serial: 1,
+            flows: Default::default(),
         }
     }
 
@@ -272,6 +276,7 @@ impl<L: Link> Core<L> {
             ta,
             sreq: 0,
             rreq: 0,
+            flow: None,
             payload: Payload::None,
         }
     }
@@ -354,6 +359,7 @@ impl<L: Link> Core<L> {
         if eager {
             let mut m = self.header(Kind::Eager, ctx, tag, size, ta);
             m.rreq = serial;
+            m.flow = self.register_flow(tr, size, self.model.net_bandwidth, dest);
             // The request owns the bytes; emit borrows them from a take.
             let req = self.reqs.get(id);
             let max = self.link.max_record();
@@ -995,6 +1001,7 @@ impl<L: Link> Core<L> {
                 None => self.pending.push_back(i),
             }
         }
+        self.resolve_at_once(i);
         i
     }
 
@@ -1085,6 +1092,7 @@ impl<L: Link> Core<L> {
         let mut m = self.header(Kind::Data, ack.ctx, ack.tag, size, ta);
         m.sreq = s;
         m.rreq = ack.rreq;
+        m.flow = self.register_flow(tr, size, self.model.rendezvous.bandwidth, dest);
         let req = self.reqs.get(s);
         let remote = matches!(req.op, Op::Send { remote: true, .. });
         let max = self.link.max_record();
@@ -1201,7 +1209,9 @@ impl<L: Link> Core<L> {
             // Lines 5-10: the early queue first.
             let early = std::mem::take(&mut self.early);
             for i in early {
-                if self.msg(i).ta <= start || (block && self.related(i, goal)) {
+                if !self.is_unresolved(i)
+                    && (self.msg(i).ta <= start || (block && self.related(i, goal)))
+                {
                     self.deal(i);
                 } else {
                     self.early.push(i);
@@ -1225,11 +1235,16 @@ impl<L: Link> Core<L> {
                 self.deal_related_early(goal);
                 continue;
             }
+            if self.exact && self.contended() && self.settle_flows(start, block, goal) {
+                continue;
+            }
             match self.fetch(false) {
                 Some(m) => {
                     let i = self.access(m);
                     self.note_parked_probe(i);
-                    if self.msg(i).ta > start && !(block && self.related(i, goal)) {
+                    if self.is_unresolved(i)
+                        || (self.msg(i).ta > start && !(block && self.related(i, goal)))
+                    {
                         self.early.push(i);
                     } else {
                         self.deal(i);
@@ -1266,9 +1281,12 @@ impl<L: Link> Core<L> {
             start
         };
         // Lines 22-27: what arrived while we waited.
+        if self.exact && self.contended() {
+            self.settle_flows(end, false, goal);
+        }
         let early = std::mem::take(&mut self.early);
         for i in early {
-            if self.msg(i).ta <= end {
+            if !self.is_unresolved(i) && self.msg(i).ta <= end {
                 self.deal(i);
             } else {
                 self.early.push(i);
@@ -1306,7 +1324,7 @@ impl<L: Link> Core<L> {
     fn deal_related_early(&mut self, goal: Goal) {
         let early = std::mem::take(&mut self.early);
         for i in early {
-            if self.related(i, goal) {
+            if !self.is_unresolved(i) && self.related(i, goal) {
                 self.deal(i);
             } else {
                 self.early.push(i);
@@ -1487,11 +1505,17 @@ impl<L: Link> Core<L> {
         loop {
             while let Some(m) = self.fetch(false) {
                 let i = self.access(m);
-                if self.msg(i).ta <= t || (block && self.related(i, goal)) {
+                if !self.is_unresolved(i)
+                    && (self.msg(i).ta <= t || (block && self.related(i, goal)))
+                {
                     self.deal(i);
                 } else {
                     self.early.push(i);
                 }
+            }
+            // The flows arriving by t first: resolving them may bring more.
+            if self.contended() && self.settle_flows(t, false, goal) {
+                continue;
             }
             let seen = self.link.pokes();
             if decide::scan(&self.link, &self.model, self.me, t).is_ok() {
@@ -1526,10 +1550,7 @@ impl<L: Link> Core<L> {
             }
             Some((_, _, r)) if r == self.me => {
                 self.link.idle_end();
-                let i = self
-                    .early
-                    .remove(mine.expect("we published an early message"));
-                self.deal(i);
+                self.act_on_earliest(mine.expect("we published an early message"));
                 false
             }
             Some((_, _, r)) => {
@@ -1586,10 +1607,7 @@ impl<L: Link> Core<L> {
         match self.link.earliest_event() {
             Some((_, 0, r)) if r == self.me => {
                 self.link.idle_end();
-                let i = self
-                    .early
-                    .remove(mine.expect("we published an early message"));
-                self.deal(i);
+                self.act_on_earliest(mine.expect("we published an early message"));
             }
             Some((_, _, r)) => {
                 // Not delivered: `r` finalized after we read its event; the

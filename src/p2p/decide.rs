@@ -134,6 +134,45 @@ pub fn blocks(own: u64, unread: Option<u64>, j: u32, x: u32, t: u64, lat: u64) -
     !(e == t && lat == 0 && tie && lb == t && u > t && j > x)
 }
 
+/// The effective bound `min(own, unread)` in ps (u64::MAX: +inf, or
+/// finalized).
+pub fn effective(own: u64, unread: Option<u64>) -> u64 {
+    if own == FINAL {
+        return u64::MAX;
+    }
+    let (lb, _) = decode(own);
+    let eff = lb.min(unread.unwrap_or(NONE));
+    if eff == NONE {
+        u64::MAX
+    } else {
+        eff
+    }
+}
+
+/// Whether a rank with own bound word `own` and unread arrivals `unread`
+/// may still start a flow (send anything) before `w` ps.
+pub fn flow_blocks(own: u64, unread: Option<u64>, w: u64) -> bool {
+    effective(own, unread) < w
+}
+
+/// Whether the contention window ending at `w` is closed: no rank, `me`
+/// included (by its published bound and unread arrivals), may still start
+/// a flow before `w` (consistent snapshot). `Err(j)`: rank `j` may.
+pub fn window_closed<L: Link>(link: &L, w: u64) -> Result<(), u32> {
+    loop {
+        let g1 = link.generation();
+        for j in 0..link.size() {
+            let (unread, own) = link.peer_bound(j);
+            if flow_blocks(own, unread, w) {
+                return Err(j);
+            }
+        }
+        if link.generation() == g1 {
+            return Ok(());
+        }
+    }
+}
+
 /// L(0, hop(j, x)) in ps: the least time a message from j takes to x.
 pub fn min_latency(model: &Model, j: u32, x: u32) -> u64 {
     model.pair_latency(j, x).ps()
@@ -179,6 +218,13 @@ pub fn poke_unblocked<L: Link>(
     for d in 0..link.size() {
         if d == me {
             continue;
+        }
+        if let Some(w) = link.resolving_at(d) {
+            let w = w.ps();
+            if flow_blocks(old.0, old.1, w) && !flow_blocks(new.0, new.1, w) {
+                link.poke(d);
+                continue;
+            }
         }
         let Some(t) = link.deciding_at(d) else {
             continue;

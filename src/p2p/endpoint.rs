@@ -5,7 +5,7 @@ use super::link::Link;
 use crate::model::{Model, VTime};
 use crate::transport::threads;
 use crate::transport::Port;
-use crate::transport::{cma, cputime, RankResult, RankState, Segment, SegmentConfig};
+use crate::transport::{cma, cputime, FlowRecord, RankResult, RankState, Segment, SegmentConfig};
 use std::cell::Cell;
 
 thread_local! {
@@ -153,6 +153,50 @@ impl Link for PortLink {
             .flatten()
             .min()
     }
+    fn flow_slots(&self) -> u32 {
+        self.port.segment().flow_slots()
+    }
+    fn flow_write(&self, slot: u32, f: &FlowRecord) -> u64 {
+        let seg = self.port.segment();
+        seg.flow(self.port.rank(), slot).write(f)
+    }
+    fn flow_free(&self, slot: u32) {
+        let seg = self.port.segment();
+        seg.flow(self.port.rank(), slot).free()
+    }
+    fn flow_set_end(&self, slot: u32, end: VTime) {
+        let seg = self.port.segment();
+        seg.flow(self.port.rank(), slot).set_end(end.ps())
+    }
+    fn flow_read(&self, j: u32, slot: u32) -> Option<(u64, FlowRecord)> {
+        self.port.segment().flow(j, slot).read()
+    }
+    fn flow_used(&self, j: u32) -> u32 {
+        self.port.segment().slot(j).flow_used()
+    }
+    fn set_flow_used(&self, n: u32) {
+        let seg = self.port.segment();
+        seg.slot(self.port.rank()).set_flow_used(n)
+    }
+    fn flow_consume(&self, j: u32, slot: u32, seq: u64) {
+        self.port.segment().flow(j, slot).consume(seq)
+    }
+    fn flow_consumed(&self, slot: u32, seq: u64) -> bool {
+        let seg = self.port.segment();
+        seg.flow(self.port.rank(), slot).is_consumed(seq)
+    }
+    fn set_resolving(&self, t: Option<VTime>) {
+        self.port
+            .segment()
+            .set_resolving(self.port.rank(), t.map(|t| t.ps()))
+    }
+    fn resolving_at(&self, j: u32) -> Option<VTime> {
+        self.port
+            .segment()
+            .slot(j)
+            .resolving_at()
+            .map(VTime::from_ps)
+    }
     fn waiting_report(&self) -> Vec<Option<String>> {
         let seg = self.port.segment();
         (0..seg.nranks())
@@ -207,6 +251,7 @@ impl Core<PortLink> {
                     nranks: 1,
                     cores: 1,
                     inbox_bytes: 256 * 1024,
+                    flow_slots: 0,
                 };
                 let seg = Segment::create(&name, &cfg)
                     .map_err(|e| format!("cannot create a singleton segment {name}: {e}"))?;

@@ -2,6 +2,7 @@
 //! implementation is the shared-memory transport ([`crate::p2p::PortLink`]);
 //! tests plug in an in-process one.
 use crate::model::VTime;
+use crate::transport::FlowRecord;
 
 pub trait Link {
     fn rank(&self) -> u32;
@@ -93,6 +94,42 @@ pub trait Link {
     fn pokes(&self) -> u32;
     /// Sleep until a record is there or our poke count is no longer `seen`.
     fn wait_poked(&mut self, seen: u32);
+
+    // ---- the flow registry (contention, see `flows`) ---------------------
+
+    /// Entries each rank owns in the job's flow registry (0: none).
+    fn flow_slots(&self) -> u32 {
+        0
+    }
+    /// Store a flow in our entry `slot`; returns its sequence word.
+    fn flow_write(&self, _slot: u32, _f: &FlowRecord) -> u64 {
+        unreachable!("no flow registry")
+    }
+    /// Our entry `slot` holds nothing any more.
+    fn flow_free(&self, _slot: u32) {}
+    /// Publish the end of the flow in our entry `slot`.
+    fn flow_set_end(&self, _slot: u32, _end: VTime) {}
+    /// Rank `j`'s entry `slot`: its sequence word and flow, if it holds one.
+    fn flow_read(&self, _j: u32, _slot: u32) -> Option<(u64, FlowRecord)> {
+        None
+    }
+    /// How many of its entries rank `j` ever used.
+    fn flow_used(&self, _j: u32) -> u32 {
+        0
+    }
+    /// Say we used `n` of our entries.
+    fn set_flow_used(&self, _n: u32) {}
+    /// The flow `seq` in rank `j`'s entry `slot` reached its receiver (us).
+    fn flow_consume(&self, _j: u32, _slot: u32, _seq: u64) {}
+    /// Whether the flow `seq` in our entry `slot` was consumed.
+    fn flow_consumed(&self, _slot: u32, _seq: u64) -> bool {
+        false
+    }
+    /// Publish the flow window end we wait to see closed (None: none).
+    fn set_resolving(&self, _t: Option<VTime>) {}
+    fn resolving_at(&self, _j: u32) -> Option<VTime> {
+        None
+    }
 
     /// Count ourselves idle; true if the whole job is now quiescent (every
     /// rank idle or finalized, no record in flight).

@@ -14,9 +14,12 @@
 //! * `compute(t)` adds virtual computation (MPIX_Vaced_compute).
 //! * `finalize()` at MPI_Finalize; `abort(code)` ends the job.
 
+#[cfg(test)]
+mod contention_tests;
 pub mod core;
 pub mod decide;
 pub mod endpoint;
+pub mod flows;
 pub mod horizon;
 pub mod link;
 pub mod request;

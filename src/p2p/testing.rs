@@ -3,6 +3,7 @@
 use super::link::Link;
 use super::Core;
 use crate::model::{Model, VTime};
+use crate::transport::{FlowEntry, FlowRecord};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -20,6 +21,11 @@ struct Inbox {
     pokes: AtomicU32,
     /// The rank is done: it reads nothing more (set under `q`'s lock).
     closed: AtomicBool,
+    /// Its entries of the flow registry, and how many it used.
+    flows: Vec<FlowEntry>,
+    flow_used: AtomicU32,
+    /// Flow window end + 1 it waits for, 0: none.
+    resolving: AtomicU64,
 }
 
 /// (idle ranks << 32) | records in flight, as in the shared segment.
@@ -204,6 +210,58 @@ impl Link for MemLink {
             .flatten()
             .min()
     }
+    fn flow_slots(&self) -> u32 {
+        self.shared.boxes[0].flows.len() as u32
+    }
+    fn flow_write(&self, slot: u32, f: &FlowRecord) -> u64 {
+        self.shared.boxes[self.rank as usize].flows[slot as usize].write(f)
+    }
+    fn flow_free(&self, slot: u32) {
+        self.shared.boxes[self.rank as usize].flows[slot as usize].free()
+    }
+    fn flow_set_end(&self, slot: u32, end: VTime) {
+        self.shared.boxes[self.rank as usize].flows[slot as usize].set_end(end.ps())
+    }
+    fn flow_read(&self, j: u32, slot: u32) -> Option<(u64, FlowRecord)> {
+        self.shared.boxes[j as usize].flows[slot as usize].read()
+    }
+    fn flow_used(&self, j: u32) -> u32 {
+        self.shared.boxes[j as usize]
+            .flow_used
+            .load(Ordering::SeqCst)
+    }
+    fn set_flow_used(&self, n: u32) {
+        self.shared.boxes[self.rank as usize]
+            .flow_used
+            .store(n, Ordering::SeqCst)
+    }
+    fn flow_consume(&self, j: u32, slot: u32, seq: u64) {
+        self.shared.boxes[j as usize].flows[slot as usize].consume(seq)
+    }
+    fn flow_consumed(&self, slot: u32, seq: u64) -> bool {
+        self.shared.boxes[self.rank as usize].flows[slot as usize].is_consumed(seq)
+    }
+    fn set_resolving(&self, t: Option<VTime>) {
+        let b = &self.shared.boxes[self.rank as usize];
+        let was = b
+            .resolving
+            .swap(t.map_or(0, |t| t.ps() + 1), Ordering::SeqCst);
+        match (was != 0, t.is_some()) {
+            (false, true) => {
+                self.shared.deciders.fetch_add(1, Ordering::SeqCst);
+            }
+            (true, false) => {
+                self.shared.deciders.fetch_sub(1, Ordering::SeqCst);
+            }
+            _ => {}
+        }
+    }
+    fn resolving_at(&self, j: u32) -> Option<VTime> {
+        let d = self.shared.boxes[j as usize]
+            .resolving
+            .load(Ordering::SeqCst);
+        d.checked_sub(1).map(VTime::from_ps)
+    }
     fn waiting_report(&self) -> Vec<Option<String>> {
         self.shared
             .boxes
@@ -230,6 +288,14 @@ pub fn run<F>(n: u32, max_record: usize, f: F) -> Vec<u64>
 where
     F: Fn(&mut Core<MemLink>) + Send + Sync + 'static,
 {
+    run_on(model(), 0, n, max_record, f)
+}
+
+/// [`run`] on target `model`, with `flow_slots` registry entries per rank.
+pub fn run_on<F>(model: Model, flow_slots: u32, n: u32, max_record: usize, f: F) -> Vec<u64>
+where
+    F: Fn(&mut Core<MemLink>) + Send + Sync + 'static,
+{
     let shared = Arc::new(Shared {
         boxes: (0..n)
             .map(|_| Inbox {
@@ -242,6 +308,9 @@ where
                 deciding: AtomicU64::new(0),
                 pokes: AtomicU32::new(0),
                 closed: AtomicBool::new(false),
+                flows: (0..flow_slots).map(|_| FlowEntry::default()).collect(),
+                flow_used: AtomicU32::new(0),
+                resolving: AtomicU64::new(0),
             })
             .collect(),
         activity: AtomicU64::new(0),
@@ -257,8 +326,9 @@ where
                 max_record,
             };
             let f = f.clone();
+            let model = model.clone();
             std::thread::spawn(move || {
-                let mut c = Core::new(link, model());
+                let mut c = Core::new(link, model);
                 c.enter();
                 f(&mut c);
                 let t = c.vtime().ps();

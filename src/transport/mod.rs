@@ -37,6 +37,7 @@ pub mod buf;
 pub mod cma;
 pub mod cputime;
 mod doorbell;
+pub mod flows;
 mod futex;
 mod inbox;
 pub mod jitter;
@@ -52,6 +53,7 @@ mod waiters;
 pub mod winshm;
 
 pub use buf::{RecvBuf, SendBuf};
+pub use flows::{FlowEntry, FlowRecord};
 pub use futex::naps as host_sleeps;
 pub use segment::{RankResult, RankSlot, RankState, Segment, SegmentConfig};
 pub use tokens::batch_policy;

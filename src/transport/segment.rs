@@ -3,10 +3,12 @@
 //! Layout (every part 64-byte aligned, memory linear in the number of ranks):
 //! `Header` (magic, version, sizes, core-token state), then `nranks` x
 //! [`RankSlot`], then `nranks` x `InboxHdr`, then `nranks` rings of
-//! `inbox_bytes` each. Everything another process writes is an atomic, or ring
-//! bytes copied through raw pointers under the inbox protocol.
+//! `inbox_bytes` each, then `nranks` x `flow_slots` [`FlowEntry`] (the flow
+//! registry, [`super::flows`]). Everything another process writes is an
+//! atomic, or ring bytes copied through raw pointers under the inbox protocol.
 
 use super::doorbell::Doorbell;
+use super::flows::FlowEntry;
 use super::inbox::{self, Inbox, InboxHdr};
 use super::shm::{self, Mapping};
 use super::tokens::TokenState;
@@ -23,6 +25,8 @@ pub struct SegmentConfig {
     pub cores: u32,
     /// Bytes of each rank's inbox ring.
     pub inbox_bytes: u32,
+    /// Entries each rank owns in the flow registry (0: contention is off).
+    pub flow_slots: u32,
 }
 
 /// What a rank is doing, as published for the launcher and for conservative
@@ -125,6 +129,12 @@ pub struct RankSlot {
     /// Bumped (then the doorbell rung) when another rank's lower bound rose
     /// past the decision this rank waits to take.
     poke: AtomicU32,
+    /// Virtual time + 1 of the earliest flow window this rank waits to see
+    /// closed (0: none), see `p2p::flows`.
+    resolving_at: AtomicU64,
+    /// How many of its flow registry entries the rank ever used (readers
+    /// look at those only).
+    flow_used: AtomicU32,
     /// The rank's doorbell (its own cache line).
     pub(super) bell: Doorbell,
     /// Next and previous rank + 1 in the core-token queue (0 = end).
@@ -216,6 +226,21 @@ impl RankSlot {
     pub(super) fn store_lower_bound(&self, w: u64) {
         self.lower_bound.store(w, Ordering::SeqCst)
     }
+    /// Publish the flow window end we wait for (None: none).
+    pub fn set_resolving_at(&self, t_ps: Option<u64>) {
+        self.resolving_at
+            .store(t_ps.map_or(0, |t| t.saturating_add(1)), Ordering::SeqCst);
+    }
+    pub fn resolving_at(&self) -> Option<u64> {
+        self.resolving_at.load(Ordering::SeqCst).checked_sub(1)
+    }
+    /// Entries of the flow registry the rank ever used.
+    pub fn flow_used(&self) -> u32 {
+        self.flow_used.load(Ordering::SeqCst)
+    }
+    pub fn set_flow_used(&self, n: u32) {
+        self.flow_used.store(n, Ordering::SeqCst)
+    }
     /// How many times the rank was poked.
     pub fn pokes(&self) -> u32 {
         self.poke.load(Ordering::SeqCst)
@@ -269,7 +294,7 @@ impl RankSlot {
 }
 
 const MAGIC: u64 = u64::from_le_bytes(*b"VACEDSEG");
-const VERSION: u32 = 5;
+const VERSION: u32 = 6;
 /// Smallest accepted inbox.
 pub const MIN_INBOX_BYTES: u32 = 256;
 /// Largest accepted inbox.
@@ -284,6 +309,7 @@ struct Header {
     nranks: AtomicU32,
     cores: AtomicU32,
     inbox_bytes: AtomicU32,
+    flow_slots: AtomicU32,
     total_bytes: AtomicU64,
     tokens: TokenState,
     /// (ranks idle << 32) | records in flight: idle ranks sleep in a wait (or
@@ -305,22 +331,26 @@ struct Layout {
     inbox_hdrs: usize,
     rings: usize,
     ring_stride: usize,
+    flows: usize,
     total: usize,
 }
 
 impl Layout {
-    fn new(nranks: u32, inbox_bytes: u32) -> Option<Layout> {
+    fn new(nranks: u32, inbox_bytes: u32, flow_slots: u32) -> Option<Layout> {
         let n = nranks as usize;
         let slots = size_of::<Header>();
         let inbox_hdrs = slots.checked_add(n.checked_mul(size_of::<RankSlot>())?)?;
         let rings = inbox_hdrs.checked_add(n.checked_mul(size_of::<InboxHdr>())?)?;
         let ring_stride = (inbox_bytes as usize).next_multiple_of(64);
-        let total = rings.checked_add(n.checked_mul(ring_stride)?)?;
+        let flows = rings.checked_add(n.checked_mul(ring_stride)?)?;
+        let entries = n.checked_mul(flow_slots as usize)?;
+        let total = flows.checked_add(entries.checked_mul(size_of::<FlowEntry>())?)?;
         Some(Layout {
             slots,
             inbox_hdrs,
             rings,
             ring_stride,
+            flows,
             total,
         })
     }
@@ -362,6 +392,7 @@ pub struct Segment {
     nranks: u32,
     cores: u32,
     inbox_bytes: u32,
+    flow_slots: u32,
     layout: Layout,
 }
 
@@ -369,7 +400,7 @@ impl Segment {
     /// Create the segment `name` ("/vaced-<job>"); fails if it exists.
     pub fn create(name: &str, cfg: &SegmentConfig) -> io::Result<Segment> {
         check_config(name, cfg)?;
-        let layout = Layout::new(cfg.nranks, cfg.inbox_bytes)
+        let layout = Layout::new(cfg.nranks, cfg.inbox_bytes, cfg.flow_slots)
             .ok_or_else(|| invalid(format!("segment {name}: size overflows")))?;
         let fd = shm::open(name, libc::O_RDWR | libc::O_CREAT | libc::O_EXCL)?;
         let seg = (|| {
@@ -381,6 +412,7 @@ impl Segment {
                 nranks: cfg.nranks,
                 cores: cfg.cores,
                 inbox_bytes: cfg.inbox_bytes,
+                flow_slots: cfg.flow_slots,
                 layout,
             })
         })();
@@ -398,6 +430,7 @@ impl Segment {
         h.nranks.store(cfg.nranks, Ordering::Relaxed);
         h.cores.store(cfg.cores, Ordering::Relaxed);
         h.inbox_bytes.store(cfg.inbox_bytes, Ordering::Relaxed);
+        h.flow_slots.store(cfg.flow_slots, Ordering::Relaxed);
         h.total_bytes.store(layout.total as u64, Ordering::Relaxed);
         h.tokens.init(cfg.cores);
         h.magic.store(MAGIC, Ordering::Release);
@@ -435,10 +468,11 @@ impl Segment {
             nranks: h.nranks.load(Ordering::Relaxed),
             cores: h.cores.load(Ordering::Relaxed),
             inbox_bytes: h.inbox_bytes.load(Ordering::Relaxed),
+            flow_slots: h.flow_slots.load(Ordering::Relaxed),
         };
         check_config(name, &cfg).map_err(|e| bad(e.to_string()))?;
-        let layout =
-            Layout::new(cfg.nranks, cfg.inbox_bytes).ok_or_else(|| bad("size overflows".into()))?;
+        let layout = Layout::new(cfg.nranks, cfg.inbox_bytes, cfg.flow_slots)
+            .ok_or_else(|| bad("size overflows".into()))?;
         if layout.total != size || h.total_bytes.load(Ordering::Relaxed) != size as u64 {
             return Err(bad(format!(
                 "{size} bytes, but its header implies {}",
@@ -451,6 +485,7 @@ impl Segment {
             nranks: cfg.nranks,
             cores: cfg.cores,
             inbox_bytes: cfg.inbox_bytes,
+            flow_slots: cfg.flow_slots,
             layout,
         })
     }
@@ -558,6 +593,23 @@ impl Segment {
         }
     }
 
+    /// Publish the flow window end `rank` waits to see closed (counted among
+    /// the deciders, so that rising bounds poke it).
+    pub fn set_resolving(&self, rank: u32, t_ps: Option<u64>) {
+        let slot = self.slot(rank);
+        let was = slot.resolving_at().is_some();
+        slot.set_resolving_at(t_ps);
+        match (was, t_ps.is_some()) {
+            (false, true) => {
+                self.header().deciders.fetch_add(1, Ordering::SeqCst);
+            }
+            (true, false) => {
+                self.header().deciders.fetch_sub(1, Ordering::SeqCst);
+            }
+            _ => {}
+        }
+    }
+
     /// Everything the ranks publish: a count of ranks per state, then one
     /// line per rank neither finalized nor unstarted (for `vaced inspect`, to
     /// look at a job that seems stuck; values are read without a consistent
@@ -642,6 +694,29 @@ impl Segment {
             let hdr = &*(self.map.ptr().add(hdr_off) as *const InboxHdr);
             Inbox::new(hdr, self.map.ptr().add(ring_off), self.inbox_bytes as u64)
         }
+    }
+
+    /// Entries each rank owns in the flow registry (0: none).
+    pub fn flow_slots(&self) -> u32 {
+        self.flow_slots
+    }
+
+    /// Entry `slot` of rank `rank` in the flow registry.
+    pub fn flow(&self, rank: u32, slot: u32) -> &FlowEntry {
+        assert!(
+            rank < self.nranks && slot < self.flow_slots,
+            "flow entry {rank}/{slot} out of range (segment {}: {} ranks, {} entries each)",
+            self.name,
+            self.nranks,
+            self.flow_slots
+        );
+        let i = rank as usize * self.flow_slots as usize + slot as usize;
+        let off = self.layout.flows + i * size_of::<FlowEntry>();
+        // SAFETY: `off` is inside the mapping (layout checked against its
+        // size), 64-byte aligned like `FlowEntry` (the inbox rings' stride
+        // is a multiple of 64), and `FlowEntry` is atomics only (valid for
+        // any bytes, shared mutation through `&`).
+        unsafe { &*(self.map.ptr().add(off) as *const FlowEntry) }
     }
 
     fn header(&self) -> &Header {

@@ -38,6 +38,7 @@ fn new_segment(tag: &str, nranks: u32, cores: u32, inbox_bytes: u32) -> (ShmGuar
         nranks,
         cores,
         inbox_bytes,
+        flow_slots: 0,
     };
     let seg = Segment::create(&name, &cfg).unwrap();
     (guard, seg)
@@ -191,6 +192,7 @@ fn segment_create_attach_unlink_1024_ranks() {
         nranks: 1024,
         cores: 2,
         inbox_bytes: 256 * 1024,
+        flow_slots: 0,
     };
     let seg = Segment::create(&name, &cfg).unwrap();
     assert!(Path::new(&shm_path(&name)).exists());
@@ -246,6 +248,7 @@ fn segment_rejects_bad_config_and_names() {
             nranks,
             cores,
             inbox_bytes,
+            flow_slots: 0,
         };
         let e = Segment::create(&name, &cfg).err().unwrap();
         assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
@@ -261,6 +264,7 @@ fn segment_rejects_bad_config_and_names() {
         nranks: 2,
         cores: 1,
         inbox_bytes: 4096,
+        flow_slots: 0,
     };
     let e = Segment::create("no-slash", &cfg).err().unwrap();
     assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
