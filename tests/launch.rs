@@ -122,7 +122,7 @@ fn zero_ranks_is_a_usage_error() {
     let e = stderr(&o);
     assert!(
         e.starts_with(
-            "vaced run: `-n 0`: the number of ranks must be at least 1\nusage: vaced run "
+            "vaced run: invalid value '0' for '-n <N>': the number of ranks must be at least 1\n"
         ),
         "{e}"
     );
@@ -134,7 +134,12 @@ fn unknown_option_is_a_usage_error() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).starts_with("vaced run: unknown option `--frobnicate`\n"));
+    let e = stderr(&o);
+    assert!(
+        e.starts_with("vaced run: unexpected argument '--frobnicate' found\n"),
+        "{e}"
+    );
+    assert!(e.contains("\nUsage: vaced run "), "{e}");
 }
 
 #[test]
@@ -238,12 +243,59 @@ fn help_and_version() {
         format!("vaced {}\n", env!("CARGO_PKG_VERSION"))
     );
     let o = Command::new(VACED).arg("--help").output().unwrap();
-    assert!(String::from_utf8_lossy(&o.stdout).starts_with("usage: vaced COMMAND"));
+    assert!(o.status.success());
+    let help = String::from_utf8_lossy(&o.stdout);
+    for sub in [
+        "env",
+        "run",
+        "target",
+        "calibrate",
+        "inspect",
+        "completions",
+    ] {
+        assert!(help.contains(&format!("\n  {sub} ")), "{sub}: {help}");
+    }
+    assert!(help.contains("Usage: vaced <COMMAND>"), "{help}");
     let o = Command::new(VACED).arg("frob").output().unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).starts_with("vaced: unknown command `frob`\n"));
-    let o = vaced_run(&["--help"]).output().unwrap();
-    assert!(String::from_utf8_lossy(&o.stdout).starts_with("usage: vaced run [-n N | -np N]"));
+    assert!(stderr(&o).starts_with("vaced: unrecognized subcommand 'frob'\n"));
+    // No command: the help, on stderr, as a usage error.
+    let o = Command::new(VACED).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("Usage: vaced <COMMAND>"));
+    for h in ["--help", "-help"] {
+        let o = vaced_run(&[h]).output().unwrap();
+        assert!(o.status.success());
+        let help = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            help.contains("Usage: vaced run [OPTIONS] <PROGRAM> [ARGS]..."),
+            "{help}"
+        );
+        assert!(help.contains("(also -np N)") && help.contains("VACED_TARGET"));
+    }
+}
+
+/// `vaced completions SHELL` prints a script that knows the subcommands and
+/// their options.
+#[test]
+fn shell_completions() {
+    for shell in ["bash", "zsh", "fish"] {
+        let o = Command::new(VACED)
+            .args(["completions", shell])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{shell}: {}", stderr(&o));
+        let script = String::from_utf8_lossy(&o.stdout);
+        for word in ["calibrate", "target", "hops", "sync", "node-ranks", "exact"] {
+            assert!(script.contains(word), "{shell}: `{word}` missing");
+        }
+    }
+    let o = Command::new(VACED)
+        .args(["completions", "tcsh"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).starts_with("vaced completions: invalid value 'tcsh' for '<SHELL>'"));
 }
 
 #[test]
@@ -349,7 +401,23 @@ fn env_links_and_wrappers() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).starts_with("mpirun: `-n 0`"));
+    assert!(
+        stderr(&o).starts_with("mpirun: invalid value '0' for '-n <N>'"),
+        "{}",
+        stderr(&o)
+    );
+    // MPICH's `-np`, and what follows the program is the program's.
+    let o = Command::new(bin.join("mpirun"))
+        .args(["-np", "3", "--target", "nosuch", "x", "-np", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with("mpirun: invalid target: "),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("nosuch"));
 }
 
 /// mpicc really compiles and links against libvaced.so, and passes the
@@ -490,6 +558,34 @@ fn exit_without_finalize() {
     );
     assert_eq!(o.status.code(), Some(3));
     assert!(!alive(pids[0]));
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// `-np N` sets the ranks; the words after the program are the program's,
+/// options of mpirun's own included.
+#[test]
+fn program_gets_what_follows_it() {
+    let d = scratch("progargs");
+    // Each rank writes the job size and its arguments; rank 1 then exits with
+    // status 4 once rank 0 has written (rank 0 sleeps until it is killed).
+    let script = format!(
+        "printf '%s\\n' \"$VACED_SIZE\" \"$@\" > {0}/.a.$VACED_RANK && mv {0}/.a.$VACED_RANK {0}/args.$VACED_RANK; \
+         if [ $VACED_RANK = 1 ]; then while [ ! -s {0}/args.0 ]; do sleep 0.01; done; exit 4; fi; \
+         exec sleep 30",
+        d.display()
+    );
+    let o = vaced_run(&[
+        "-np", "2", "-q", "/bin/sh", "-c", &script, "sh", "-np", "4", "--help", "--", "-q",
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    for r in 0..2 {
+        assert_eq!(
+            std::fs::read_to_string(d.join(format!("args.{r}"))).unwrap(),
+            "2\n-np\n4\n--help\n--\n-q\n"
+        );
+    }
     std::fs::remove_dir_all(&d).unwrap();
 }
 

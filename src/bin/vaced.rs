@@ -1,33 +1,109 @@
 //! The `vaced` command (also `mpicc`, `mpicxx`, `mpic++`, `mpif77`, `mpif90`,
 //! `mpifort`, `mpirun`, `mpiexec` when invoked under those names).
 
+use clap::{CommandFactory, Parser, Subcommand};
+use clap_complete::Shell;
 use std::ffi::OsString;
 use std::path::Path;
-use vaced::launch::{self, shellenv, wrappers};
+use vaced::launch::{self, args::RunArgs, calibrate, dashes, shellenv, wrappers};
 
-const USAGE: &str = "\
-usage: vaced COMMAND [ARGS...]
+/// The end of `vaced --help`: what the subcommands do not say.
+const AFTER_HELP: &str = "\
+Under the names mpicc, mpicxx, mpic++, mpif77, mpif90, mpifort (the links
+`vaced env` makes) vaced is a compiler wrapper that behaves like MPICH's:
+your compiler ($MPICH_CC or $VACED_CC, else cc; $MPICH_CXX / $VACED_CXX, else
+c++; $MPICH_FC / $MPICH_F77 / $MPICH_F90 / $VACED_FC, else gfortran; or
+-cc=, -cxx=, -fc=) with vaced's mpi.h, mpif.h, Fortran module and library;
+-show, -compile-info and -link-info print what it would run. With gfortran 10
+or later the Fortran wrappers add -fallow-argument-mismatch before your
+arguments (-fno-allow-argument-mismatch turns the check back on). Under the
+names mpirun and mpiexec it is `vaced run`.
 
-Run real MPI programs on this host and predict their run time on a target machine.
+Environment: VACED_HOME, where vaced's include/ and calibrate/ are (default:
+vaced's source tree); `vaced run --help` gives mpirun's (VACED_TARGET,
+VACED_PROGRESS, MPIEXEC_TIMEOUT...).
 
-commands:
-  env                      print the shell line that puts mpicc, mpicxx, mpif77,
-                           mpif90, mpifort, mpirun, mpiexec on PATH:
-                             eval \"$(vaced env)\"
-  run [MPIRUN ARGS...]     same as mpirun (see `vaced run --help`)
-  target list              list the preset target machines
-  target show NAME|FILE    print a target's resolved configuration
-  target hops NAME|FILE R0 R1...
-                           the node of each rank, hop(R0, Ri) and the latency between them
-  calibrate [--run] [ARGS] build vaced-calibrate with this machine's MPI and
-                           print (or --run) the command that measures it and
-                           writes a target file (see `vaced calibrate --help`)
-  inspect /vaced-JOB       print what every rank of a running job publishes
-                           (its segment is /dev/shm/vaced-JOB; for a job
-                           that seems stuck)
-  --help, -h               show this help
-  --version, -V            show the version
-";
+Example:
+  eval \"$(vaced env)\"
+  mpicc -O2 app.c -o app
+  mpirun -n 256 --target tianhe1a --report app.json ./app args...";
+
+/// Run real MPI programs on this host and predict their run time on a target
+/// machine.
+#[derive(Debug, Parser)]
+#[command(
+    name = "vaced",
+    version,
+    after_help = AFTER_HELP,
+    subcommand_required = true,
+    arg_required_else_help = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Debug, Subcommand)]
+enum Cmd {
+    /// Print the shell line that puts mpicc, mpicxx, mpif77, mpif90, mpifort,
+    /// mpirun and mpiexec on PATH: eval "$(vaced env)"
+    Env,
+    /// Run a program and predict its time on a target: the same as mpirun
+    Run(RunArgs),
+    /// The target machines: list the presets, show one, ranks' nodes and hops
+    Target {
+        #[command(subcommand)]
+        command: TargetCmd,
+    },
+    /// Build vaced-calibrate with this machine's MPI and print (or --run) the
+    /// command that measures it and writes a target file
+    Calibrate(calibrate::Args),
+    /// Print what every rank of a running job publishes (state, virtual
+    /// clock, bounds, pending decision, what it waits for), for a job that
+    /// seems stuck
+    Inspect {
+        /// The job's shared-memory segment, /vaced-JOB (the file /dev/shm/vaced-JOB)
+        #[arg(value_name = "SEGMENT")]
+        segment: String,
+    },
+    /// Print the shell completion script for vaced, e.g.
+    /// vaced completions bash > ~/.local/share/bash-completion/completions/vaced
+    Completions {
+        /// The shell
+        shell: Shell,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum TargetCmd {
+    /// List the preset target machines
+    List,
+    /// Print a target's resolved configuration (TOML)
+    Show {
+        /// A preset name or a target file
+        #[arg(value_name = "NAME|FILE")]
+        target: String,
+    },
+    /// Print each rank's node and, from R0 to each other rank, hop(R0, Ri),
+    /// the latency L(0) and the eager limit that pair uses
+    Hops {
+        /// A preset name or a target file
+        #[arg(value_name = "NAME|FILE")]
+        target: String,
+        /// The first rank
+        #[arg(value_name = "R0", value_parser = rank)]
+        from: u32,
+        /// The other ranks
+        #[arg(value_name = "RI", required = true, value_parser = rank)]
+        to: Vec<u32>,
+    },
+}
+
+fn rank(value: &str) -> Result<u32, String> {
+    value
+        .parse()
+        .map_err(|_| format!("`{value}` is not a rank number"))
+}
 
 fn main() {
     let mut argv = std::env::args_os();
@@ -44,43 +120,45 @@ fn main() {
     std::process::exit(code);
 }
 
-fn usage_error(msg: &str) -> i32 {
-    eprintln!("vaced: {msg}\n\n{USAGE}");
-    launch::EXIT_USAGE
+/// Parse `vaced`'s arguments (after the command name): who speaks in
+/// messages (`vaced target hops`) and the command line, or clap's error.
+fn parse(args: &[OsString]) -> (String, Result<Cli, clap::Error>) {
+    let mut cmd = Cli::command();
+    let line = dashes::single_dash_longs(&cmd, args.iter().cloned());
+    let who = std::iter::once("vaced".to_string())
+        .chain(line.subcommands.iter().filter(|s| *s != "help").cloned())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let parsed = cmd
+        .try_get_matches_from_mut(std::iter::once("vaced".into()).chain(line.argv))
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m))
+        .map_err(|e| e.format(&mut cmd));
+    (who, parsed)
 }
 
 fn vaced(args: &[OsString]) -> i32 {
-    let Some(first) = args.first() else {
-        return usage_error("missing command");
+    let (who, parsed) = parse(args);
+    let cli = match parsed {
+        Ok(cli) => cli,
+        Err(e) => return launch::args::usage_error(&who, &e),
     };
-    let rest = &args[1..];
-    match first.to_str() {
-        Some("run") => launch::mpirun("vaced run", rest),
-        Some("env") if rest.is_empty() => env(),
-        Some("env") => usage_error("`vaced env` takes no arguments"),
-        Some("target") => target(rest),
-        Some("inspect") => inspect(rest),
-        Some("calibrate") => launch::calibrate::main(rest),
-        Some("--help" | "-h" | "help") => {
-            print!("{USAGE}");
+    match cli.command {
+        Cmd::Run(a) => launch::run(&who, &a),
+        Cmd::Env => env(),
+        Cmd::Target { command } => target(&who, command),
+        Cmd::Inspect { segment } => inspect(&segment),
+        Cmd::Calibrate(a) => calibrate::main(&a),
+        Cmd::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "vaced", &mut std::io::stdout());
             0
         }
-        Some("--version" | "-V") => {
-            println!("vaced {}", env!("CARGO_PKG_VERSION"));
-            0
-        }
-        _ => usage_error(&format!("unknown command `{}`", first.to_string_lossy())),
     }
 }
 
 /// `vaced inspect /vaced-<job>`: print what every rank of a running job
 /// publishes (a debugging aid for a job that seems stuck).
-fn inspect(args: &[OsString]) -> i32 {
-    let [name] = args else {
-        return usage_error("`vaced inspect` takes the segment name (/vaced-...)");
-    };
-    let name = name.to_string_lossy();
-    match vaced::transport::Segment::attach(&name) {
+fn inspect(name: &str) -> i32 {
+    match vaced::transport::Segment::attach(name) {
         Ok(seg) => {
             print!("{}", seg.describe());
             0
@@ -137,68 +215,227 @@ fn hops_table(m: &vaced::model::Model, ranks: &[u32]) -> String {
     out
 }
 
-fn target(args: &[OsString]) -> i32 {
-    let args: Vec<String> = args
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    match args
-        .iter()
-        .map(String::as_str)
-        .collect::<Vec<_>>()
-        .as_slice()
-    {
-        ["list"] => {
+fn target(who: &str, command: TargetCmd) -> i32 {
+    match command {
+        TargetCmd::List => {
             for n in vaced::model::preset_names() {
                 println!("{n}");
             }
             0
         }
-        ["show", spec] => {
-            let spec = launch::job::resolve_target(Some(spec), None);
+        TargetCmd::Show { target } => {
+            let spec = launch::job::resolve_target(Some(&target), None);
             match vaced::model::Model::load(&spec) {
                 Ok(m) => {
                     print!("{}", m.to_toml());
                     0
                 }
                 Err(e) => {
-                    eprintln!("vaced target show: {e}");
+                    eprintln!("{who}: {e}");
                     launch::EXIT_USAGE
                 }
             }
         }
-        ["hops", spec, ranks @ ..] if ranks.len() >= 2 => {
-            let spec = launch::job::resolve_target(Some(spec), None);
+        TargetCmd::Hops { target, from, to } => {
+            let spec = launch::job::resolve_target(Some(&target), None);
             let m = match vaced::model::Model::load(&spec) {
                 Ok(m) => m,
                 Err(e) => {
-                    eprintln!("vaced target hops: {e}");
+                    eprintln!("{who}: {e}");
                     return launch::EXIT_USAGE;
                 }
             };
-            let mut rs = Vec::new();
-            for r in ranks {
-                match r.parse::<u32>() {
-                    Ok(v) => rs.push(v),
-                    Err(_) => {
-                        return usage_error(&format!(
-                            "`vaced target hops`: `{r}` is not a rank number"
-                        ))
-                    }
-                }
-            }
-            if let Err(e) = m.topology.check_ranks(rs.iter().max().unwrap() + 1) {
-                eprintln!("vaced target hops: rank {}: {e}", rs.iter().max().unwrap());
+            let rs: Vec<u32> = std::iter::once(from).chain(to).collect();
+            let max = *rs.iter().max().expect("R0 at least");
+            if let Err(e) = m.topology.check_ranks(max + 1) {
+                eprintln!("{who}: rank {max}: {e}");
                 return launch::EXIT_USAGE;
             }
             print!("{}", hops_table(&m, &rs));
             0
         }
-        ["hops", ..] => usage_error("`vaced target hops` needs NAME|FILE and at least two ranks"),
-        ["list", ..] => usage_error("`vaced target list` takes no arguments"),
-        ["show", _, _, ..] => usage_error("`vaced target show` takes one NAME|FILE"),
-        ["show"] => usage_error("`vaced target show` needs a preset name or a TOML file"),
-        [] => usage_error("`vaced target` needs `list` or `show NAME|FILE`"),
-        [other, ..] => usage_error(&format!("unknown `vaced target` command `{other}`")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cli(v: &[&str]) -> (String, Result<Cli, clap::Error>) {
+        parse(&v.iter().map(OsString::from).collect::<Vec<_>>())
+    }
+
+    fn ok(v: &[&str]) -> Cmd {
+        cli(v).1.unwrap().command
+    }
+
+    /// `who` and the first line of the error, without clap's `error: `.
+    fn err(v: &[&str]) -> (String, String) {
+        let (who, r) = cli(v);
+        let e = r.unwrap_err();
+        let text = e.render().to_string();
+        let first = text.lines().next().unwrap();
+        (who, first.trim_start_matches("error: ").to_string())
+    }
+
+    #[test]
+    fn the_command_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn subcommands_and_their_arguments() {
+        assert!(matches!(ok(&["env"]), Cmd::Env));
+        let Cmd::Run(r) = ok(&["run", "-np", "4", "--sync=fast", "./a", "-np", "1"]) else {
+            panic!("not run")
+        };
+        assert_eq!((r.nranks, r.sync_fast), (4, true));
+        assert_eq!(r.args, ["-np", "1"].map(OsString::from));
+        assert!(matches!(
+            ok(&["target", "list"]),
+            Cmd::Target {
+                command: TargetCmd::List
+            }
+        ));
+        let Cmd::Target {
+            command: TargetCmd::Show { target },
+        } = ok(&["target", "show", "x.toml"])
+        else {
+            panic!("not show")
+        };
+        assert_eq!(target, "x.toml");
+        let Cmd::Target {
+            command: TargetCmd::Hops { target, from, to },
+        } = ok(&["target", "hops", "tianhe1a", "0", "11", "12"])
+        else {
+            panic!("not hops")
+        };
+        assert_eq!((target.as_str(), from, to), ("tianhe1a", 0, vec![11, 12]));
+        let Cmd::Inspect { segment } = ok(&["inspect", "/vaced-1-2"]) else {
+            panic!("not inspect")
+        };
+        assert_eq!(segment, "/vaced-1-2");
+        let Cmd::Calibrate(a) = ok(&["calibrate", "--run", "-np", "4", "--quick"]) else {
+            panic!("not calibrate")
+        };
+        assert_eq!((a.run, a.ranks, a.quick), (true, 4, true));
+        let Cmd::Completions { shell } = ok(&["completions", "zsh"]) else {
+            panic!("not completions")
+        };
+        assert_eq!(shell, Shell::Zsh);
+    }
+
+    #[test]
+    fn errors_name_the_subcommand_and_the_bad_argument() {
+        let e = |who: &str, msg: &str| (who.to_string(), msg.to_string());
+        assert_eq!(err(&["frob"]), e("vaced", "unrecognized subcommand 'frob'"));
+        assert_eq!(
+            err(&["env", "x"]),
+            e("vaced env", "unexpected argument 'x' found")
+        );
+        assert_eq!(
+            err(&["target", "hops", "t", "0", "x"]),
+            e(
+                "vaced target hops",
+                "invalid value 'x' for '<RI>...': `x` is not a rank number"
+            )
+        );
+        assert_eq!(
+            err(&["target", "hops", "t", "0"]),
+            e(
+                "vaced target hops",
+                "the following required arguments were not provided:"
+            )
+        );
+        assert_eq!(
+            err(&["target", "show", "a", "b"]),
+            e("vaced target show", "unexpected argument 'b' found")
+        );
+        assert_eq!(
+            err(&["target", "nope"]),
+            e("vaced target", "unrecognized subcommand 'nope'")
+        );
+        assert_eq!(
+            err(&["run", "--cores", "0", "p"]),
+            e(
+                "vaced run",
+                "invalid value '0' for '--cores <C>': the number of cores must be at least 1"
+            )
+        );
+        assert_eq!(
+            err(&["calibrate", "-n", "1"]),
+            e(
+                "vaced calibrate",
+                "invalid value '1' for '-n <N>': 2 ranks or more"
+            )
+        );
+        assert_eq!(
+            err(&["completions", "tcsh"]),
+            e("vaced completions", "invalid value 'tcsh' for '<SHELL>'")
+        );
+        assert_eq!(err(&["--version"]).0, "vaced");
+        assert_eq!(
+            cli(&["--version"]).1.unwrap_err().kind(),
+            clap::error::ErrorKind::DisplayVersion
+        );
+    }
+
+    /// `vaced --help` and the subcommands' help say what README.md says
+    /// about them.
+    #[test]
+    fn help_documents_what_the_readme_does() {
+        let help = |path: &[&str]| {
+            let mut c = Cli::command().term_width(0);
+            c.build();
+            let mut c = &mut c;
+            for p in path {
+                c = c.find_subcommand_mut(p).unwrap();
+            }
+            c.render_long_help().to_string()
+        };
+        let top = help(&[]);
+        for s in [
+            "eval \"$(vaced env)\"",
+            "mpicc, mpicxx, mpif77, mpif90, mpifort",
+            "Same as mpirun",
+            "list the presets",
+            "-show, -compile-info and -link-info",
+            "-fallow-argument-mismatch",
+            "MPICH_CC",
+            "VACED_HOME",
+            "completion",
+            "seems stuck",
+        ] {
+            assert!(
+                top.to_lowercase().contains(&s.to_lowercase()),
+                "`{s}` missing:\n{top}"
+            );
+        }
+        let hops = help(&["target", "hops"]);
+        assert!(hops.contains("hop(R0, Ri), the latency L(0) and the eager limit"));
+        let cal = help(&["calibrate"]);
+        for s in [
+            "--run",
+            "mpirun.mpich",
+            "MPIRUN",
+            "MPICC",
+            "--quick",
+            "--node-ranks",
+            "--out <FILE>",
+            "--name <NAME>",
+            "2 ranks per node",
+        ] {
+            assert!(cal.contains(s), "`{s}` missing:\n{cal}");
+        }
+        let run = help(&["run"]);
+        for s in [
+            "(also -np N)",
+            "VACED_TARGET",
+            "VACED_PROGRESS=0",
+            "MPIEXEC_TIMEOUT",
+        ] {
+            assert!(run.contains(s), "`{s}` missing:\n{run}");
+        }
+        assert!(help(&["inspect"]).contains("/dev/shm/vaced-JOB"));
     }
 }

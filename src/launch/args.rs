@@ -1,184 +1,197 @@
-//! Command-line parsing for `mpirun` / `mpiexec` / `vaced run`.
+//! Command-line parsing for `mpirun` / `mpiexec` / `vaced run`, with clap.
+//!
+//! [`RunArgs`] is the whole command line: one field per option (an option is
+//! a field with its `#[arg]`), then the program and its arguments: everything
+//! after the program is the program's own, options included. MPICH's
+//! single-dash long options (`-np 4`, `-help`) are rewritten to two dashes
+//! first ([`super::dashes`]); [`parse`] does both ([`parse_with`] for
+//! another command). Usage errors are clap's,
+//! printed by [`usage_error`] after the command's name, with exit status
+//! [`super::EXIT_USAGE`].
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::error::ErrorKind;
+use clap::{Args, Command, FromArgMatches};
 use std::ffi::{OsStr, OsString};
-use std::fmt;
 use std::path::PathBuf;
 
-/// What `mpirun` was asked to do.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What `mpirun` reads from the environment, how it ends, what it prints:
+/// the end of `mpirun --help` (and `vaced run --help`).
+pub const AFTER_HELP: &str = "\
+Everything after PROGRAM is the program's own, options included; `--` may
+come before PROGRAM.
+
+Environment:
+  VACED_TARGET=NAME|FILE  the target when --target is not given
+                          (default: tianhe1a)
+  VACED_PROGRESS=0        no live progress line, as --quiet
+  MPIEXEC_TIMEOUT=S       end the job after S seconds of wall-clock time
+                          (exit status 124), as MPICH's mpiexec reads it
+  VACED_HOST_JITTER=SEED  inject random host delays (sends, wake-ups, start
+                          order), to check that a prediction does not depend
+                          on the host
+  VACED_FORK=0            start every rank by exec (by default, rank 0 forks
+                          the others from its loaded image when the program
+                          is linked with vaced)
+  VACED_COLL_<NAME>=ALG   force a collective's algorithm (also a
+                          [collectives] table in the target file)
+
+At the end of the job, on stderr: the predicted time on the target (the
+largest final virtual time of any rank, and which rank), per-rank minimum,
+average and maximum of computation, communication and waiting time, messages
+and bytes sent, host sleeps, and the cost of the simulation (host wall and
+CPU time, efficiency). --report writes the same figures as JSON.
+
+Exit status: 0 when every rank finished; 2 for a bad command line or target;
+127 when the program cannot be found or run; 124 past MPIEXEC_TIMEOUT. When a
+rank crashes, calls MPI_Abort or returns without MPI_Finalize, the whole job
+ends, the rank is named, and the status is its error code (128 + the signal
+number for a signal).";
+
+/// Run a real MPI program on this host and predict its run time on a target
+/// machine.
+#[derive(Debug, Clone, PartialEq, Eq, Args)]
+#[command(args_override_self = true, after_help = AFTER_HELP)]
 pub struct RunArgs {
-    /// Number of ranks (`-n N` / `-np N`), at least 1.
+    /// Number of ranks, each a process on this host (also -np N)
+    #[arg(
+        short = 'n',
+        alias = "np",
+        value_name = "N",
+        allow_hyphen_values = true,
+        default_value = "1",
+        value_parser = ranks
+    )]
     pub nranks: u32,
-    /// `--target NAME|FILE`; `None` means `$VACED_TARGET`, else `tianhe1a`.
+    /// Target machine: a preset name or a target file (TOML) [default:
+    /// $VACED_TARGET, else tianhe1a]
+    #[arg(long, value_name = "NAME|FILE", allow_hyphen_values = true, value_parser = non_empty)]
     pub target: Option<String>,
-    /// `--cores C`; `None` means the host's available parallelism.
+    /// At most C ranks compute at the same time [default: the host's cores]
+    #[arg(long, value_name = "C", allow_hyphen_values = true, value_parser = cores)]
     pub cores: Option<u32>,
-    /// `--report FILE.json`.
-    pub report: Option<PathBuf>,
-    /// `--sync fast`: decide timing-dependent operations on host arrival
-    /// (approximate); default `--sync exact` (conservative decisions).
+    /// How timing-dependent operations (MPI_ANY_SOURCE, Test*, Iprobe,
+    /// Waitany/some) are decided
+    #[arg(
+        long = "sync",
+        value_name = "MODE",
+        default_value = "exact",
+        action = clap::ArgAction::Set,
+        allow_hyphen_values = true,
+        value_parser = sync_mode()
+    )]
     pub sync_fast: bool,
-    /// `--quiet` / `-q`: no live progress line.
+    /// Also write the prediction report as JSON
+    #[arg(long, value_name = "FILE.json", allow_hyphen_values = true, value_parser = non_empty_path)]
+    pub report: Option<PathBuf>,
+    /// No live progress line on stderr (ranks finished, slowest and fastest
+    /// virtual clock, host wall; shown only when stderr is a terminal, after
+    /// 1 s; VACED_PROGRESS=0 also turns it off)
+    #[arg(short, long)]
     pub quiet: bool,
-    /// The program, as given.
+    /// The program to run (a path, or a name looked up in PATH)
+    #[arg(value_name = "PROGRAM", value_parser = clap::value_parser!(OsString))]
     pub program: OsString,
-    /// Its arguments.
+    /// The program's arguments
+    #[arg(
+        value_name = "ARGS",
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_parser = clap::value_parser!(OsString)
+    )]
     pub args: Vec<OsString>,
 }
 
-/// What the command line asked for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Parsed {
-    Run(RunArgs),
-    Help,
+/// `--sync exact|fast`, read as "is it fast".
+fn sync_mode() -> impl TypedValueParser<Value = bool> {
+    PossibleValuesParser::new([
+        PossibleValue::new("exact").help(
+            "conservative decisions, the same whatever the host does (the earliest \
+             virtual arrival wins)",
+        ),
+        PossibleValue::new("fast").help("decided on host arrival: quicker, approximate"),
+    ])
+    .map(|s| s == "fast")
 }
 
-/// A bad command line; the message names the offending argument.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UsageError(pub String);
-
-impl fmt::Display for UsageError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+/// A count of at least one `what`.
+fn at_least_one(value: &str, what: &str) -> Result<u32, String> {
+    match value.parse::<u32>() {
+        Ok(0) => Err(format!("the number of {what} must be at least 1")),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("expected a whole number, got `{value}`")),
     }
 }
-impl std::error::Error for UsageError {}
 
-/// Usage text, `cmd` being the name the launcher was called by.
-pub fn usage(cmd: &str) -> String {
-    format!(
-        "usage: {cmd} [-n N | -np N] [--target NAME|FILE] [--cores C] [--sync exact|fast] [--report FILE.json] [--quiet] PROGRAM [ARGS...]\n\
-         \n\
-         \x20 -n, -np N          number of ranks (default 1)\n\
-         \x20 --target NAME|FILE target machine: a preset name or a TOML file\n\
-         \x20                    (default: $VACED_TARGET, else tianhe1a)\n\
-         \x20 --cores C          host cores the ranks may use at once\n\
-         \x20                    (default: the host's available parallelism)\n\
-         \x20 --sync exact|fast  exact (default): MPI_ANY_SOURCE, Test*, Iprobe,\n\
-         \x20                    Waitany/some decided conservatively, the same\n\
-         \x20                    whatever the host does; fast: on host arrival\n\
-         \x20                    (quicker, approximate)\n\
-         \x20 --report FILE.json also write the prediction report as JSON\n\
-         \x20 -q, --quiet        no live progress line on stderr (it is shown only\n\
-         \x20                    on a terminal; VACED_PROGRESS=0 also turns it off)\n\
-         \x20 -h, --help         show this help\n"
-    )
+fn ranks(value: &str) -> Result<u32, String> {
+    at_least_one(value, "ranks")
 }
 
-/// Parse the arguments that follow the command name.
-pub fn parse(argv: &[OsString]) -> Result<Parsed, UsageError> {
-    let mut nranks: Option<u32> = None;
-    let mut target = None;
-    let mut cores = None;
-    let mut report = None;
-    let mut sync_fast = false;
-    let mut quiet = false;
-    let mut i = 0;
-    while i < argv.len() {
-        let arg = &argv[i];
-        let Some(s) = arg.to_str().filter(|s| s.starts_with('-')) else {
-            // The first non-option argument is the program; the rest is its own.
-            let parsed = RunArgs {
-                nranks: nranks.unwrap_or(1),
-                target,
-                cores,
-                report,
-                sync_fast,
-                quiet,
-                program: arg.clone(),
-                args: argv[i + 1..].to_vec(),
-            };
-            return Ok(Parsed::Run(parsed));
-        };
-        let (name, inline) = match s.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
-            None => (s, None),
-        };
-        if matches!(name, "-h" | "--help" | "-help") && inline.is_none() {
-            return Ok(Parsed::Help);
-        }
-        if matches!(name, "-q" | "--quiet") && inline.is_none() {
-            quiet = true;
-            i += 1;
-            continue;
-        }
-        if !matches!(
-            name,
-            "-n" | "-np" | "--n" | "--np" | "--target" | "--cores" | "--report" | "--sync"
-        ) {
-            if s == "--" {
-                return Err(UsageError("missing program after `--`".into()));
-            }
-            return Err(UsageError(format!("unknown option `{s}`")));
-        }
-        let value = match inline {
-            Some(v) => v,
-            None => {
-                i += 1;
-                match argv.get(i) {
-                    Some(v) => v
-                        .to_str()
-                        .ok_or_else(|| UsageError(format!("value of `{name}` is not valid UTF-8")))?
-                        .to_string(),
-                    None => return Err(UsageError(format!("option `{name}` needs a value"))),
-                }
-            }
-        };
-        match name {
-            "-n" | "-np" | "--n" | "--np" => {
-                let n = parse_count(name, &value)?;
-                if n == 0 {
-                    return Err(UsageError(format!(
-                        "`{name} {value}`: the number of ranks must be at least 1"
-                    )));
-                }
-                nranks = Some(n);
-            }
-            "--cores" => {
-                let c = parse_count(name, &value)?;
-                if c == 0 {
-                    return Err(UsageError(format!(
-                        "`--cores {value}`: the number of cores must be at least 1"
-                    )));
-                }
-                cores = Some(c);
-            }
-            "--target" => {
-                if value.is_empty() {
-                    return Err(UsageError("`--target` needs a non-empty value".into()));
-                }
-                target = Some(value);
-            }
-            "--sync" => {
-                sync_fast = match value.as_str() {
-                    "exact" => false,
-                    "fast" => true,
-                    _ => {
-                        return Err(UsageError(format!(
-                            "`--sync {value}`: want `exact` or `fast`"
-                        )))
-                    }
-                };
-            }
-            "--report" => {
-                if value.is_empty() {
-                    return Err(UsageError("`--report` needs a file name".into()));
-                }
-                report = Some(PathBuf::from(value));
-            }
-            _ => unreachable!("option list checked above"),
-        }
-        i += 1;
+fn cores(value: &str) -> Result<u32, String> {
+    at_least_one(value, "cores")
+}
+
+fn non_empty(value: &str) -> Result<String, String> {
+    if value.is_empty() {
+        return Err("needs a non-empty value".into());
     }
-    Err(UsageError("missing program to run".into()))
+    Ok(value.to_string())
 }
 
-fn parse_count(name: &str, value: &str) -> Result<u32, UsageError> {
-    value.parse::<u32>().map_err(|_| {
-        UsageError(format!(
-            "`{name} {value}`: expected a whole number, got `{value}`"
-        ))
-    })
+fn non_empty_path(value: &str) -> Result<PathBuf, String> {
+    if value.is_empty() {
+        return Err("needs a file name".into());
+    }
+    Ok(PathBuf::from(value))
+}
+
+/// The launcher's clap command, `cmd` being the name it was called by.
+pub fn command(cmd: &str) -> Command {
+    RunArgs::augment_args(Command::new(cmd.to_string()))
+        .about(
+            "Run a real MPI program on this host and predict its run time on a target \
+             machine (vaced's mpirun).",
+        )
+        .version(env!("CARGO_PKG_VERSION"))
+}
+
+/// Parse the arguments that follow the command name (`cmd`, for help and
+/// messages). `Err` is clap's: help and version requests too (see
+/// [`usage_error`]).
+pub fn parse(cmd: &str, argv: &[OsString]) -> Result<RunArgs, clap::Error> {
+    parse_with(command(cmd), argv)
+}
+
+/// Parse `argv` (after the command name) with the clap command `c`, MPICH's
+/// single-dash long options first rewritten ([`super::dashes`]).
+pub fn parse_with<T: FromArgMatches>(mut c: Command, argv: &[OsString]) -> Result<T, clap::Error> {
+    let argv = super::dashes::single_dash_longs(&c, argv.iter().cloned()).argv;
+    let name = OsString::from(c.get_name());
+    let m = c.try_get_matches_from_mut(std::iter::once(name).chain(argv))?;
+    T::from_arg_matches(&m).map_err(|e| e.format(&mut c))
+}
+
+/// Print clap's `e` (help, version or a usage error) as `cmd`'s, and return
+/// the exit status: 0 for help and version, else [`super::EXIT_USAGE`]. A
+/// usage error is `cmd: message` on stderr (clap's message: it names the bad
+/// argument), then the usage line.
+pub fn usage_error(cmd: &str, e: &clap::Error) -> i32 {
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            0
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            super::EXIT_USAGE
+        }
+        _ => {
+            let text = e.render().to_string();
+            let text = text.strip_prefix("error: ").unwrap_or(&text);
+            eprint!("{cmd}: {text}");
+            super::EXIT_USAGE
+        }
+    }
 }
 
 /// The basename of the command (`mpirun`, `mpiexec`, `vaced run`...), for messages.
@@ -198,14 +211,28 @@ mod tests {
     }
 
     fn run(v: &[&str]) -> RunArgs {
-        match parse(&os(v)).unwrap() {
-            Parsed::Run(r) => r,
-            Parsed::Help => panic!("unexpected help"),
-        }
+        parse("mpirun", &os(v)).unwrap()
     }
 
-    fn err(v: &[&str]) -> String {
-        parse(&os(v)).unwrap_err().0
+    fn err(v: &[&str]) -> clap::Error {
+        parse("mpirun", &os(v)).unwrap_err()
+    }
+
+    /// The first line of the error message, without clap's `error: `.
+    fn msg(v: &[&str]) -> String {
+        let e = err(v);
+        assert_eq!(e.exit_code(), crate::launch::EXIT_USAGE, "{v:?}");
+        let text = e.render().to_string();
+        text.lines()
+            .next()
+            .unwrap()
+            .trim_start_matches("error: ")
+            .to_string()
+    }
+
+    #[test]
+    fn the_command_is_well_formed() {
+        command("mpirun").debug_assert();
     }
 
     #[test]
@@ -230,23 +257,41 @@ mod tests {
     }
 
     #[test]
-    fn np_and_inline_values() {
+    fn every_option_in_every_spelling() {
         let r = run(&["-np", "8", "--target=my.toml", "--cores=3", "prog"]);
         assert_eq!(r.nranks, 8);
         assert_eq!(r.target.as_deref(), Some("my.toml"));
         assert_eq!(r.cores, Some(3));
         assert!(!r.sync_fast);
-        let f = run(&["--sync", "fast", "p"]);
-        assert!(f.sync_fast);
         assert_eq!(r.report, None);
         assert_eq!(r.program, OsString::from("prog"));
         assert!(r.args.is_empty());
-        assert_eq!(run(&["-n=5", "p"]).nranks, 5);
-        assert_eq!(run(&["--report=r.json", "p"]).report, Some("r.json".into()));
         assert!(!r.quiet);
+        assert!(run(&["--sync", "fast", "p"]).sync_fast);
+        assert!(run(&["--sync=fast", "p"]).sync_fast);
+        assert!(!run(&["--sync", "exact", "p"]).sync_fast);
+        for n in [
+            &["-n", "5", "p"][..],
+            &["-n=5", "p"],
+            &["-n5", "p"],
+            &["-np", "5", "p"],
+            &["-np=5", "p"],
+            &["--np", "5", "p"],
+            &["--np=5", "p"],
+        ] {
+            assert_eq!(run(n).nranks, 5, "{n:?}");
+        }
+        assert_eq!(run(&["--report=r.json", "p"]).report, Some("r.json".into()));
+        assert_eq!(
+            run(&["--report", "r.json", "p"]).report,
+            Some("r.json".into())
+        );
+        assert_eq!(run(&["--target", "t", "p"]).target.as_deref(), Some("t"));
+        assert_eq!(run(&["--cores", "7", "p"]).cores, Some(7));
         assert!(run(&["--quiet", "-n", "2", "p"]).quiet);
         assert!(run(&["-q", "p"]).quiet);
-        assert_eq!(err(&["--quiet=1", "p"]), "unknown option `--quiet=1`");
+        assert!(run(&["-qn", "3", "p"]).quiet);
+        assert_eq!(run(&["-qn", "3", "p"]).nranks, 3);
     }
 
     #[test]
@@ -255,49 +300,146 @@ mod tests {
         assert_eq!(r.nranks, 1);
         assert_eq!(r.target, None);
         assert_eq!(r.cores, None);
+        assert_eq!(r.report, None);
+        assert!(!r.sync_fast && !r.quiet);
     }
 
     #[test]
     fn later_option_wins() {
         assert_eq!(run(&["-n", "2", "-np", "7", "p"]).nranks, 7);
+        assert!(!run(&["--sync", "fast", "--sync", "exact", "p"]).sync_fast);
+    }
+
+    /// Options stop at the program: what follows is the program's, even
+    /// `-np`, `--help` and `--`, and even where it names one of ours.
+    #[test]
+    fn the_program_owns_what_follows_it() {
+        let r = run(&["-np", "2", "./app", "-np", "4", "--help", "--", "-q", "x"]);
+        assert_eq!(r.nranks, 2);
+        assert!(!r.quiet);
+        assert_eq!(r.program, OsString::from("./app"));
+        assert_eq!(r.args, os(&["-np", "4", "--help", "--", "-q", "x"]));
+        let r = run(&["--", "./app", "--cores", "3"]);
+        assert_eq!(r.program, OsString::from("./app"));
+        assert_eq!(r.args, os(&["--cores", "3"]));
+        assert_eq!(r.cores, None);
+        // A value that looks like an option name is still the value.
+        let r = run(&["--target", "-np", "p"]);
+        assert_eq!(r.target.as_deref(), Some("-np"));
+        assert_eq!(r.nranks, 1);
     }
 
     #[test]
-    fn help() {
-        assert_eq!(parse(&os(&["--help"])).unwrap(), Parsed::Help);
-        assert_eq!(parse(&os(&["-n", "2", "-h", "p"])).unwrap(), Parsed::Help);
-        assert!(usage("mpirun").starts_with("usage: mpirun [-n N | -np N]"));
+    fn not_utf8_program_and_arguments_pass_through() {
+        use std::os::unix::ffi::OsStringExt;
+        let prog = OsString::from_vec(b"./a\xff".to_vec());
+        let arg = OsString::from_vec(b"-\xfe".to_vec());
+        let r = parse(
+            "mpirun",
+            &[OsString::from("-n"), "2".into(), prog.clone(), arg.clone()],
+        )
+        .unwrap();
+        assert_eq!((r.program, r.args), (prog, vec![arg]));
+    }
+
+    #[test]
+    fn help_and_version() {
+        for h in [
+            &["--help"][..],
+            &["-h"],
+            &["-help"],
+            &["-n", "2", "-h", "p"],
+        ] {
+            assert_eq!(err(h).kind(), ErrorKind::DisplayHelp, "{h:?}");
+        }
+        assert_eq!(err(&["--version"]).kind(), ErrorKind::DisplayVersion);
+        let help = command("mpirun")
+            .term_width(0)
+            .render_long_help()
+            .to_string();
+        assert!(
+            help.contains("Usage: mpirun [OPTIONS] <PROGRAM> [ARGS]..."),
+            "{help}"
+        );
+        // Everything README.md documents about mpirun.
+        for s in [
+            "-n <N>",
+            "also -np N",
+            "--target <NAME|FILE>",
+            "$VACED_TARGET, else tianhe1a",
+            "--cores <C>",
+            "--sync <MODE>",
+            "exact",
+            "fast",
+            "--report <FILE.json>",
+            "-q, --quiet",
+            "VACED_PROGRESS=0",
+            "MPIEXEC_TIMEOUT",
+            "VACED_HOST_JITTER",
+            "VACED_FORK=0",
+            "VACED_COLL_<NAME>",
+            "Exit status",
+        ] {
+            assert!(help.contains(s), "`{s}` missing from\n{help}");
+        }
+        let usage = command("vaced run").render_usage().to_string();
+        assert_eq!(usage, "Usage: vaced run [OPTIONS] <PROGRAM> [ARGS]...");
     }
 
     #[test]
     fn errors_name_the_bad_argument() {
         assert_eq!(
-            err(&["-n", "0", "p"]),
-            "`-n 0`: the number of ranks must be at least 1"
+            msg(&["-n", "0", "p"]),
+            "invalid value '0' for '-n <N>': the number of ranks must be at least 1"
         );
         assert_eq!(
-            err(&["-np", "four", "p"]),
-            "`-np four`: expected a whole number, got `four`"
+            msg(&["-np", "four", "p"]),
+            "invalid value 'four' for '-n <N>': expected a whole number, got `four`"
         );
         assert_eq!(
-            err(&["-n", "-3", "p"]),
-            "`-n -3`: expected a whole number, got `-3`"
-        );
-        assert_eq!(err(&["--bogus", "p"]), "unknown option `--bogus`");
-        assert_eq!(err(&["-n"]), "option `-n` needs a value");
-        assert_eq!(err(&["-n", "4"]), "missing program to run");
-        assert_eq!(err(&[]), "missing program to run");
-        assert_eq!(
-            err(&["--sync", "slow", "p"]),
-            "`--sync slow`: want `exact` or `fast`"
+            msg(&["-n", "-3", "p"]),
+            "invalid value '-3' for '-n <N>': expected a whole number, got `-3`"
         );
         assert_eq!(
-            err(&["--cores", "0", "p"]),
-            "`--cores 0`: the number of cores must be at least 1"
+            msg(&["--bogus", "p"]),
+            "unexpected argument '--bogus' found"
+        );
+        assert_eq!(msg(&["-x", "p"]), "unexpected argument '-x' found");
+        assert_eq!(
+            msg(&["-n"]),
+            "a value is required for '-n <N>' but none was supplied"
         );
         assert_eq!(
-            err(&["--target=", "p"]),
-            "`--target` needs a non-empty value"
+            msg(&["-n", "4"]),
+            "the following required arguments were not provided:"
+        );
+        assert!(err(&["-n", "4"]).to_string().contains("<PROGRAM>"));
+        assert_eq!(
+            msg(&[]),
+            "the following required arguments were not provided:"
+        );
+        assert_eq!(
+            msg(&["--sync", "slow", "p"]),
+            "invalid value 'slow' for '--sync <MODE>'"
+        );
+        assert!(err(&["--sync", "slow", "p"])
+            .to_string()
+            .contains("[possible values: exact, fast]"));
+        assert_eq!(
+            msg(&["--cores", "0", "p"]),
+            "invalid value '0' for '--cores <C>': the number of cores must be at least 1"
+        );
+        assert_eq!(
+            msg(&["--target=", "p"]),
+            "invalid value '' for '--target <NAME|FILE>': needs a non-empty value"
+        );
+        assert_eq!(
+            msg(&["--report=", "p"]),
+            "invalid value '' for '--report <FILE.json>': needs a file name"
+        );
+        assert_eq!(
+            msg(&["--quiet=1", "p"]),
+            "unexpected value '1' for '--quiet' found; no more were expected"
         );
     }
 

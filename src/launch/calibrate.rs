@@ -13,65 +13,84 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::SystemTime;
 
-pub const USAGE: &str = "\
-usage: vaced calibrate [--run] [-n N] [VACED-CALIBRATE ARGS...]
-
-Builds vaced-calibrate (calibrate/, linked with this machine's MPI) and prints
-the command that measures this machine and writes a target file, e.g.
+/// The end of `vaced calibrate --help`.
+pub const AFTER_HELP: &str = "\
+It checks for a system MPI (`$MPICC -show`; without one it says how to
+install one), builds vaced-calibrate (calibrate/, linked with that MPI through
+mpi-sys) when it is missing or older than its sources, and prints the command
+that measures this machine and writes a target file, e.g.
   mpirun.mpich -n 2 .../vaced-calibrate --out host.toml
-Across nodes, run it with your launcher and a host file, 2 ranks per node.
+Across nodes, run it with your launcher and a host file, 2 ranks per node
+(-n 4 for two nodes). It measures memcpy, ping-pong one-way times from 0 B to
+4 MiB on-node and off-node and the per-message overheads, fits the
+eager/rendezvous switch, latencies and bandwidths, and writes every value with
+comments that give each measured figure and the fit's error.
 
-  --run        run it now under mpirun.mpich (or $MPIRUN)
-  -n N         ranks for --run (default 2)
-  ARGS         passed on: --out FILE (default host.toml), --quick, --name NAME,
-               --node-ranks N (see vaced-calibrate --help)
+Environment:
+  MPICC       the MPI's C compiler wrapper (default: mpicc.mpich, never
+              vaced's own mpicc)
+  MPIRUN      the launcher for --run (default: mpirun.mpich)
+  VACED_HOME  where calibrate/ is (default: vaced's source tree)";
 
-The MPI is found through $MPICC -show (default mpicc.mpich).
-";
-
-/// The parsed command line.
-#[derive(Debug, PartialEq, Eq)]
+/// `vaced calibrate`'s command line: its own options, then vaced-calibrate's
+/// (passed on: see [`Args::calibrate_args`]).
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[command(args_override_self = true, after_help = AFTER_HELP)]
 pub struct Args {
+    /// Run it now under mpirun.mpich (or $MPIRUN) instead of printing the
+    /// command
+    #[arg(long)]
     pub run: bool,
+    /// Ranks for --run, 2 or more (also -np N)
+    #[arg(
+        short = 'n',
+        alias = "np",
+        value_name = "N",
+        default_value = "2",
+        allow_hyphen_values = true,
+        value_parser = ranks
+    )]
     pub ranks: u32,
-    /// For vaced-calibrate (with `--out host.toml` added when absent).
+    /// The target file vaced-calibrate writes
+    #[arg(long, value_name = "FILE", default_value = "host.toml")]
+    pub out: PathBuf,
+    /// The target's name [vaced-calibrate's default: this-host]
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// Few repetitions: a few seconds instead of up to a minute; noisier
+    #[arg(long)]
+    pub quick: bool,
+    /// Ranks per target node [default: the ranks on rank 0's node in the run]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub node_ranks: Option<u32>,
+    /// More arguments for vaced-calibrate (see vaced-calibrate --help)
+    #[arg(last = true, value_name = "VACED-CALIBRATE ARGS", value_parser = clap::value_parser!(OsString))]
     pub rest: Vec<OsString>,
 }
 
-pub fn parse(args: &[OsString]) -> Result<Args, String> {
-    let mut a = Args {
-        run: false,
-        ranks: 2,
-        rest: Vec::new(),
-    };
-    let mut it = args.iter();
-    while let Some(x) = it.next() {
-        match x.to_str() {
-            Some("--run") => a.run = true,
-            Some("-n" | "-np") => {
-                let v = it.next().ok_or("`-n` needs a number of ranks")?;
-                a.ranks = v
-                    .to_str()
-                    .and_then(|v| v.parse().ok())
-                    .filter(|&n| n >= 2)
-                    .ok_or_else(|| format!("`-n {}`: 2 ranks or more", v.to_string_lossy()))?;
-            }
-            _ => a.rest.push(x.clone()),
+fn ranks(value: &str) -> Result<u32, String> {
+    match value.parse::<u32>() {
+        Ok(n) if n >= 2 => Ok(n),
+        _ => Err("2 ranks or more".into()),
+    }
+}
+
+impl Args {
+    /// vaced-calibrate's arguments.
+    pub fn calibrate_args(&self) -> Vec<OsString> {
+        let mut v: Vec<OsString> = vec!["--out".into(), self.out.clone().into()];
+        if let Some(n) = &self.name {
+            v.extend(["--name".into(), n.into()]);
         }
+        if self.quick {
+            v.push("--quick".into());
+        }
+        if let Some(n) = self.node_ranks {
+            v.extend(["--node-ranks".into(), n.to_string().into()]);
+        }
+        v.extend(self.rest.iter().cloned());
+        v
     }
-    let has_out = a.rest.iter().any(|x| {
-        x.to_str()
-            .is_some_and(|s| s == "--out" || s.starts_with("--out="))
-    });
-    let help = a
-        .rest
-        .iter()
-        .any(|x| x == "--help" || x == "-h" || x == "--version" || x == "-V");
-    if !has_out && !help {
-        a.rest.push("--out".into());
-        a.rest.push("host.toml".into());
-    }
-    Ok(a)
 }
 
 /// Environment variable `var` when set and not empty, else `default`.
@@ -175,23 +194,12 @@ pub fn command(mpirun: &OsStr, a: &Args, exe: &Path) -> Vec<OsString> {
         a.ranks.to_string().into(),
         exe.into(),
     ];
-    c.extend(a.rest.iter().cloned());
+    c.extend(a.calibrate_args());
     c
 }
 
-/// `vaced calibrate ARGS`: the exit status.
-pub fn main(args: &[OsString]) -> i32 {
-    let a = match parse(args) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("vaced calibrate: {e}\n\n{USAGE}");
-            return super::EXIT_USAGE;
-        }
-    };
-    if a.rest.iter().any(|x| x == "--help" || x == "-h") && !a.run {
-        print!("{USAGE}");
-        return 0;
-    }
+/// `vaced calibrate`: the exit status.
+pub fn main(a: &Args) -> i32 {
     let mpicc = mpicc();
     let exe = match check_mpi(&mpicc).and_then(|()| build(&mpicc)) {
         Ok(e) => e,
@@ -200,7 +208,7 @@ pub fn main(args: &[OsString]) -> i32 {
             return 1;
         }
     };
-    let cmd = command(&mpirun(), &a, &exe);
+    let cmd = command(&mpirun(), a, &exe);
     if !a.run {
         let line: Vec<String> = cmd.iter().map(|w| shell_quote(w)).collect();
         println!("{}", line.join(" "));
@@ -226,33 +234,100 @@ mod tests {
         v.iter().map(OsString::from).collect()
     }
 
+    fn parse(v: &[&str]) -> Result<Args, clap::Error> {
+        use clap::Args as _;
+        let c = Args::augment_args(clap::Command::new("vaced calibrate"));
+        crate::launch::args::parse_with(c, &os(v))
+    }
+
+    /// The first line of the error message, without clap's `error: `.
+    fn msg(v: &[&str]) -> String {
+        let e = parse(v).unwrap_err();
+        assert_eq!(e.exit_code(), crate::launch::EXIT_USAGE, "{v:?}");
+        let text = e.render().to_string();
+        text.lines()
+            .next()
+            .unwrap()
+            .trim_start_matches("error: ")
+            .to_string()
+    }
+
     #[test]
-    fn parses_and_adds_the_output() {
+    fn parses_every_option() {
+        let a = parse(&[]).unwrap();
         assert_eq!(
-            parse(&os(&["--quick"])).unwrap(),
+            a,
             Args {
                 run: false,
                 ranks: 2,
-                rest: os(&["--quick", "--out", "host.toml"])
+                out: "host.toml".into(),
+                name: None,
+                quick: false,
+                node_ranks: None,
+                rest: vec![],
             }
         );
-        let a = parse(&os(&["--run", "-n", "4", "--out", "x.toml"])).unwrap();
+        assert_eq!(a.calibrate_args(), os(&["--out", "host.toml"]));
+        let a = parse(&[
+            "--quick",
+            "--run",
+            "-np",
+            "4",
+            "--out=x.toml",
+            "--name",
+            "n1",
+            "--node-ranks",
+            "8",
+            "--",
+            "--extra",
+            "-n",
+            "3",
+        ])
+        .unwrap();
         assert_eq!((a.run, a.ranks), (true, 4));
-        assert_eq!(a.rest, os(&["--out", "x.toml"]));
         assert_eq!(
-            parse(&os(&["--out=y.toml"])).unwrap().rest,
-            os(&["--out=y.toml"])
+            a.calibrate_args(),
+            os(&[
+                "--out",
+                "x.toml",
+                "--name",
+                "n1",
+                "--quick",
+                "--node-ranks",
+                "8",
+                "--extra",
+                "-n",
+                "3"
+            ])
+        );
+        assert_eq!(parse(&["-n", "3"]).unwrap().ranks, 3);
+        assert_eq!(parse(&["-n", "2", "-n", "5"]).unwrap().ranks, 5);
+    }
+
+    #[test]
+    fn errors_name_the_bad_argument() {
+        assert_eq!(
+            msg(&["-n", "1"]),
+            "invalid value '1' for '-n <N>': 2 ranks or more"
         );
         assert_eq!(
-            parse(&os(&["-n", "1"])).unwrap_err(),
-            "`-n 1`: 2 ranks or more"
+            msg(&["-np", "x"]),
+            "invalid value 'x' for '-n <N>': 2 ranks or more"
         );
-        assert!(parse(&os(&["-n"])).is_err());
+        assert_eq!(
+            msg(&["-n"]),
+            "a value is required for '-n <N>' but none was supplied"
+        );
+        assert_eq!(
+            msg(&["--node-ranks", "0"]),
+            "invalid value '0' for '--node-ranks <N>': 0 is not in 1..=4294967295"
+        );
+        assert_eq!(msg(&["--bogus"]), "unexpected argument '--bogus' found");
     }
 
     #[test]
     fn the_command_line() {
-        let a = parse(&os(&["--quick"])).unwrap();
+        let a = parse(&["--quick"]).unwrap();
         let c = command(
             OsStr::new("mpirun.mpich"),
             &a,
@@ -265,9 +340,9 @@ mod tests {
                 "-n",
                 "2",
                 "/r/vaced-calibrate",
-                "--quick",
                 "--out",
-                "host.toml"
+                "host.toml",
+                "--quick",
             ])
         );
     }

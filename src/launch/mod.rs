@@ -7,6 +7,7 @@ pub mod args;
 pub mod board;
 pub mod calibrate;
 pub mod cleanup;
+pub mod dashes;
 pub mod job;
 pub mod memory;
 pub mod outcome;
@@ -24,7 +25,7 @@ pub mod zygote;
 use crate::model::Model;
 use crate::transport::process::{self as os, SignalSet};
 use crate::transport::{cma, Segment, SegmentConfig};
-use args::Parsed;
+use args::RunArgs;
 use job::JobSpec;
 use spawn::SpawnStop;
 use std::ffi::OsString;
@@ -43,18 +44,16 @@ const INTERRUPTS: [i32; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::S
 /// the name used in messages. Returns the exit status. Must be called before
 /// the process starts any thread (it blocks signals that threads inherit).
 pub fn mpirun(cmd: &str, argv: &[OsString]) -> i32 {
-    let a = match args::parse(argv) {
-        Ok(Parsed::Run(a)) => a,
-        Ok(Parsed::Help) => {
-            print!("{}", args::usage(cmd));
-            return 0;
-        }
-        Err(e) => {
-            eprintln!("{cmd}: {e}\n{}", args::usage(cmd));
-            return EXIT_USAGE;
-        }
-    };
+    match args::parse(cmd, argv) {
+        Ok(a) => run(cmd, &a),
+        Err(e) => args::usage_error(cmd, &e),
+    }
+}
 
+/// Run the job `a` asks for (`mpirun`, `vaced run`); `cmd` is the name used
+/// in messages. Returns the exit status. Must be called before the process
+/// starts any thread (it blocks signals that threads inherit).
+pub fn run(cmd: &str, a: &RunArgs) -> i32 {
     let env_target = std::env::var("VACED_TARGET").ok();
     let target = job::resolve_target(a.target.as_deref(), env_target.as_deref());
     let model = match Model::load(&target) {

@@ -4,6 +4,12 @@
 //! its tick (no thread of its own), from about a second into the job, about
 //! four times a second, rewritten in place with `\r`; erased before the
 //! report. Only on a terminal, and not with `--quiet` or `VACED_PROGRESS=0`.
+//! Cut to the terminal's width (read with `terminal_size` at each drawing),
+//! since `\r` cannot rewrite a line that wrapped.
+//!
+//! Not indicatif: what it would add here is its drawing, while the delay, the
+//! period and the drawing on the supervisor's tick (no thread) stay ours; a
+//! single line of text rewritten in place is this file.
 
 use crate::report::human_secs;
 use std::io::{self, IsTerminal, Write};
@@ -71,6 +77,13 @@ pub struct Progress {
     next: Instant,
     /// Characters of the line on screen (0: nothing drawn).
     drawn: usize,
+    /// The terminal's width in columns, when known.
+    columns: fn() -> Option<usize>,
+}
+
+/// The width of the terminal on stderr.
+fn stderr_columns() -> Option<usize> {
+    terminal_size::terminal_size_of(io::stderr()).map(|(w, _)| usize::from(w.0))
 }
 
 impl Progress {
@@ -78,7 +91,10 @@ impl Progress {
     /// `quiet` is off and `env` (`$VACED_PROGRESS`) is not "0".
     pub fn new(began: Instant, quiet: bool, env: Option<&str>) -> Progress {
         let enabled = !quiet && env != Some("0") && io::stderr().is_terminal();
-        Progress::with(began, enabled)
+        Progress {
+            columns: stderr_columns,
+            ..Progress::with(began, enabled)
+        }
     }
 
     /// A line that is drawn (`enabled`) or not, whatever stderr is.
@@ -88,6 +104,15 @@ impl Progress {
             began,
             next: began + DELAY,
             drawn: 0,
+            columns: || None,
+        }
+    }
+
+    /// The same, drawn on a terminal `columns()` wide.
+    pub fn with_columns(began: Instant, enabled: bool, columns: fn() -> Option<usize>) -> Progress {
+        Progress {
+            columns,
+            ..Progress::with(began, enabled)
         }
     }
 
@@ -113,7 +138,13 @@ impl Progress {
         if !self.due(now) {
             return;
         }
-        let line = snap.line();
+        let mut line = snap.line();
+        // Short of the last column, so that the line never wraps.
+        if let Some(w) = (self.columns)() {
+            if let Some((cut, _)) = line.char_indices().nth(w.saturating_sub(1)) {
+                line.truncate(cut);
+            }
+        }
         // Pad over what a longer previous line left.
         let pad = self.drawn.saturating_sub(line.len());
         let _ = write!(out, "\r{line}{:pad$}", "");
@@ -199,6 +230,22 @@ mod tests {
         out.clear();
         p.erase(&mut out);
         assert!(out.is_empty(), "erased once");
+    }
+
+    #[test]
+    fn cut_to_the_terminal_width() {
+        let t0 = Instant::now();
+        let mut p = Progress::with_columns(t0, true, || Some(12));
+        let mut out = Vec::new();
+        let s = Snapshot::gather([(false, 1)].into_iter(), DELAY);
+        p.draw(&mut out, t0 + DELAY, &s);
+        assert_eq!(String::from_utf8_lossy(&out), "\r0/1 ranks f");
+        out.clear();
+        p.erase(&mut out);
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            format!("\r{}\r", " ".repeat(11))
+        );
     }
 
     #[test]
