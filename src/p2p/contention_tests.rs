@@ -98,3 +98,36 @@ fn a_later_flow_shares_with_one_in_flight_and_does_not_slow_it() {
         vec![12 * US, 200 * US + US / 10, 202 * US + US / 5]
     );
 }
+
+#[test]
+fn registry_entries_are_freed_and_waited_for() {
+    // 4 registry entries per rank, 20 transfers of 1000 B from rank 0 to
+    // rank 1, 5 us of computation before each: transfer k (from 0) leaves
+    // at tr_k = (k + 1) 5.1 us (5 us computed, 0.1 us copied each time),
+    // alone (the one before ended 4.1 us earlier): ta = tr + 1 + 1 us; rank
+    // 1 receives it at ta + 0.1 us. Rank 1 sleeps on the host before each
+    // receive, so rank 0 must wait for its entries to be freed.
+    for delay in [0, 30] {
+        let t = run_on(target(), 4, 2, 1 << 20, move |c: &mut Core<MemLink>| {
+            let data = vec![7u8; 1000];
+            let mut buf = vec![0u8; 1000];
+            for _ in 0..20 {
+                if c.rank() == 0 {
+                    c.compute(VTime::from_ps(5 * US));
+                    let r = c.isend(sbuf(&data), 1, 0, 0, SendMode::Standard);
+                    c.wait_all(&[r]);
+                    c.free(r);
+                } else {
+                    if delay > 0 {
+                        std::thread::sleep(Duration::from_millis(delay));
+                    }
+                    let r = c.irecv(rbuf(&mut buf), Some(0), None, 0);
+                    c.wait_all(&[r]);
+                    c.free(r);
+                }
+            }
+        });
+        // The last (k = 19): tr = 102 us, received at 102 + 2 + 0.1 us.
+        assert_eq!(t, vec![102 * US, 104 * US + US / 10], "delay {delay}");
+    }
+}
