@@ -183,6 +183,16 @@ impl<K: Copy> Solver<'_, K> {
             if j == i || kj > ki {
                 continue;
             }
+            // The cheap time tests first, the routes only then.
+            let known = self.flows[j].2.or_else(|| self.ends.get(&j).copied());
+            let in_time = if kj == ki {
+                Some(g.start < a1 && a0 < g.start + g.alone())
+            } else {
+                known.map(|e| e > f.start)
+            };
+            if in_time == Some(false) {
+                continue;
+            }
             let shared: Vec<usize> = {
                 let rj = self.route(j);
                 (0..links.len())
@@ -192,12 +202,8 @@ impl<K: Copy> Solver<'_, K> {
             if shared.is_empty() {
                 continue;
             }
-            let counts = if kj == ki {
-                g.start < a1 && a0 < g.start + g.alone()
-            } else {
-                self.end(j) > f.start
-            };
-            if counts {
+            // An earlier flow whose end nobody knows yet: compute it.
+            if in_time.is_some() || self.end(j) > f.start {
                 for l in shared {
                     n[l] += 1;
                 }

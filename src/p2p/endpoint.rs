@@ -178,8 +178,8 @@ impl Link for PortLink {
         let seg = self.port.segment();
         seg.slot(self.port.rank()).set_flow_used(n)
     }
-    fn flow_consume(&self, j: u32, slot: u32, seq: u64) {
-        self.port.segment().flow(j, slot).consume(seq)
+    fn flow_consume(&self, j: u32, slot: u32, seq: u64, end: VTime) {
+        self.port.segment().flow(j, slot).consume(seq, end.ps())
     }
     fn flow_consumed(&self, slot: u32, seq: u64) -> bool {
         let seg = self.port.segment();

@@ -12,14 +12,15 @@
 //! from the registry. Until then the DATA waits in the early queue with its
 //! lower bound, which keeps the receiver's own published bound correct.
 //!
-//! Entries are freed by their owner, who is their only writer, when it
-//! needs one (when none can be, the sender waits for its receivers to take
-//! its transfers in, see `core::contention`): a flow's entry is freed once its receiver has consumed it, its
-//! end is published (by the owner, once its window closed), and it ended by
-//! `M`, the least of every rank's effective bound and of the start of every
-//! flow whose end is not published yet: a flow ending by `M` cannot count for
-//! any flow still to be resolved (those start at `M` or later), so freeing it
-//! changes nothing anyone computes.
+//! Entries are freed by their owner, who is their only writer, every few
+//! registrations and when it needs one (when none can be, the sender waits
+//! for its receivers to take its transfers in, see `core::contention`): a
+//! flow's entry is freed once its receiver has consumed it (leaving the end
+//! it found, which every rank computes alike) and it ended by `M`, the least
+//! of every rank's effective bound and of the start of every flow whose end
+//! is not known yet: a flow ending by `M` cannot count for any flow still to
+//! be resolved (those start at `M` or later), so freeing it changes nothing
+//! anyone computes.
 
 use super::decide;
 use super::link::Link;
@@ -36,29 +37,34 @@ pub type FlowKey = (u32, u32, u64);
 pub struct Owned {
     /// Per entry: the sequence word of the flow it holds, if any.
     seqs: Vec<Option<u64>>,
+    /// Flows registered since entries were last freed.
+    since_reclaim: u32,
     /// Ends this rank computed for flows it does not own (every rank computes
     /// the same; only an entry's owner writes it).
     memo: RefCell<HashMap<FlowKey, VTime>>,
 }
 
+/// Free entries every this many registrations (keeps the flows everyone
+/// scans few).
+const RECLAIM_EVERY: u32 = 16;
+
 impl Owned {
     /// Register flow `f` (we send it) if an entry is free or can be freed;
     /// returns its entry and sequence word.
-    pub fn try_register<L: Link>(
-        &mut self,
-        link: &L,
-        model: &Model,
-        f: &Flow,
-    ) -> Option<(u32, u64)> {
+    pub fn try_register<L: Link>(&mut self, link: &L, f: &Flow) -> Option<(u32, u64)> {
+        if self.since_reclaim >= RECLAIM_EVERY {
+            self.reclaim(link);
+        }
         let slot = match self.free_slot(link) {
             Some(s) => s,
             None => {
-                self.reclaim(link, model);
+                self.reclaim(link);
                 self.free_slot(link)?
             }
         };
         let seq = link.flow_write(slot, &record(f));
         self.seqs[slot as usize] = Some(seq);
+        self.since_reclaim += 1;
         Some((slot, seq))
     }
 
@@ -75,25 +81,11 @@ impl Owned {
         None
     }
 
-    /// Publish the ends of our flows whose windows closed, then free the
-    /// entries nobody can need (module doc).
-    fn reclaim<L: Link>(&mut self, link: &L, model: &Model) {
+    /// Free the entries nobody can need any more (module doc): consumed by
+    /// their receivers (who left the end they found), ended by `M`.
+    fn reclaim<L: Link>(&mut self, link: &L) {
+        self.since_reclaim = 0;
         let me = link.rank();
-        let w = model.contention_window().expect("contention is on").ps();
-        for (slot, seq) in self.seqs.clone().iter().enumerate() {
-            let Some(seq) = seq else { continue };
-            let Some((s, r)) = link.flow_read(me, slot as u32) else {
-                continue;
-            };
-            if s != *seq || r.end_ps.is_some() {
-                continue;
-            }
-            let close = (r.start_ps / w + 1) * w;
-            if decide::window_closed(link, close).is_ok() {
-                let table = Registry { link, owned: self };
-                model.flow_end(&table, (me, slot as u32, s));
-            }
-        }
         let m = least_live(link);
         for slot in 0..self.seqs.len() {
             let Some(seq) = self.seqs[slot] else { continue };
@@ -107,9 +99,12 @@ impl Owned {
             }
         }
         // Forget computed ends of flows that are gone.
-        self.memo
-            .borrow_mut()
-            .retain(|&(j, slot, seq), _| link.flow_read(j, slot).is_some_and(|(s, _)| s == seq));
+        let mut memo = self.memo.borrow_mut();
+        if memo.len() > 4096 {
+            memo.retain(|&(j, slot, seq), _| {
+                link.flow_read(j, slot).is_some_and(|(s, _)| s == seq)
+            });
+        }
     }
 
     /// Resolve flow `key` (its window is closed): the end of its crossing.

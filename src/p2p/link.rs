@@ -119,8 +119,9 @@ pub trait Link {
     }
     /// Say we used `n` of our entries.
     fn set_flow_used(&self, _n: u32) {}
-    /// The flow `seq` in rank `j`'s entry `slot` reached its receiver (us).
-    fn flow_consume(&self, _j: u32, _slot: u32, _seq: u64) {}
+    /// The flow `seq` in rank `j`'s entry `slot` reached its receiver (us);
+    /// it ended at `end`.
+    fn flow_consume(&self, _j: u32, _slot: u32, _seq: u64, _end: VTime) {}
     /// Whether the flow `seq` in our entry `slot` was consumed.
     fn flow_consumed(&self, _slot: u32, _seq: u64) -> bool {
         false

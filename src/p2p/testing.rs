@@ -235,8 +235,8 @@ impl Link for MemLink {
             .flow_used
             .store(n, Ordering::SeqCst)
     }
-    fn flow_consume(&self, j: u32, slot: u32, seq: u64) {
-        self.shared.boxes[j as usize].flows[slot as usize].consume(seq)
+    fn flow_consume(&self, j: u32, slot: u32, seq: u64, end: VTime) {
+        self.shared.boxes[j as usize].flows[slot as usize].consume(seq, end.ps())
     }
     fn flow_consumed(&self, slot: u32, seq: u64) -> bool {
         self.shared.boxes[self.rank as usize].flows[slot as usize].is_consumed(seq)

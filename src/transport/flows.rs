@@ -6,8 +6,8 @@
 //! nodes) under a sequence word: `4 * generation + state`, state 0 = free,
 //! 1 = being written, 2 = holds a flow. A reader takes an entry's fields
 //! only if the sequence word is the same (state 2) before and after (a
-//! seqlock). The owner publishes the flow's end once known (0 = not yet);
-//! the flow's receiver marks it consumed by storing its sequence word.
+//! seqlock). The flow's receiver marks it consumed by storing the end it
+//! found, then its sequence word; the owner may publish the end too.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -40,6 +40,8 @@ pub struct FlowEntry {
     end: AtomicU64,
     /// The sequence word of the flow its receiver consumed.
     consumed: AtomicU64,
+    /// The end its receiver found + 1 (valid once `consumed` names it).
+    consumed_end: AtomicU64,
 }
 
 impl FlowEntry {
@@ -70,7 +72,8 @@ impl FlowEntry {
         self.end.store(end_ps + 1, Ordering::SeqCst);
     }
 
-    /// The flow held, with its sequence word (None: free or being written).
+    /// The flow held, with its sequence word (None: free or being written);
+    /// its end if its owner published it or its receiver consumed it.
     pub fn read(&self) -> Option<(u64, FlowRecord)> {
         loop {
             let s1 = self.seq.load(Ordering::SeqCst);
@@ -84,7 +87,11 @@ impl FlowEntry {
                 bandwidth: self.bandwidth.load(Ordering::SeqCst),
                 src: (nodes >> 32) as u32,
                 dst: nodes as u32,
-                end_ps: self.end.load(Ordering::SeqCst).checked_sub(1),
+                end_ps: self.end.load(Ordering::SeqCst).checked_sub(1).or_else(|| {
+                    (self.consumed.load(Ordering::SeqCst) == s1)
+                        .then(|| self.consumed_end.load(Ordering::SeqCst).checked_sub(1))
+                        .flatten()
+                }),
             };
             if self.seq.load(Ordering::SeqCst) == s1 {
                 return Some((s1, r));
@@ -92,9 +99,11 @@ impl FlowEntry {
         }
     }
 
-    /// Receiver: flow `seq` is consumed (a stale store names an old flow and
-    /// is harmless).
-    pub fn consume(&self, seq: u64) {
+    /// Receiver: flow `seq` is consumed, it ended at `end_ps` (the owner
+    /// frees the entry only after this, so the receiver's stores cannot
+    /// land on a later flow).
+    pub fn consume(&self, seq: u64, end_ps: u64) {
+        self.consumed_end.store(end_ps + 1, Ordering::SeqCst);
         self.consumed.store(seq, Ordering::SeqCst);
     }
 
@@ -125,13 +134,17 @@ mod tests {
         e.set_end(0);
         assert_eq!(e.read().unwrap().1.end_ps, Some(0));
         assert!(!e.is_consumed(s));
-        e.consume(s);
+        e.consume(s, 9);
         assert!(e.is_consumed(s));
+        // the published end comes first
+        assert_eq!(e.read().unwrap().1.end_ps, Some(0));
         e.free();
         assert_eq!(e.read(), None);
         let s2 = e.write(&r);
         assert_ne!(s2, s);
         assert!(!e.is_consumed(s2));
         assert_eq!(e.read(), Some((s2, r)));
+        e.consume(s2, 9);
+        assert_eq!(e.read().unwrap().1.end_ps, Some(9));
     }
 }

@@ -51,7 +51,7 @@ impl<L: Link> Core<L> {
         let f = self.model.flow(tr, size, bandwidth, self.me, dest)?;
         let began = Instant::now();
         loop {
-            if let Some(k) = self.flows.try_register(&self.link, &self.model, &f) {
+            if let Some(k) = self.flows.try_register(&self.link, &f) {
                 return Some(k);
             }
             // Every entry holds a transfer its receiver has not taken in
@@ -102,7 +102,7 @@ impl<L: Link> Core<L> {
         let hops = self.model.hops(key.0, self.me);
         h.msg.ta = end + self.model.wire_latency(hops);
         h.msg.flow = None;
-        self.link.flow_consume(key.0, key.1, key.2);
+        self.link.flow_consume(key.0, key.1, key.2, end);
     }
 
     /// Fast mode: resolve a message as it is taken from the host.
