@@ -354,6 +354,7 @@ impl<L: Link> Core<L> {
         if eager {
             let mut m = self.header(Kind::Eager, ctx, tag, size, ta);
             m.rreq = serial;
+            crate::timeline::message(dest, &m, ts);
             // The request owns the bytes; emit borrows them from a take.
             let req = self.reqs.get(id);
             let max = self.link.max_record();
@@ -368,6 +369,7 @@ impl<L: Link> Core<L> {
             let mut m = self.header(Kind::Req, ctx, tag, size, ta);
             m.sreq = id;
             m.rreq = serial;
+            crate::timeline::message(dest, &m, ts);
             // Large payloads are pulled by the receiver straight from our
             // memory when we can allow it; otherwise they follow the ACK.
             let single_copy = self
@@ -735,6 +737,7 @@ impl<L: Link> Core<L> {
         let mut ack = self.header(Kind::Ack, m.ctx, m.tag, m.size, ta);
         ack.sreq = m.sreq;
         ack.rreq = r;
+        crate::timeline::message(m.src, &ack, t);
         self.emit(m.src, &ack, Body::None);
         tr
     }
@@ -746,6 +749,9 @@ impl<L: Link> Core<L> {
             self.lower_floor(t);
         }
         self.note_parked_done(r);
+        if crate::timeline::on() && matches!(self.reqs.get(r).op, Op::Recv { .. }) {
+            crate::timeline::received(&st);
+        }
         let req = self.reqs.get_mut(r);
         req.done = Some(t);
         req.status = st;
@@ -830,6 +836,7 @@ impl<L: Link> Core<L> {
         let mut m = self.header(Kind::Cancel, s.ctx, s.tag, 0, ta.max(s.ta));
         m.sreq = r;
         m.rreq = s.serial;
+        crate::timeline::message(s.dest, &m, t);
         let max = self.link.max_record();
         let noted = self.noted(&m);
         let link = &mut self.link;
@@ -882,6 +889,7 @@ impl<L: Link> Core<L> {
         let mut a = self.header(Kind::CancelAnswer, c.ctx, c.tag, cancelled as u64, ta);
         a.sreq = c.sreq;
         a.rreq = c.rreq;
+        crate::timeline::message(c.src, &a, t);
         self.emit(c.src, &a, Body::None);
     }
 
@@ -1085,6 +1093,7 @@ impl<L: Link> Core<L> {
         let mut m = self.header(Kind::Data, ack.ctx, ack.tag, size, ta);
         m.sreq = s;
         m.rreq = ack.rreq;
+        crate::timeline::message(dest, &m, t);
         let req = self.reqs.get(s);
         let remote = matches!(req.op, Op::Send { remote: true, .. });
         let max = self.link.max_record();
