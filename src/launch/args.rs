@@ -1,5 +1,6 @@
 //! Command-line parsing for `mpirun` / `mpiexec` / `vaced run`.
 
+use crate::timeline::Format;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::path::PathBuf;
@@ -20,6 +21,10 @@ pub struct RunArgs {
     pub sync_fast: bool,
     /// `--quiet` / `-q`: no live progress line.
     pub quiet: bool,
+    /// `--timeline FILE`: write the predicted execution as a timeline.
+    pub timeline: Option<PathBuf>,
+    /// `--timeline-format perfetto|paraver` (default perfetto).
+    pub timeline_format: Format,
     /// The program, as given.
     pub program: OsString,
     /// Its arguments.
@@ -47,7 +52,7 @@ impl std::error::Error for UsageError {}
 /// Usage text, `cmd` being the name the launcher was called by.
 pub fn usage(cmd: &str) -> String {
     format!(
-        "usage: {cmd} [-n N | -np N] [--target NAME|FILE] [--cores C] [--sync exact|fast] [--report FILE.json] [--quiet] PROGRAM [ARGS...]\n\
+        "usage: {cmd} [-n N | -np N] [--target NAME|FILE] [--cores C] [--sync exact|fast] [--report FILE.json] [--timeline FILE [--timeline-format perfetto|paraver]] [--quiet] PROGRAM [ARGS...]\n\
          \n\
          \x20 -n, -np N          number of ranks (default 1)\n\
          \x20 --target NAME|FILE target machine: a preset name or a TOML file\n\
@@ -59,6 +64,11 @@ pub fn usage(cmd: &str) -> String {
          \x20                    whatever the host does; fast: on host arrival\n\
          \x20                    (quicker, approximate)\n\
          \x20 --report FILE.json also write the prediction report as JSON\n\
+         \x20 --timeline FILE    write the predicted execution (computation, MPI\n\
+         \x20                    calls, messages, in virtual time) as a timeline\n\
+         \x20 --timeline-format perfetto|paraver\n\
+         \x20                    perfetto (default): Chrome/Perfetto JSON (opens in\n\
+         \x20                    ui.perfetto.dev); paraver: FILE.prv, .pcf and .row\n\
          \x20 -q, --quiet        no live progress line on stderr (it is shown only\n\
          \x20                    on a terminal; VACED_PROGRESS=0 also turns it off)\n\
          \x20 -h, --help         show this help\n"
@@ -73,11 +83,18 @@ pub fn parse(argv: &[OsString]) -> Result<Parsed, UsageError> {
     let mut report = None;
     let mut sync_fast = false;
     let mut quiet = false;
+    let mut timeline = None;
+    let mut timeline_format = None;
     let mut i = 0;
     while i < argv.len() {
         let arg = &argv[i];
         let Some(s) = arg.to_str().filter(|s| s.starts_with('-')) else {
             // The first non-option argument is the program; the rest is its own.
+            if timeline_format.is_some() && timeline.is_none() {
+                return Err(UsageError(
+                    "`--timeline-format` needs `--timeline FILE`".into(),
+                ));
+            }
             let parsed = RunArgs {
                 nranks: nranks.unwrap_or(1),
                 target,
@@ -85,6 +102,8 @@ pub fn parse(argv: &[OsString]) -> Result<Parsed, UsageError> {
                 report,
                 sync_fast,
                 quiet,
+                timeline,
+                timeline_format: timeline_format.unwrap_or(Format::Perfetto),
                 program: arg.clone(),
                 args: argv[i + 1..].to_vec(),
             };
@@ -104,7 +123,15 @@ pub fn parse(argv: &[OsString]) -> Result<Parsed, UsageError> {
         }
         if !matches!(
             name,
-            "-n" | "-np" | "--n" | "--np" | "--target" | "--cores" | "--report" | "--sync"
+            "-n" | "-np"
+                | "--n"
+                | "--np"
+                | "--target"
+                | "--cores"
+                | "--report"
+                | "--sync"
+                | "--timeline"
+                | "--timeline-format"
         ) {
             if s == "--" {
                 return Err(UsageError("missing program after `--`".into()));
@@ -166,6 +193,19 @@ pub fn parse(argv: &[OsString]) -> Result<Parsed, UsageError> {
                 }
                 report = Some(PathBuf::from(value));
             }
+            "--timeline" => {
+                if value.is_empty() {
+                    return Err(UsageError("`--timeline` needs a file name".into()));
+                }
+                timeline = Some(PathBuf::from(value));
+            }
+            "--timeline-format" => {
+                timeline_format = Some(Format::parse(&value).ok_or_else(|| {
+                    UsageError(format!(
+                        "`--timeline-format {value}`: want `perfetto` or `paraver`"
+                    ))
+                })?);
+            }
             _ => unreachable!("option list checked above"),
         }
         i += 1;
@@ -223,6 +263,8 @@ mod tests {
                 report: Some(PathBuf::from("out.json")),
                 sync_fast: false,
                 quiet: false,
+                timeline: None,
+                timeline_format: Format::Perfetto,
                 program: "./app".into(),
                 args: os(&["-x", "--target", "y"]),
             }
@@ -299,6 +341,27 @@ mod tests {
             err(&["--target=", "p"]),
             "`--target` needs a non-empty value"
         );
+    }
+
+    #[test]
+    fn timeline_options() {
+        let r = run(&["--timeline", "t.json", "p"]);
+        assert_eq!(r.timeline, Some(PathBuf::from("t.json")));
+        assert_eq!(r.timeline_format, Format::Perfetto);
+        let r = run(&["--timeline-format=paraver", "--timeline=t", "p"]);
+        assert_eq!(r.timeline, Some(PathBuf::from("t")));
+        assert_eq!(r.timeline_format, Format::Paraver);
+        assert_eq!(run(&["p"]).timeline, None);
+        assert_eq!(
+            err(&["--timeline", "t", "--timeline-format", "otf2", "p"]),
+            "`--timeline-format otf2`: want `perfetto` or `paraver`"
+        );
+        assert_eq!(
+            err(&["--timeline-format", "paraver", "p"]),
+            "`--timeline-format` needs `--timeline FILE`"
+        );
+        assert_eq!(err(&["--timeline=", "p"]), "`--timeline` needs a file name");
+        assert_eq!(err(&["--timeline"]), "option `--timeline` needs a value");
     }
 
     #[test]
