@@ -20,4 +20,5 @@ pub mod p2p;
 pub mod report;
 pub mod rma;
 pub mod sys;
+pub mod timeline;
 pub mod transport;

@@ -192,9 +192,12 @@ mpi_fn! {
             }
         };
         w.ep.enter();
+        let world = || w.comms.get(sys::MPI_COMM_WORLD).ok().map(|c| c.ctx);
+        crate::timeline::enter("MPI_Finalize", world, w.ep.vtime());
         w.bsend.detach();
         w.finalized = true;
         if w.sessions.active() > 0 {
+            crate::timeline::leave(w.ep.vtime());
             w.ep.leave();
         } else {
             close(w);

@@ -349,6 +349,7 @@ pub(crate) fn call(
     threads::register();
     let armed = Held::arm(w);
     w.ep.enter_call(call);
+    crate::timeline::enter(call, || w.comms.get(comm).ok().map(|c| c.ctx), w.ep.vtime());
     let rc = match f(w) {
         Ok(()) => sys::MPI_SUCCESS,
         Err(e) => error(w, comm, call, e),
@@ -359,6 +360,7 @@ pub(crate) fn call(
         eprintln!("{m}");
         w.ep.abort(sys::MPI_ERR_RMA_RANGE, &m)
     }
+    crate::timeline::leave(w.ep.vtime());
     w.ep.leave();
     drop(armed);
     drop(g);
@@ -389,11 +391,13 @@ pub(crate) fn call_mut(
         threads::register();
         let armed = Held::arm(w);
         w.ep.enter_call(call);
+        crate::timeline::enter(call, || w.comms.get(comm).ok().map(|c| c.ctx), w.ep.vtime());
         w.ep.set_yielding(true);
         let r = f(w);
         w.ep.set_yielding(false);
         if let Err(e) = &r {
             if blocking::is_suspended(e) {
+                crate::timeline::leave(w.ep.vtime());
                 w.ep.leave();
                 drop(armed);
                 let seen = threads::suspend_begin();
@@ -406,6 +410,7 @@ pub(crate) fn call_mut(
             Ok(()) => sys::MPI_SUCCESS,
             Err(e) => error(w, comm, call, e),
         };
+        crate::timeline::leave(w.ep.vtime());
         w.ep.leave();
         drop(armed);
         drop(g);

@@ -15,6 +15,8 @@ use clap::{Args, Command, FromArgMatches};
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
+use crate::timeline::Format;
+
 /// What `mpirun` reads from the environment, how it ends, what it prints:
 /// the end of `mpirun --help` (and `vaced run --help`).
 pub const AFTER_HELP: &str = "\
@@ -84,6 +86,20 @@ pub struct RunArgs {
     /// Also write the prediction report as JSON
     #[arg(long, value_name = "FILE.json", allow_hyphen_values = true, value_parser = non_empty_path)]
     pub report: Option<PathBuf>,
+    /// Write the predicted execution (computation, MPI calls, messages, in
+    /// virtual time) as a timeline
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true, value_parser = non_empty_path)]
+    pub timeline: Option<PathBuf>,
+    /// The timeline's format: Chrome/Perfetto trace-event JSON, or a Paraver
+    /// trace (FILE.prv, .pcf, .row)
+    #[arg(
+        long,
+        value_name = "FORMAT",
+        default_value = "perfetto",
+        requires = "timeline",
+        value_parser = timeline_format()
+    )]
+    pub timeline_format: Format,
     /// No live progress line on stderr (ranks finished, slowest and fastest
     /// virtual clock, host wall; shown only when stderr is a terminal, after
     /// 1 s; VACED_PROGRESS=0 also turns it off)
@@ -112,6 +128,16 @@ fn sync_mode() -> impl TypedValueParser<Value = bool> {
         PossibleValue::new("fast").help("decided on host arrival: quicker, approximate"),
     ])
     .map(|s| s == "fast")
+}
+
+/// `--timeline-format perfetto|paraver`.
+fn timeline_format() -> impl TypedValueParser<Value = Format> {
+    PossibleValuesParser::new([
+        PossibleValue::new("perfetto")
+            .help("Chrome / Perfetto trace-event JSON (ui.perfetto.dev, chrome://tracing)"),
+        PossibleValue::new("paraver").help("a Paraver trace: .prv, .pcf and .row"),
+    ])
+    .map(|s| Format::parse(&s).expect("a listed format"))
 }
 
 /// A count of at least one `what`.
@@ -248,6 +274,8 @@ mod tests {
                 target: Some("tianhe1a".into()),
                 cores: Some(2),
                 report: Some(PathBuf::from("out.json")),
+                timeline: None,
+                timeline_format: Format::Perfetto,
                 sync_fast: false,
                 quiet: false,
                 program: "./app".into(),
@@ -292,6 +320,28 @@ mod tests {
         assert!(run(&["-q", "p"]).quiet);
         assert!(run(&["-qn", "3", "p"]).quiet);
         assert_eq!(run(&["-qn", "3", "p"]).nranks, 3);
+    }
+
+    #[test]
+    fn timeline_options() {
+        let r = run(&["--timeline", "t.json", "p"]);
+        assert_eq!(r.timeline, Some(PathBuf::from("t.json")));
+        assert_eq!(r.timeline_format, Format::Perfetto);
+        let r = run(&["--timeline-format=paraver", "--timeline=t", "p"]);
+        assert_eq!(r.timeline, Some(PathBuf::from("t")));
+        assert_eq!(r.timeline_format, Format::Paraver);
+        assert_eq!(run(&["p"]).timeline, None);
+        for bad in [
+            &["--timeline", "t", "--timeline-format", "otf2", "p"][..],
+            &["--timeline-format", "paraver", "p"],
+            &["--timeline=", "p"],
+        ] {
+            let e = err(bad);
+            assert_eq!(e.exit_code(), crate::launch::EXIT_USAGE, "{bad:?}");
+            let e = e.render().to_string();
+            assert!(e.contains("--timeline"), "{bad:?}: {e}");
+        }
+        assert!(msg(&["--timeline", "t", "--timeline-format", "otf2", "p"]).contains("otf2"));
     }
 
     #[test]

@@ -120,6 +120,13 @@ pub fn run(cmd: &str, a: &RunArgs) -> i32 {
         cma: cma::available(),
     };
     let seg_name = job.segment_name();
+    let timeline_dir = match start_timeline(a.timeline.as_deref(), &job.id) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("{cmd}: {e}");
+            return 1;
+        }
+    };
     let cfg = SegmentConfig {
         nranks: a.nranks,
         cores,
@@ -134,6 +141,7 @@ pub fn run(cmd: &str, a: &RunArgs) -> i32 {
         Ok(s) => s,
         Err(e) => {
             cleanup::remove_job_files(cmd, &seg_name, &job.shm_prefix());
+            remove_timeline_dir(timeline_dir.as_deref());
             eprintln!("{cmd}: cannot create the job's shared-memory segment {seg_name}: {e}");
             return 1;
         }
@@ -143,6 +151,7 @@ pub fn run(cmd: &str, a: &RunArgs) -> i32 {
         Ok(x) => x,
         Err(e) => {
             cleanup::remove_job_files(cmd, &seg_name, &job.shm_prefix());
+            remove_timeline_dir(timeline_dir.as_deref());
             eprintln!("{cmd}: cannot set up stdin for rank 0: {e}");
             return 1;
         }
@@ -162,6 +171,7 @@ pub fn run(cmd: &str, a: &RunArgs) -> i32 {
     let end = |live: &mut Live, msg: String, code: i32| -> i32 {
         live.kill_and_reap();
         cleanup::remove_job_files(cmd, &seg_name, &job.shm_prefix());
+        remove_timeline_dir(timeline_dir.as_deref());
         eprintln!("{cmd}: {msg}");
         code
     };
@@ -211,15 +221,59 @@ pub fn run(cmd: &str, a: &RunArgs) -> i32 {
                 results: (0..a.nranks).map(|r| seg.slot(r).result()).collect(),
             };
             cleanup::remove_job_files(cmd, &seg_name, &job.shm_prefix());
-            match summary::emit_report(&summary, a.report.as_deref()) {
+            let mut code = match summary::emit_report(&summary, a.report.as_deref()) {
                 Ok(()) => 0,
                 Err(e) => {
                     let path = a.report.as_deref().unwrap_or(std::path::Path::new("?"));
                     eprintln!("{cmd}: cannot write the report {}: {e}", path.display());
                     1
                 }
+            };
+            if let (Some(out), Some(dir)) = (&a.timeline, &timeline_dir) {
+                let info = crate::timeline::JobInfo {
+                    nranks: a.nranks,
+                    program: a.program.to_string_lossy().into_owned(),
+                    target: model.name.clone(),
+                };
+                if let Err(e) = crate::timeline::write(dir, out, a.timeline_format, &info) {
+                    eprintln!("{cmd}: cannot write the timeline: {e}");
+                    code = 1;
+                }
+                remove_timeline_dir(Some(dir));
             }
+            code
         }
+    }
+}
+
+/// `--timeline FILE`: create the directory of the ranks' timeline files and
+/// hand it to the ranks (`VACED_TIMELINE_DIR`); without it, make sure no
+/// inherited setting makes the ranks record one.
+fn start_timeline(
+    out: Option<&std::path::Path>,
+    job_id: &str,
+) -> Result<Option<std::path::PathBuf>, String> {
+    let Some(out) = out else {
+        std::env::remove_var(crate::timeline::ENV_DIR);
+        return Ok(None);
+    };
+    // absolute: the ranks may run elsewhere
+    let dir = std::path::absolute(crate::timeline::parts_dir(out, job_id))
+        .map_err(|e| format!("--timeline {}: {e}", out.display()))?;
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        format!(
+            "--timeline {}: cannot create the directory {} for the ranks' files: {e}",
+            out.display(),
+            dir.display()
+        )
+    })?;
+    std::env::set_var(crate::timeline::ENV_DIR, &dir);
+    Ok(Some(dir))
+}
+
+fn remove_timeline_dir(dir: Option<&std::path::Path>) {
+    if let Some(d) = dir {
+        let _ = std::fs::remove_dir_all(d);
     }
 }
 

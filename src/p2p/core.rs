@@ -360,6 +360,7 @@ impl<L: Link> Core<L> {
             let mut m = self.header(Kind::Eager, ctx, tag, size, ta);
             m.rreq = serial;
             m.flow = self.register_flow(tr, size, self.model.net_bandwidth, dest);
+            crate::timeline::message(dest, &m, ts);
             // The request owns the bytes; emit borrows them from a take.
             let req = self.reqs.get(id);
             let max = self.link.max_record();
@@ -374,6 +375,7 @@ impl<L: Link> Core<L> {
             let mut m = self.header(Kind::Req, ctx, tag, size, ta);
             m.sreq = id;
             m.rreq = serial;
+            crate::timeline::message(dest, &m, ts);
             // Large payloads are pulled by the receiver straight from our
             // memory when we can allow it; otherwise they follow the ACK.
             let single_copy = self
@@ -741,6 +743,7 @@ impl<L: Link> Core<L> {
         let mut ack = self.header(Kind::Ack, m.ctx, m.tag, m.size, ta);
         ack.sreq = m.sreq;
         ack.rreq = r;
+        crate::timeline::message(m.src, &ack, t);
         self.emit(m.src, &ack, Body::None);
         tr
     }
@@ -752,6 +755,9 @@ impl<L: Link> Core<L> {
             self.lower_floor(t);
         }
         self.note_parked_done(r);
+        if crate::timeline::on() && matches!(self.reqs.get(r).op, Op::Recv { .. }) {
+            crate::timeline::received(&st);
+        }
         let req = self.reqs.get_mut(r);
         req.done = Some(t);
         req.status = st;
@@ -836,6 +842,7 @@ impl<L: Link> Core<L> {
         let mut m = self.header(Kind::Cancel, s.ctx, s.tag, 0, ta.max(s.ta));
         m.sreq = r;
         m.rreq = s.serial;
+        crate::timeline::message(s.dest, &m, t);
         let max = self.link.max_record();
         let noted = self.noted(&m);
         let link = &mut self.link;
@@ -888,6 +895,7 @@ impl<L: Link> Core<L> {
         let mut a = self.header(Kind::CancelAnswer, c.ctx, c.tag, cancelled as u64, ta);
         a.sreq = c.sreq;
         a.rreq = c.rreq;
+        crate::timeline::message(c.src, &a, t);
         self.emit(c.src, &a, Body::None);
     }
 
@@ -1093,6 +1101,7 @@ impl<L: Link> Core<L> {
         m.sreq = s;
         m.rreq = ack.rreq;
         m.flow = self.register_flow(tr, size, self.model.rendezvous.bandwidth, dest);
+        crate::timeline::message(dest, &m, t);
         let req = self.reqs.get(s);
         let remote = matches!(req.op, Op::Send { remote: true, .. });
         let max = self.link.max_record();

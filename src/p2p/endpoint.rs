@@ -280,6 +280,7 @@ impl Core<PortLink> {
             cma: use_cma,
         };
         let mut core = Core::new(link, model);
+        crate::timeline::open_from_env(rank)?;
         match std::env::var("VACED_SYNC").as_deref() {
             Ok("fast") => core.set_exact(false),
             Ok("exact") | Err(_) => {}
@@ -328,6 +329,7 @@ impl Core<PortLink> {
         port.release_token();
         // Publishes RankState::Finalized (the launcher reads the result).
         self.retire();
+        crate::timeline::finish(self.vtime());
     }
 
     /// End the whole job: record why in our slot (the launcher reports it and

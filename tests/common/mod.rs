@@ -188,6 +188,8 @@ pub struct Run {
     pub sync: Option<String>,
     /// Extra environment for mpirun (and so the ranks).
     pub env: Vec<(String, String)>,
+    /// Other mpirun options (before the program).
+    pub options: Vec<OsString>,
 }
 
 impl Run {
@@ -206,7 +208,15 @@ impl Run {
             args: Vec::new(),
             sync: None,
             env: Vec::new(),
+            options: Vec::new(),
         }
+    }
+
+    /// Another mpirun option, e.g. `option(&["--timeline", "t.json"])`.
+    pub fn option<S: AsRef<std::ffi::OsStr>>(mut self, words: &[S]) -> Run {
+        self.options
+            .extend(words.iter().map(|w| w.as_ref().to_os_string()));
+        self
     }
 
     pub fn sync(mut self, mode: &str) -> Run {
@@ -252,6 +262,7 @@ impl Run {
             v.push("--sync".into());
             v.push(m.into());
         }
+        v.extend(self.options.iter().cloned());
         v.push(self.prog.clone().into());
         v.extend(self.args.iter().map(OsString::from));
         v

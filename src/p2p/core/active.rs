@@ -93,6 +93,7 @@ impl<L: Link> Core<L> {
         self.counters.msgs_sent += 1;
         self.counters.bytes_sent += vsize;
         let m = self.header(Kind::Eager, ctx, tag, vsize, ta);
+        crate::timeline::message(dest, &m, ts);
         self.emit(dest, &m, Body::Inline(data));
         self.clock.advance_comm(tr);
         ta
@@ -177,6 +178,7 @@ impl<L: Link> Core<L> {
         self.counters.msgs_sent += 1;
         self.counters.bytes_sent += size;
         let m = self.header(Kind::Eager, ctx, tag, size, ta);
+        crate::timeline::message(dest, &m, t + self.model.o_send);
         let max = self.link.max_record();
         let noted = self.noted(&m);
         let link = &mut self.link;
