@@ -112,6 +112,13 @@ pub fn render(r: &ReportData, name: &str) -> PlotResult<String> {
             .axis_desc_style((FONT, 16))
             .draw()
             .map_err(err)?;
+        // The predicted time behind the bars (it would hide their tops).
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(-0.5, u(r.predicted_s)), (n as f64 - 0.5, u(r.predicted_s))],
+                PREDICTED.stroke_width(2),
+            )))
+            .map_err(err)?;
         // Bars fill their ranks' span less a gap of 15 %.
         let gap = 0.15 * per as f64;
         let x0 = |b: &Bar| b.first as f64 - 0.5 + gap / 2.0;
@@ -155,12 +162,6 @@ pub fn render(r: &ReportData, name: &str) -> PlotResult<String> {
                 }))
                 .map_err(err)?;
         }
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![(-0.5, u(r.predicted_s)), (n as f64 - 0.5, u(r.predicted_s))],
-                PREDICTED.stroke_width(2),
-            )))
-            .map_err(err)?;
         let what = if per == 1 { "" } else { " (bin mean)" };
         let mut entries = vec![
             Entry {
