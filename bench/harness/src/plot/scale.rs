@@ -2,7 +2,7 @@
 //! time, for vaced and SMPI) and efficiency (computation / (host cores x
 //! wall), every runner) against ranks, one line per kernel, runner and
 //! --cores; with --repeat, the medians of the runs.
-use super::chart::{self, Lines, Panel, Series, PALETTE};
+use super::chart::{self, Lines, Panel, Series, PALETTE, REAL};
 use super::medians;
 use crate::case::Measurement;
 use crate::kernels::Runner;
@@ -54,12 +54,17 @@ pub fn figure(
             keys.push(p.0.clone());
         }
     }
+    // MPICH (real runs) in grey, the simulators in the palette's colours.
+    let mut colors = PALETTE.iter().cycle();
     let series: Vec<Series> = keys
         .iter()
-        .enumerate()
-        .map(|(i, k)| Series {
+        .map(|k| Series {
             name: series_name(&k.0, k.1, k.2),
-            color: PALETTE[i % PALETTE.len()],
+            color: if k.1 == Runner::Mpich {
+                REAL
+            } else {
+                *colors.next().unwrap()
+            },
         })
         .collect();
     let panel = |get: fn(&Point) -> Option<f64>| -> Vec<Vec<(u32, f64)>> {
@@ -152,7 +157,7 @@ mod tests {
         let d2 = eff[2].1 - eff[1].1;
         assert!((d2 - 4.0 * d1).abs() <= 1.5, "{eff:?}");
         let m: Vec<_> = svg
-            .lines(PALETTE[1])
+            .lines(REAL)
             .into_iter()
             .filter(|l| l.len() > 1)
             .collect();
