@@ -320,3 +320,17 @@ fn summary_figure_gives_the_spread_and_the_shares() {
         assert!(svg.has_text(t), "no text `{t}` in {:?}", svg.texts);
     }
 }
+
+#[test]
+fn one_rank_and_all_zero_times_still_draw() {
+    let d = data(&[(0.0, 0.0, 0.0)]);
+    let svg = Svg::parse(&ranks::render(&d, "zero").unwrap());
+    let plot = (ranks::WIDTH - ranks::LEGEND_WIDTH) as f64;
+    assert_eq!(svg.rects(COMPUTE, plot).len(), 1);
+    assert!(svg.rects(COMPUTE, plot)[0].h == 0.0);
+    assert!(svg.has_text("predicted 0 s"), "{:?}", svg.texts);
+    let svg = Svg::parse(&summary::render(&d, "zero").unwrap());
+    for t in ["computation 0.0 %", "waiting 0.0 %", "mean 0 s"] {
+        assert!(svg.has_text(t), "no text `{t}` in {:?}", svg.texts);
+    }
+}
