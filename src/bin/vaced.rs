@@ -22,7 +22,8 @@ commands:
   calibrate [--run] [ARGS] build vaced-calibrate with this machine's MPI and
                            print (or --run) the command that measures it and
                            writes a target file (see `vaced calibrate --help`)
-  plot REPORT.json [-o DIR] draw SVG figures of an `mpirun --report` JSON file
+  plot REPORT.json [-o DIR]
+                           draw SVG figures of an `mpirun --report` JSON file
                            (see `vaced plot --help`)
   inspect /vaced-JOB       print what every rank of a running job publishes
                            (its segment is /dev/shm/vaced-JOB; for a job
