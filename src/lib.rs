@@ -17,6 +17,7 @@ pub mod model;
 pub mod mpi;
 pub mod mpit;
 pub mod p2p;
+pub mod plot;
 pub mod report;
 pub mod rma;
 pub mod sys;

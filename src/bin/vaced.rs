@@ -58,6 +58,17 @@ enum Cmd {
     /// Build vaced-calibrate with this machine's MPI and print (or --run) the
     /// command that measures it and writes a target file
     Calibrate(calibrate::Args),
+    /// Draw SVG figures of an `mpirun --report` JSON file: per-rank stacked
+    /// bars of computation, communication and waiting, and a summary
+    #[command(after_help = vaced::plot::AFTER_HELP)]
+    Plot {
+        /// The report (`mpirun --report FILE.json`)
+        #[arg(value_name = "REPORT.json")]
+        report: std::path::PathBuf,
+        /// Where to write the figures [default: the report's directory]
+        #[arg(short = 'o', long = "out", value_name = "DIR")]
+        out: Option<std::path::PathBuf>,
+    },
     /// Print what every rank of a running job publishes (state, virtual
     /// clock, bounds, pending decision, what it waits for), for a job that
     /// seems stuck
@@ -148,6 +159,7 @@ fn vaced(args: &[OsString]) -> i32 {
         Cmd::Target { command } => target(&who, command),
         Cmd::Inspect { segment } => inspect(&segment),
         Cmd::Calibrate(a) => calibrate::main(&a),
+        Cmd::Plot { report, out } => vaced::plot::command(&report, out.as_deref()),
         Cmd::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "vaced", &mut std::io::stdout());
             0

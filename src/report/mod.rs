@@ -8,6 +8,7 @@ mod text;
 
 pub use json::{to_json, write_json};
 pub use stats::Stats;
+pub(crate) use text::human_bytes;
 pub(crate) use text::human_secs;
 pub use text::render_text;
 

@@ -17,6 +17,7 @@ mod metrics;
 mod netns;
 mod npb;
 mod npbout;
+mod plot;
 mod proc;
 mod scale;
 mod shaped;

@@ -58,6 +58,10 @@ pub struct NpbArgs {
     /// --shaped: tbf bucket in bytes (default: 20 us of the rate, at least two frames).
     #[arg(long)]
     pub shaped_burst: Option<u64>,
+    /// Also draw SVG figures into DIR: predicted vs real time per case
+    /// (npb-<time>-time.svg) and, with --mpich, the RE per case (npb-<time>-re.svg).
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<PathBuf>,
 }
 
 /// The summary of repeated runs: per (kernel, class, ranks), the median of
@@ -213,6 +217,9 @@ pub fn row(m: &Measurement, real: Option<f64>, host_cores: u32) -> Vec<String> {
 pub fn run(a: NpbArgs) -> Result<(), String> {
     let repeat = a.repeat.unwrap_or(1);
     if !a.shaped.is_empty() {
+        if a.plot.is_some() {
+            return Err("--plot does not apply to --shaped runs".into());
+        }
         return crate::shaped::run(a);
     }
     let env = Env::discover()?;
@@ -418,6 +425,14 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
         md.display(),
         logs.display()
     );
+    if let Some(dir) = &a.plot {
+        for (name, svg) in crate::plot::npb::figures(&format!("npb-{stamp}"), &timers, repeat)? {
+            println!(
+                "figure: {}",
+                crate::plot::write(dir, &name, &svg)?.display()
+            );
+        }
+    }
     let failed = all
         .iter()
         .filter(|m| m.problem.is_some() || m.verified() == Some(false))

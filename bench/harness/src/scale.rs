@@ -53,6 +53,9 @@ pub struct ScaleArgs {
     /// 1, 2, ...): the prediction's spread then covers the repetitions too.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,
+    /// Also draw slowdown and efficiency against ranks into DIR/scale-<time>.svg.
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<PathBuf>,
 }
 
 pub const HEADERS: [&str; 13] = [
@@ -382,6 +385,15 @@ pub fn run(a: ScaleArgs) -> Result<(), String> {
         md.display(),
         logs.display()
     );
+    if let Some(dir) = &a.plot {
+        let pts = crate::plot::scale::points(&all);
+        let (name, svg) =
+            crate::plot::scale::figure(&format!("scale-{stamp}"), &class, &pts, a.repeat)?;
+        println!(
+            "figure: {}",
+            crate::plot::write(dir, &name, &svg)?.display()
+        );
+    }
     Ok(())
 }
 
