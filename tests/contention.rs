@@ -138,3 +138,27 @@ fn a_later_flow_shares_the_link_with_one_in_flight() {
         &expected,
     );
 }
+
+/// MPI_THREAD_MULTIPLE is not provided under contention (a rank whose
+/// threads all wait keeps its clock as its bound, and windows could never
+/// close): MPI_Init_thread provides MPI_THREAD_SERIALIZED, as the standard
+/// allows; without contention, MULTIPLE.
+#[test]
+fn thread_multiple_becomes_serialized() {
+    let prog = program("thread_level");
+    let on = write_target("contended.toml", TARGET);
+    let off = write_target(
+        "uncontended.toml",
+        &TARGET.replace("contention = \"links\"\n", ""),
+    );
+    for (target, want) in [(&on, "serialized"), (&off, "multiple")] {
+        let job = Run::new(2, target.as_os_str(), &prog).run();
+        job.assert_success();
+        let got = records(&job.stdout, "tl");
+        assert_eq!(got.len(), 2, "{}", job.dump());
+        for r in got {
+            assert_eq!(r.get("provided"), want, "{}", job.dump());
+            assert_eq!(r.get("query"), want, "{}", job.dump());
+        }
+    }
+}

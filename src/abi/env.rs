@@ -40,6 +40,7 @@ pub(crate) fn attach(name: &str, level: c_int) -> World {
         let mut ep = ep;
         ep.abort(1, &msg);
     }
+    let level = supported_level(&ep, level);
     if level == sys::MPI_THREAD_MULTIPLE {
         ep.enable_threads();
     }
@@ -48,10 +49,24 @@ pub(crate) fn attach(name: &str, level: c_int) -> World {
     w
 }
 
+/// The thread level provided for `level`: MPI_THREAD_SERIALIZED instead of
+/// MPI_THREAD_MULTIPLE when the target models network contention (a rank
+/// whose threads all wait keeps publishing its clock as the bound on what
+/// it may send, and a transfer's window could then never close; the MPI
+/// standard lets a library provide less than required).
+fn supported_level(ep: &Endpoint, level: c_int) -> c_int {
+    if level == sys::MPI_THREAD_MULTIPLE && ep.model().contention_window().is_some() {
+        sys::MPI_THREAD_SERIALIZED
+    } else {
+        level
+    }
+}
+
 /// Raise the process's thread level to `level` if it is below (a later
 /// initialization asks for more): the level provided, never lower than the
 /// one the process has.
 pub(crate) fn raise_thread_level(w: &mut World, level: c_int) -> c_int {
+    let level = supported_level(&w.ep, level);
     if level > w.thread_level {
         if level == sys::MPI_THREAD_MULTIPLE {
             w.ep.enable_threads();
@@ -95,11 +110,12 @@ fn init(name: &str, required: c_int) -> Result<c_int, c_int> {
     }
     let mut w = attach(name, required);
     w.world_init = true;
+    let provided = w.thread_level;
     state::refresh_active(&w);
     g.0 = Some(w);
     crate::abi::threads::register();
     state::set_phase(RUNNING);
-    Ok(required)
+    Ok(provided)
 }
 
 mpi_fn! {

@@ -148,6 +148,9 @@ pub struct Core<L: Link> {
     next_serial: u32,
     /// Our entries in the flow registry (contention).
     flows: super::flows::Owned,
+    /// A flow the waiting activity needs waits for its window to close:
+    /// the poke count seen before the scan that found it open.
+    flow_wait: Option<u32>,
 }
 
 fn matches(m: &Msg, src: Option<u32>, tag: Option<i32>, ctx: u32) -> bool {
@@ -188,6 +191,7 @@ impl<L: Link> Core<L> {
             mt: Default::default(),
             next_serial: 1,
             flows: Default::default(),
+            flow_wait: None,
         }
     }
 
@@ -1244,7 +1248,7 @@ impl<L: Link> Core<L> {
                 self.deal_related_early(goal);
                 continue;
             }
-            if self.exact && self.contended() && self.settle_flows(start, block, goal) {
+            if self.exact && self.contended() && self.try_flows(start, block, goal) {
                 continue;
             }
             match self.fetch(false) {
@@ -1264,9 +1268,13 @@ impl<L: Link> Core<L> {
                     suspended = true;
                     break;
                 }
+                // The inbox is settled now: a flow we need may have waited
+                // on our own unread arrivals.
+                None if self.exact && self.contended() && self.try_flows(start, block, goal) => {}
                 None => self.idle(goal),
             }
         }
+        self.stop_flow_wait();
         if suspended {
             return self.suspend(goal, start);
         }
@@ -1590,7 +1598,7 @@ impl<L: Link> Core<L> {
             // Another thread of the rank may call MPI: sleep until a record
             // or a poke (such a thread pokes us to get in), and count as
             // idle only while every other thread is parked.
-            let seen = self.link.pokes();
+            let seen = self.flow_wait.unwrap_or_else(|| self.link.pokes());
             if self.link.yield_requested() {
                 // a thread asked in before we read the poke count: its
                 // poke would not wake us (the caller suspends the wait)
@@ -1609,7 +1617,11 @@ impl<L: Link> Core<L> {
             }
         } else if !self.link.idle_begin() {
             self.link.prefer_next(self.awaited_source(goal));
-            self.link.wait_incoming();
+            match self.flow_wait {
+                // a flow we need waits for bounds to rise: pokes wake us
+                Some(seen) => self.link.wait_poked(seen),
+                None => self.link.wait_incoming(),
+            }
             self.link.idle_end();
             return;
         }

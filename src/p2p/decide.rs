@@ -155,15 +155,21 @@ pub fn flow_blocks(own: u64, unread: Option<u64>, w: u64) -> bool {
     effective(own, unread) < w
 }
 
-/// Whether the contention window ending at `w` is closed: no rank, `me`
-/// included (by its published bound and unread arrivals), may still start
-/// a flow before `w` (consistent snapshot). `Err(j)`: rank `j` may.
-pub fn window_closed<L: Link>(link: &L, w: u64) -> Result<(), u32> {
+/// Whether the contention window `[w - width, w)` is closed for a flow
+/// that `me` receives: no other rank may still start a flow before `w`,
+/// and `me` nothing before `w - width` (consistent snapshot). `Err(j)`:
+/// rank `j` may. `me`'s own later flows leave its node, so they never share
+/// a link with a flow into it; they could slow only flows of earlier
+/// windows, and a flow another rank starts because of a message from `me`
+/// starts a latency (at least `width`) after it: neither can change the
+/// flow's share once `me` is past the window's start.
+pub fn window_closed<L: Link>(link: &L, me: u32, w: u64, width: u64) -> Result<(), u32> {
     loop {
         let g1 = link.generation();
         for j in 0..link.size() {
             let (unread, own) = link.peer_bound(j);
-            if flow_blocks(own, unread, w) {
+            let need = if j == me { w.saturating_sub(width) } else { w };
+            if flow_blocks(own, unread, need) {
                 return Err(j);
             }
         }

@@ -6,9 +6,9 @@
 //! rendezvous) and sends it with the flow's identity and, as its `ta`, the
 //! arrival it would have alone (a lower bound: sharing only slows a flow).
 //! The receiver resolves the flow before it handles the DATA: once the
-//! flow's window is closed (every other rank's effective bound, and its own
-//! unread arrivals, at or past the window's end: no flow can start in it or
-//! before any more, `decide::window_closed`), `ta = end + l(h)` with the end
+//! flow's window is closed (every other rank's effective bound at or past
+//! the window's end, its own past the window's start: nothing can change
+//! the flow's share any more, `decide::window_closed`), `ta = end + l(h)` with the end
 //! from the registry. Until then the DATA waits in the early queue with its
 //! lower bound, which keeps the receiver's own published bound correct.
 //!

@@ -15,11 +15,16 @@
 //! activity resolves the unresolved messages it needs before it goes on:
 //! those it would handle now (arrived by the time it has reached, or
 //! related to a blocking wait), and, before it ends, those arriving by its
-//! end. Resolving waits until the flow's window is closed (every rank's
-//! effective bound, ours included, at or past the window's end), sleeping
-//! as a conservative decision does (poked when bounds rise, and, when the
-//! whole job is idle, acting if ours is the next event); then `ta = end +
-//! l(h)`. In fast mode (`--sync fast`) a flow is resolved at once from the
+//! end (and, in a decision at `T`, those arriving by `T`). A flow is
+//! resolved once its window is closed (every other rank's effective bound
+//! at or past the window's end, ours past its start, see
+//! `decide::window_closed`): then `ta = end + l(h)`. Until
+//! then the waiting loop goes on (a wait may end another way, or be
+//! suspended for another thread) and, going idle, sleeps until a record
+//! comes or a bound rises (a poke); at the end of the activity and in a
+//! decision it waits as a conservative decision does. When the whole job is
+//! idle and our unresolved message is its next event, it is resolved at once
+//! (nothing can start before it any more). In fast mode (`--sync fast`) a flow is resolved at once from the
 //! flows registered so far (approximate, like everything in that mode).
 use super::{Core, Goal, Link};
 use crate::model::VTime;
@@ -80,6 +85,11 @@ impl<L: Link> Core<L> {
         h.msg.flow.map(|(slot, seq)| (h.msg.src, slot, seq))
     }
 
+    /// The contention window's width W (ps).
+    fn window_width(&self) -> u64 {
+        self.model.contention_window().unwrap().ps().max(1)
+    }
+
     /// The end of held message `i`'s flow window (ps).
     fn window_end(&self, i: usize) -> u64 {
         let (j, slot, seq) = self.unresolved(i).expect("an unresolved flow");
@@ -130,6 +140,60 @@ impl<L: Link> Core<L> {
             .min_by_key(|&i| (self.window_end(i), self.msg(i).ta))
     }
 
+    /// The waiting loop's step (it must not block: a wait may be suspended
+    /// for another thread, or end another way): resolve the flows it needs
+    /// whose windows are closed, in window order, and deal with those it
+    /// needs now; if one stays open, note it so that going idle sleeps
+    /// until bounds rise ([`Core::stop_flow_wait`] ends that). Returns
+    /// whether it resolved any.
+    pub(super) fn try_flows(&mut self, by: VTime, block: bool, goal: Goal) -> bool {
+        let mut any = false;
+        while let Some(i) = self.needed_flow(by, block, goal) {
+            let w = self.window_end(i);
+            // Published before the scan (SeqCst on both sides): either the
+            // scan sees a rising bound, or the riser sees us and pokes.
+            self.link.set_resolving(Some(VTime::from_ps(w)));
+            let seen = self.link.pokes();
+            self.publish_own();
+            if decide::window_closed(&self.link, self.me, w, self.window_width()).is_err() {
+                self.flow_wait = Some(seen);
+                if any {
+                    self.deal_needed_early(by, block, goal);
+                }
+                return any;
+            }
+            self.resolve_flow(i);
+            any = true;
+        }
+        self.stop_flow_wait();
+        self.link.set_resolving(None);
+        if any {
+            self.deal_needed_early(by, block, goal);
+        }
+        any
+    }
+
+    /// No flow waits any more (the waiting activity ends).
+    pub(super) fn stop_flow_wait(&mut self) {
+        if self.flow_wait.take().is_some() {
+            self.link.set_resolving(None);
+        }
+    }
+
+    /// Deal with the resolved early messages the activity needs: arrived by
+    /// `by`, or related.
+    fn deal_needed_early(&mut self, by: VTime, block: bool, goal: Goal) {
+        let early = std::mem::take(&mut self.early);
+        for i in early {
+            if !self.is_unresolved(i) && (self.msg(i).ta <= by || (block && self.related(i, goal)))
+            {
+                self.deal(i);
+            } else {
+                self.early.push(i);
+            }
+        }
+    }
+
     /// Resolve every unresolved early message the waiting activity needs
     /// (see [`Core::needed_flow`]), then deal with the resolved ones it
     /// needs (arrived by `by`, or related). Returns whether it resolved
@@ -142,16 +206,7 @@ impl<L: Link> Core<L> {
         }
         if any {
             self.link.set_resolving(None);
-            let early = std::mem::take(&mut self.early);
-            for i in early {
-                if !self.is_unresolved(i)
-                    && (self.msg(i).ta <= by || (block && self.related(i, goal)))
-                {
-                    self.deal(i);
-                } else {
-                    self.early.push(i);
-                }
-            }
+            self.deal_needed_early(by, block, goal);
         }
         any
     }
@@ -177,7 +232,7 @@ impl<L: Link> Core<L> {
             }
             self.publish_own();
             let seen = self.link.pokes();
-            if decide::window_closed(&self.link, w).is_ok() {
+            if decide::window_closed(&self.link, self.me, w, self.window_width()).is_ok() {
                 self.resolve_flow(i);
                 return;
             }
