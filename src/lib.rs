@@ -20,6 +20,7 @@ pub mod p2p;
 pub mod plot;
 pub mod report;
 pub mod rma;
+pub mod sweep;
 pub mod sys;
 pub mod timeline;
 pub mod transport;

@@ -69,6 +69,10 @@ enum Cmd {
         #[arg(short = 'o', long = "out", value_name = "DIR")]
         out: Option<std::path::PathBuf>,
     },
+    /// Run a program once per target configuration (--sweep KEY=V1,V2,...,
+    /// --target A --target B; a single execution for all of them is
+    /// planned) and fit its sensitivity to latency and bandwidth
+    Sweep(vaced::sweep::SweepArgs),
     /// Print what every rank of a running job publishes (state, virtual
     /// clock, bounds, pending decision, what it waits for), for a job that
     /// seems stuck
@@ -159,6 +163,7 @@ fn vaced(args: &[OsString]) -> i32 {
         Cmd::Target { command } => target(&who, command),
         Cmd::Inspect { segment } => inspect(&segment),
         Cmd::Calibrate(a) => calibrate::main(&a),
+        Cmd::Sweep(a) => vaced::sweep::command(&who, &a),
         Cmd::Plot { report, out } => vaced::plot::command(&report, out.as_deref()),
         Cmd::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "vaced", &mut std::io::stdout());
