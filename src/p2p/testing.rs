@@ -42,6 +42,23 @@ pub struct MemLink {
     max_record: usize,
 }
 
+impl MemLink {
+    /// Store a decision's (or a flow window's) time + 1 in `cell` (0: none),
+    /// keeping the count of deciders.
+    fn publish_wait(&self, cell: &AtomicU64, t: Option<VTime>) {
+        let was = cell.swap(t.map_or(0, |t| t.ps() + 1), Ordering::SeqCst);
+        match (was != 0, t.is_some()) {
+            (false, true) => {
+                self.shared.deciders.fetch_add(1, Ordering::SeqCst);
+            }
+            (true, false) => {
+                self.shared.deciders.fetch_sub(1, Ordering::SeqCst);
+            }
+            _ => {}
+        }
+    }
+}
+
 impl Link for MemLink {
     fn rank(&self) -> u32 {
         self.rank
@@ -109,19 +126,7 @@ impl Link for MemLink {
         }
     }
     fn set_deciding(&self, t: Option<VTime>) {
-        let b = &self.shared.boxes[self.rank as usize];
-        let was = b
-            .deciding
-            .swap(t.map_or(0, |t| t.ps() + 1), Ordering::SeqCst);
-        match (was != 0, t.is_some()) {
-            (false, true) => {
-                self.shared.deciders.fetch_add(1, Ordering::SeqCst);
-            }
-            (true, false) => {
-                self.shared.deciders.fetch_sub(1, Ordering::SeqCst);
-            }
-            _ => {}
-        }
+        self.publish_wait(&self.shared.boxes[self.rank as usize].deciding, t);
     }
     fn deciding_at(&self, j: u32) -> Option<VTime> {
         let d = self.shared.boxes[j as usize]
@@ -242,19 +247,7 @@ impl Link for MemLink {
         self.shared.boxes[self.rank as usize].flows[slot as usize].is_consumed(seq)
     }
     fn set_resolving(&self, t: Option<VTime>) {
-        let b = &self.shared.boxes[self.rank as usize];
-        let was = b
-            .resolving
-            .swap(t.map_or(0, |t| t.ps() + 1), Ordering::SeqCst);
-        match (was != 0, t.is_some()) {
-            (false, true) => {
-                self.shared.deciders.fetch_add(1, Ordering::SeqCst);
-            }
-            (true, false) => {
-                self.shared.deciders.fetch_sub(1, Ordering::SeqCst);
-            }
-            _ => {}
-        }
+        self.publish_wait(&self.shared.boxes[self.rank as usize].resolving, t);
     }
     fn resolving_at(&self, j: u32) -> Option<VTime> {
         let d = self.shared.boxes[j as usize]

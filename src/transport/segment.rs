@@ -582,15 +582,7 @@ impl Segment {
         let slot = self.slot(rank);
         let was = slot.deciding_at().is_some();
         slot.set_deciding_at(t_ps);
-        match (was, t_ps.is_some()) {
-            (false, true) => {
-                self.header().deciders.fetch_add(1, Ordering::SeqCst);
-            }
-            (true, false) => {
-                self.header().deciders.fetch_sub(1, Ordering::SeqCst);
-            }
-            _ => {}
-        }
+        self.count_decider(was, t_ps.is_some());
     }
 
     /// Publish the flow window end `rank` waits to see closed (counted among
@@ -599,7 +591,13 @@ impl Segment {
         let slot = self.slot(rank);
         let was = slot.resolving_at().is_some();
         slot.set_resolving_at(t_ps);
-        match (was, t_ps.is_some()) {
+        self.count_decider(was, t_ps.is_some());
+    }
+
+    /// One more decider if a wait began (`was` false, `now` true), one
+    /// fewer if it ended.
+    fn count_decider(&self, was: bool, now: bool) {
+        match (was, now) {
             (false, true) => {
                 self.header().deciders.fetch_add(1, Ordering::SeqCst);
             }
