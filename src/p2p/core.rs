@@ -1625,6 +1625,14 @@ impl<L: Link> Core<L> {
             self.link.idle_end();
             return;
         }
+        self.quiescent(mine, self.flow_wait);
+    }
+
+    /// The job is quiescent (we counted ourselves idle last): act on its
+    /// next event if it is ours (our early message at `mine`), else nudge
+    /// its holder and sleep until a record comes (or, with `poked`, a poke
+    /// since that count); count ourselves busy again.
+    fn quiescent(&mut self, mine: Option<usize>, poked: Option<u32>) {
         match self.link.earliest_event() {
             Some((_, 0, r)) if r == self.me => {
                 self.link.idle_end();
@@ -1632,9 +1640,14 @@ impl<L: Link> Core<L> {
             }
             Some((_, _, r)) => {
                 // Not delivered: `r` finalized after we read its event; the
-                // caller comes back here and looks again.
-                if self.nudge(r) {
-                    self.link.wait_incoming();
+                // caller comes back here and looks again. (Our own pending
+                // decision is never first here: the messages it needs
+                // arrive by its time.)
+                if r != self.me && self.nudge(r) {
+                    match poked {
+                        Some(seen) => self.link.wait_poked(seen),
+                        None => self.link.wait_incoming(),
+                    }
                 }
                 self.link.idle_end();
             }

@@ -253,23 +253,7 @@ impl<L: Link> Core<L> {
             self.link.idle_end();
             return;
         }
-        match self.link.earliest_event() {
-            Some((_, 0, r)) if r == self.me => {
-                self.link.idle_end();
-                self.act_on_earliest(mine.expect("we published an early message"));
-            }
-            Some((_, _, r)) => {
-                // Another rank's (or, if `r` finalized after we read its
-                // event, nobody's: look again). Our own pending decision
-                // cannot be first: the flows it needs arrive by its time.
-                debug_assert!(r != self.me, "a decision before the flows it needs");
-                if r != self.me && self.nudge(r) {
-                    self.link.wait_poked(seen);
-                }
-                self.link.idle_end();
-            }
-            None => self.report_deadlock(),
-        }
+        self.quiescent(mine, Some(seen));
     }
 
     /// The job is quiescent and our early message at `k` is its next event:
