@@ -162,3 +162,24 @@ fn thread_multiple_becomes_serialized() {
         }
     }
 }
+
+/// `vaced target hops` lists the links a transfer crosses when the target
+/// models contention: rank 1 shares node 0's leaf switch, rank 3 does not
+/// (up the leaf 0 subtree's 2 links, down leaf 1's).
+#[test]
+fn target_hops_lists_the_links() {
+    let file = write_target("contended.toml", TARGET);
+    let o = std::process::Command::new(common::vaced())
+        .args(["target", "hops"])
+        .arg(&file)
+        .args(["0", "1", "3"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "rank 0: node 0\n\
+         rank 1: node 1, hop(0, 1) = 2, L(0) = 2 us, eager limit 64 KiB, links: node 0 up, node 1 down\n\
+         rank 3: node 3, hop(0, 3) = 4, L(0) = 3 us, eager limit 64 KiB, links: node 0 up, tree 1.0 up x2, tree 1.1 down x2, node 3 down\n"
+    );
+}

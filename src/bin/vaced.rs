@@ -100,7 +100,8 @@ enum TargetCmd {
         target: String,
     },
     /// Print each rank's node and, from R0 to each other rank, hop(R0, Ri),
-    /// the latency L(0) and the eager limit that pair uses
+    /// the latency L(0) and the eager limit that pair uses (and, when the
+    /// target models contention, the links a transfer crosses)
     Hops {
         /// A preset name or a target file
         #[arg(value_name = "NAME|FILE")]
@@ -222,12 +223,23 @@ fn hops_table(m: &vaced::model::Model, ranks: &[u32]) -> String {
     let mut out = format!("rank {x}: node {}\n", m.node_of(x));
     for &y in &ranks[1..] {
         out.push_str(&format!(
-            "rank {y}: node {}, hop({x}, {y}) = {}, L(0) = {}, eager limit {}\n",
+            "rank {y}: node {}, hop({x}, {y}) = {}, L(0) = {}, eager limit {}",
             m.node_of(y),
             m.hops(x, y),
             format_time(m.pair_latency(x, y)),
             format_size(m.eager_limit_for(x, y))
         ));
+        if m.contention_window().is_some() {
+            // the links a transfer from x to y shares (contention)
+            let links: Vec<String> = m
+                .topology
+                .route(m.node_of(x), m.node_of(y))
+                .iter()
+                .map(|l| l.to_string())
+                .collect();
+            out.push_str(&format!(", links: {}", links.join(", ")));
+        }
+        out.push('\n');
     }
     out
 }

@@ -57,6 +57,31 @@ impl LinkUse {
     }
 }
 
+impl std::fmt::Display for LinkUse {
+    /// `node 3 up`, `tree 1.0 up x2` (level.subtree, width), `grid 5 x+`
+    /// (from router 5 along the first dimension, towards higher
+    /// coordinates), `local 0-1`, `global 0-2` (routers, groups).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let dir = |up: bool| if up { "up" } else { "down" };
+        match self.id {
+            LinkId::Node { node, up } => write!(f, "node {node} {}", dir(up))?,
+            LinkId::Tree { level, index, up } => write!(f, "tree {level}.{index} {}", dir(up))?,
+            LinkId::Grid { from, dim, plus } => write!(
+                f,
+                "grid {from} {}{}",
+                ["x", "y", "z"].get(dim as usize).unwrap_or(&"?"),
+                if plus { '+' } else { '-' }
+            )?,
+            LinkId::Local { from, to } => write!(f, "local {from}-{to}")?,
+            LinkId::Global { from, to } => write!(f, "global {from}-{to}")?,
+        }
+        if self.width > 1 {
+            write!(f, " x{}", self.width)?;
+        }
+        Ok(())
+    }
+}
+
 impl Topology {
     /// The links from node `a` to node `b` (none when they are the same).
     pub fn route(&self, a: u32, b: u32) -> Vec<LinkUse> {
@@ -300,6 +325,38 @@ mod tests {
         assert_eq!(
             t.route(0, 1),
             vec![node(0, true), local(0, 1), node(1, false)]
+        );
+    }
+
+    #[test]
+    fn links_print_as_they_are() {
+        let t = topo("kind = \"fat-tree\"\nk = 2\nn = 3\n");
+        let r: Vec<String> = t.route(1, 6).iter().map(|l| l.to_string()).collect();
+        assert_eq!(
+            r,
+            [
+                "node 1 up",
+                "tree 1.0 up x2",
+                "tree 2.0 up x4",
+                "tree 2.1 down x4",
+                "tree 1.3 down x2",
+                "node 6 down"
+            ]
+        );
+        let torus = topo("kind = \"torus\"\ndims = [4, 3]\n");
+        let r: Vec<String> = torus.route(0, 7).iter().map(|l| l.to_string()).collect();
+        assert_eq!(r, ["node 0 up", "grid 0 x-", "grid 3 y+", "node 7 down"]);
+        let d = topo("kind = \"dragonfly\"\nrouters = 2\nnodes_per_router = 1\nglobal_links = 1\n");
+        let r: Vec<String> = d.route(0, 5).iter().map(|l| l.to_string()).collect();
+        assert_eq!(
+            r,
+            [
+                "node 0 up",
+                "local 0-1",
+                "global 0-2",
+                "local 4-5",
+                "node 5 down"
+            ]
         );
     }
 
