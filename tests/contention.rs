@@ -39,7 +39,11 @@ fn l(k: u64) -> u64 {
 
 /// Run `flows` with `args` and compare with `expected`: (rank, op, from).
 fn check(what: &str, args: &[&str], expected: &BTreeMap<(i64, String, i64), u64>) {
-    let file = write_target("contended.toml", TARGET);
+    // one file per test: the tests run at once
+    let file = write_target(
+        &format!("contended-{}.toml", what.replace(' ', "-")),
+        TARGET,
+    );
     let prog = program("flows");
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     let jitter = [("VACED_HOST_JITTER".to_string(), "7".to_string())];
@@ -146,7 +150,7 @@ fn a_later_flow_shares_the_link_with_one_in_flight() {
 #[test]
 fn thread_multiple_becomes_serialized() {
     let prog = program("thread_level");
-    let on = write_target("contended.toml", TARGET);
+    let on = write_target("contended-threads.toml", TARGET);
     let off = write_target(
         "uncontended.toml",
         &TARGET.replace("contention = \"links\"\n", ""),
@@ -168,7 +172,7 @@ fn thread_multiple_becomes_serialized() {
 /// (up the leaf 0 subtree's 2 links, down leaf 1's).
 #[test]
 fn target_hops_lists_the_links() {
-    let file = write_target("contended.toml", TARGET);
+    let file = write_target("contended-hops.toml", TARGET);
     let o = std::process::Command::new(common::vaced())
         .args(["target", "hops"])
         .arg(&file)

@@ -126,7 +126,27 @@ impl Model {
             .expect("contention is on")
             .ps()
             .max(1);
-        let all = table.flows();
+        let mut all = table.flows();
+        // Only flows that can count: started before the flow's window ends,
+        // and not known to have ended by `m0`, the earliest start of a flow
+        // whose end may be computed here (a flow that ended by then overlaps
+        // none of them, in its window or after).
+        let start = all
+            .iter()
+            .find(|(k, ..)| *k == key)
+            .expect("the flow is registered")
+            .1
+            .start
+            .ps();
+        let close = (start / w + 1) * w;
+        all.retain(|(_, f, _)| f.start.ps() < close);
+        let m0 = all
+            .iter()
+            .filter(|(k, _, e)| e.is_none() || *k == key)
+            .map(|(_, f, _)| f.start)
+            .min()
+            .unwrap_or(VTime::ZERO);
+        all.retain(|(k, _, e)| *k == key || e.is_none_or(|e| e > m0));
         let mut solver = Solver {
             model: self,
             w,
