@@ -51,14 +51,16 @@ const RECLAIM_EVERY: u32 = 16;
 impl Owned {
     /// Register flow `f` (we send it) if an entry is free or can be freed;
     /// returns its entry and sequence word.
-    pub fn try_register<L: Link>(&mut self, link: &L, f: &Flow) -> Option<(u32, u64)> {
+    /// `exact`: conservative mode (in fast mode nobody publishes bounds:
+    /// an entry is freed once consumed).
+    pub fn try_register<L: Link>(&mut self, link: &L, f: &Flow, exact: bool) -> Option<(u32, u64)> {
         if self.since_reclaim >= RECLAIM_EVERY {
-            self.reclaim(link);
+            self.reclaim(link, exact);
         }
         let slot = match self.free_slot(link) {
             Some(s) => s,
             None => {
-                self.reclaim(link);
+                self.reclaim(link, exact);
                 self.free_slot(link)?
             }
         };
@@ -83,10 +85,10 @@ impl Owned {
 
     /// Free the entries nobody can need any more (module doc): consumed by
     /// their receivers (who left the end they found), ended by `M`.
-    fn reclaim<L: Link>(&mut self, link: &L) {
+    fn reclaim<L: Link>(&mut self, link: &L, exact: bool) {
         self.since_reclaim = 0;
         let me = link.rank();
-        let m = least_live(link);
+        let m = if exact { least_live(link) } else { u64::MAX };
         for slot in 0..self.seqs.len() {
             let Some(seq) = self.seqs[slot] else { continue };
             let done = link.flow_consumed(slot as u32, seq)

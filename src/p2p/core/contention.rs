@@ -56,7 +56,7 @@ impl<L: Link> Core<L> {
         let f = self.model.flow(tr, size, bandwidth, self.me, dest)?;
         let began = Instant::now();
         loop {
-            if let Some(k) = self.flows.try_register(&self.link, &f) {
+            if let Some(k) = self.flows.try_register(&self.link, &f, self.exact) {
                 return Some(k);
             }
             // Every entry holds a transfer its receiver has not taken in
