@@ -229,10 +229,10 @@ pub fn command_name(argv0: &OsStr) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn os(v: &[&str]) -> Vec<OsString> {
+    pub(crate) fn os(v: &[&str]) -> Vec<OsString> {
         v.iter().map(OsString::from).collect()
     }
 
@@ -244,9 +244,13 @@ mod tests {
         parse("mpirun", &os(v)).unwrap_err()
     }
 
-    /// The first line of the error message, without clap's `error: `.
     fn msg(v: &[&str]) -> String {
-        let e = err(v);
+        usage_msg(err(v), v)
+    }
+
+    /// The first line of usage error `e`'s message (for command line `v`),
+    /// without clap's `error: `.
+    pub(crate) fn usage_msg(e: clap::Error, v: &[&str]) -> String {
         assert_eq!(e.exit_code(), crate::launch::EXIT_USAGE, "{v:?}");
         let text = e.render().to_string();
         text.lines()
