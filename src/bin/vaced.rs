@@ -319,7 +319,7 @@ mod tests {
             panic!("not run")
         };
         assert_eq!((r.nranks, r.sync_fast), (4, true));
-        assert_eq!(r.args, ["-np", "1"].map(OsString::from));
+        assert_eq!(r.cmd.args, ["-np", "1"].map(OsString::from));
         assert!(matches!(
             ok(&["target", "list"]),
             Cmd::Target {

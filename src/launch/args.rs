@@ -105,6 +105,15 @@ pub struct RunArgs {
     /// 1 s; VACED_PROGRESS=0 also turns it off)
     #[arg(short, long)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub cmd: Program,
+}
+
+/// The end of a command line that runs a program (`mpirun`, `vaced sweep`):
+/// the program, then its arguments (everything after it is its own, options
+/// included).
+#[derive(Debug, Clone, PartialEq, Eq, Args)]
+pub struct Program {
     /// The program to run (a path, or a name looked up in PATH)
     #[arg(value_name = "PROGRAM", value_parser = clap::value_parser!(OsString))]
     pub program: OsString,
@@ -229,10 +238,10 @@ pub fn command_name(argv0: &OsStr) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn os(v: &[&str]) -> Vec<OsString> {
+    pub(crate) fn os(v: &[&str]) -> Vec<OsString> {
         v.iter().map(OsString::from).collect()
     }
 
@@ -244,9 +253,13 @@ mod tests {
         parse("mpirun", &os(v)).unwrap_err()
     }
 
-    /// The first line of the error message, without clap's `error: `.
     fn msg(v: &[&str]) -> String {
-        let e = err(v);
+        usage_msg(err(v), v)
+    }
+
+    /// The first line of usage error `e`'s message (for command line `v`),
+    /// without clap's `error: `.
+    pub(crate) fn usage_msg(e: clap::Error, v: &[&str]) -> String {
         assert_eq!(e.exit_code(), crate::launch::EXIT_USAGE, "{v:?}");
         let text = e.render().to_string();
         text.lines()
@@ -278,8 +291,10 @@ mod tests {
                 timeline_format: Format::Perfetto,
                 sync_fast: false,
                 quiet: false,
-                program: "./app".into(),
-                args: os(&["-x", "--target", "y"]),
+                cmd: Program {
+                    program: "./app".into(),
+                    args: os(&["-x", "--target", "y"]),
+                },
             }
         );
     }
@@ -292,8 +307,8 @@ mod tests {
         assert_eq!(r.cores, Some(3));
         assert!(!r.sync_fast);
         assert_eq!(r.report, None);
-        assert_eq!(r.program, OsString::from("prog"));
-        assert!(r.args.is_empty());
+        assert_eq!(r.cmd.program, OsString::from("prog"));
+        assert!(r.cmd.args.is_empty());
         assert!(!r.quiet);
         assert!(run(&["--sync", "fast", "p"]).sync_fast);
         assert!(run(&["--sync=fast", "p"]).sync_fast);
@@ -367,11 +382,11 @@ mod tests {
         let r = run(&["-np", "2", "./app", "-np", "4", "--help", "--", "-q", "x"]);
         assert_eq!(r.nranks, 2);
         assert!(!r.quiet);
-        assert_eq!(r.program, OsString::from("./app"));
-        assert_eq!(r.args, os(&["-np", "4", "--help", "--", "-q", "x"]));
+        assert_eq!(r.cmd.program, OsString::from("./app"));
+        assert_eq!(r.cmd.args, os(&["-np", "4", "--help", "--", "-q", "x"]));
         let r = run(&["--", "./app", "--cores", "3"]);
-        assert_eq!(r.program, OsString::from("./app"));
-        assert_eq!(r.args, os(&["--cores", "3"]));
+        assert_eq!(r.cmd.program, OsString::from("./app"));
+        assert_eq!(r.cmd.args, os(&["--cores", "3"]));
         assert_eq!(r.cores, None);
         // A value that looks like an option name is still the value.
         let r = run(&["--target", "-np", "p"]);
@@ -389,7 +404,7 @@ mod tests {
             &[OsString::from("-n"), "2".into(), prog.clone(), arg.clone()],
         )
         .unwrap();
-        assert_eq!((r.program, r.args), (prog, vec![arg]));
+        assert_eq!((r.cmd.program, r.cmd.args), (prog, vec![arg]));
     }
 
     #[test]

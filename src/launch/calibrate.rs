@@ -229,10 +229,7 @@ pub fn main(a: &Args) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn os(v: &[&str]) -> Vec<OsString> {
-        v.iter().map(OsString::from).collect()
-    }
+    use crate::launch::args::tests::{os, usage_msg};
 
     fn parse(v: &[&str]) -> Result<Args, clap::Error> {
         use clap::Args as _;
@@ -240,16 +237,8 @@ mod tests {
         crate::launch::args::parse_with(c, &os(v))
     }
 
-    /// The first line of the error message, without clap's `error: `.
     fn msg(v: &[&str]) -> String {
-        let e = parse(v).unwrap_err();
-        assert_eq!(e.exit_code(), crate::launch::EXIT_USAGE, "{v:?}");
-        let text = e.render().to_string();
-        text.lines()
-            .next()
-            .unwrap()
-            .trim_start_matches("error: ")
-            .to_string()
+        usage_msg(parse(v).unwrap_err(), v)
     }
 
     #[test]

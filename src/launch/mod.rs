@@ -73,7 +73,7 @@ pub fn run(cmd: &str, a: &RunArgs) -> i32 {
     }
 
     let path_var = std::env::var_os("PATH");
-    let program = match program::resolve(&a.program, path_var.as_deref()) {
+    let program = match program::resolve(&a.cmd.program, path_var.as_deref()) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("{cmd}: {e}");
@@ -159,8 +159,8 @@ pub fn run(cmd: &str, a: &RunArgs) -> i32 {
     let cgroup = memory::JobCgroup::create(&job.id);
     let (spawned, stop) = spawn::spawn_ranks(
         &program,
-        &a.program,
-        &a.args,
+        &a.cmd.program,
+        &a.cmd.args,
         &job,
         stdin0,
         Some(&signals),
@@ -232,7 +232,7 @@ pub fn run(cmd: &str, a: &RunArgs) -> i32 {
             if let (Some(out), Some(dir)) = (&a.timeline, &timeline_dir) {
                 let info = crate::timeline::JobInfo {
                     nranks: a.nranks,
-                    program: a.program.to_string_lossy().into_owned(),
+                    program: a.cmd.program.to_string_lossy().into_owned(),
                     target: model.name.clone(),
                 };
                 if let Err(e) = crate::timeline::write(dir, out, a.timeline_format, &info) {

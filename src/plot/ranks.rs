@@ -99,19 +99,15 @@ pub fn render(r: &ReportData, name: &str) -> PlotResult<String> {
             .y_label_area_size(72)
             .build_cartesian_2d(-0.5..n as f64 - 0.5, 0.0..y_max)
             .map_err(err)?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_desc("rank")
-            .x_labels(n.min(16))
-            .y_desc(format!("virtual time ({})", unit.name))
-            .x_label_formatter(&|v| format!("{}", v.round() as i64))
-            .y_label_formatter(&|v| style::tick(*v))
-            .light_line_style(TRANSPARENT)
-            .label_style((FONT, 14))
-            .axis_desc_style((FONT, 16))
-            .draw()
-            .map_err(err)?;
+        style::draw_mesh(
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_desc("rank")
+                .x_labels(n.min(16))
+                .y_desc(format!("virtual time ({})", unit.name))
+                .x_label_formatter(&|v| format!("{}", v.round() as i64)),
+        )?;
         // The predicted time behind the bars (it would hide their tops).
         chart
             .draw_series(std::iter::once(PathElement::new(

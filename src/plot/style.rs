@@ -1,6 +1,8 @@
 //! What every figure shares: the colours of computation, communication and
 //! waiting, the time unit of an axis, number formats, a legend drawn beside
 //! the plot (so it never covers a bar) and the error type.
+use plotters::chart::MeshStyle;
+use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 
 pub const COMPUTE: RGBColor = RGBColor(31, 119, 180);
@@ -64,6 +66,28 @@ pub fn tick(v: f64) -> String {
     } else {
         format!("{r}")
     }
+}
+
+/// An axis tick of a value as the mesh hands it over (by reference).
+fn tick_label(v: &f64) -> String {
+    tick(*v)
+}
+
+/// Draws the grid and axes of a chart, whose own settings (descriptions,
+/// x labels) `mesh` holds, in the style all figures share: y ticks as
+/// [`tick`], no light grid lines, 14-pt labels and 16-pt axis descriptions.
+pub fn draw_mesh<X, Y, DB>(mesh: &mut MeshStyle<'_, '_, X, Y, DB>) -> PlotResult<()>
+where
+    X: Ranged + ValueFormatter<X::ValueType>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    DB: DrawingBackend,
+{
+    mesh.y_label_formatter(&tick_label)
+        .light_line_style(TRANSPARENT)
+        .label_style((FONT, 14))
+        .axis_desc_style((FONT, 16))
+        .draw()
+        .map_err(err)
 }
 
 /// One legend entry: a swatch (a filled box, or a line when `line`) and its text.

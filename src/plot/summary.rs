@@ -85,18 +85,16 @@ pub fn render(r: &ReportData, name: &str) -> PlotResult<String> {
             .y_label_area_size(72)
             .build_cartesian_2d(-0.5..3.5, 0.0..y_max)
             .map_err(err)?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .y_desc(format!("virtual time ({})", unit.name))
-            .x_labels(4)
-            .x_label_formatter(&|v: &f64| cols[v.round().clamp(0.0, 3.0) as usize].0.to_string())
-            .y_label_formatter(&|v| style::tick(*v))
-            .light_line_style(TRANSPARENT)
-            .label_style((FONT, 14))
-            .axis_desc_style((FONT, 16))
-            .draw()
-            .map_err(err)?;
+        style::draw_mesh(
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .y_desc(format!("virtual time ({})", unit.name))
+                .x_labels(4)
+                .x_label_formatter(&|v: &f64| {
+                    cols[v.round().clamp(0.0, 3.0) as usize].0.to_string()
+                }),
+        )?;
         chart
             .draw_series(cols.iter().enumerate().map(|(i, (_, color, s))| {
                 let x = i as f64;
@@ -144,17 +142,13 @@ pub fn render(r: &ReportData, name: &str) -> PlotResult<String> {
             .y_label_area_size(48)
             .build_cartesian_2d(0.0..1.0, 0.0..100.0)
             .map_err(err)?;
-        share
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_labels(0)
-            .y_desc("%")
-            .y_label_formatter(&|v| style::tick(*v))
-            .light_line_style(TRANSPARENT)
-            .label_style((FONT, 14))
-            .axis_desc_style((FONT, 16))
-            .draw()
-            .map_err(err)?;
+        style::draw_mesh(
+            share
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_labels(0)
+                .y_desc("%"),
+        )?;
         let mut base = 0.0;
         let mut rects = Vec::new();
         for (p, color) in sh.iter().zip([COMPUTE, COMM, WAIT]) {

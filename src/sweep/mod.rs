@@ -14,8 +14,8 @@ pub mod plot;
 pub mod results;
 pub mod run;
 
+use crate::launch::args::Program;
 use clap::Args;
-use std::ffi::OsString;
 use std::path::PathBuf;
 
 /// The end of `vaced sweep --help`.
@@ -86,17 +86,8 @@ pub struct SweepArgs {
     /// No live progress line (mpirun --quiet)
     #[arg(short, long)]
     pub quiet: bool,
-    /// The program to run
-    #[arg(value_name = "PROGRAM", value_parser = clap::value_parser!(OsString))]
-    pub program: OsString,
-    /// The program's arguments
-    #[arg(
-        value_name = "ARGS",
-        trailing_var_arg = true,
-        allow_hyphen_values = true,
-        value_parser = clap::value_parser!(OsString)
-    )]
-    pub args: Vec<OsString>,
+    #[command(flatten)]
+    pub cmd: Program,
 }
 
 /// `vaced sweep`: the exit status (2 for a bad sweep, the first failed
@@ -140,8 +131,8 @@ fn sweep(who: &str, a: &SweepArgs) -> Result<i32, (i32, String)> {
         cores: a.cores,
         sync: a.sync.clone(),
         quiet: a.quiet,
-        program: a.program.clone(),
-        args: a.args.clone(),
+        program: a.cmd.program.clone(),
+        args: a.cmd.args.clone(),
     };
     eprintln!(
         "{who}: {} configurations, {}",
@@ -178,8 +169,8 @@ fn sweep(who: &str, a: &SweepArgs) -> Result<i32, (i32, String)> {
         outcomes.push(run::read_report(&report).map_err(io)?);
     }
     let fits = results::fits(&bases, &configs, &outcomes);
-    let mut command = vec![a.program.to_string_lossy().into_owned()];
-    command.extend(a.args.iter().map(|s| s.to_string_lossy().into_owned()));
+    let mut command = vec![a.cmd.program.to_string_lossy().into_owned()];
+    command.extend(a.cmd.args.iter().map(|s| s.to_string_lossy().into_owned()));
     let doc = results::Sweep {
         bases: &bases,
         configs: &configs,
@@ -195,7 +186,7 @@ fn sweep(who: &str, a: &SweepArgs) -> Result<i32, (i32, String)> {
     text.push('\n');
     std::fs::write(&path, text).map_err(|e| io(format!("{}: {e}", path.display())))?;
     println!("\n{}", path.display());
-    let program = std::path::Path::new(&a.program)
+    let program = std::path::Path::new(&a.cmd.program)
         .file_name()
         .map_or("program".into(), |n| n.to_string_lossy().into_owned());
     for f in plot::write_all(&a.out, &bases, &configs, &outcomes, &program).map_err(io)? {

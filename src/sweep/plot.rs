@@ -138,17 +138,13 @@ pub fn render(
             .y_label_area_size(80)
             .build_cartesian_2d(x0..x1, 0.0..y1)
             .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc(x_desc)
-            .y_desc(format!("predicted time ({})", unit.name))
-            .x_label_formatter(&|v| style::tick(*v))
-            .y_label_formatter(&|v| style::tick(*v))
-            .light_line_style(TRANSPARENT)
-            .label_style((FONT, 14))
-            .axis_desc_style((FONT, 16))
-            .draw()
-            .map_err(err)?;
+        style::draw_mesh(
+            chart
+                .configure_mesh()
+                .x_desc(x_desc)
+                .y_desc(format!("predicted time ({})", unit.name))
+                .x_label_formatter(&|v| style::tick(*v)),
+        )?;
         let mut entries = Vec::new();
         for (i, l) in lines.iter().enumerate() {
             let color = PALETTE[i % PALETTE.len()];
