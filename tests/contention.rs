@@ -187,3 +187,55 @@ fn target_hops_lists_the_links() {
          rank 3: node 3, hop(0, 3) = 4, L(0) = 3 us, eager limit 64 KiB, links: node 0 up, tree 1.0 up x2, tree 1.1 down x2, node 3 down\n"
     );
 }
+
+/// The timeline shows a flow as its receiver resolved it: three eager
+/// flows into node 0 (as in `three_flows_into_one_node_share_its_link`),
+/// each an arrow from its sender at its send time (0) to rank 0 at its
+/// shared arrival, in the Perfetto trace.
+#[test]
+fn timeline_shows_shared_arrivals() {
+    let file = write_target("contended-timeline.toml", TARGET);
+    let dir = common::scratch().join("contention-timeline");
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("flows.json");
+    let prog = program("flows");
+    let job = Run::new(4, file.as_os_str(), &prog)
+        .option(&["--timeline".as_ref(), trace.as_os_str()])
+        .args(&["1000", "1000", "1000"])
+        .run();
+    job.assert_success();
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).expect("the trace is JSON");
+    let events = v["traceEvents"].as_array().expect("traceEvents");
+    let mut arrows: Vec<(u64, u64, u64, u64)> = events
+        .iter()
+        .filter(|e| e["ph"] == "s" && e["name"] == "eager")
+        .map(|e| {
+            let a = &e["args"];
+            (
+                a["from"].as_u64().unwrap(),
+                a["to"].as_u64().unwrap(),
+                a["ts_ps"].as_u64().unwrap(),
+                a["ta_ps"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    arrows.sort();
+    let ta = |k: u64| m(1000) + 3 * n(1000) + l(k);
+    assert_eq!(
+        arrows,
+        vec![(1, 0, 0, ta(1)), (2, 0, 0, ta(2)), (3, 0, 0, ta(3))],
+        "{}",
+        job.dump()
+    );
+    // each starts on its sender's track and ends on rank 0's
+    for e in events.iter().filter(|e| e["name"] == "eager") {
+        let tid = e["tid"].as_u64().unwrap();
+        let want = if e["ph"] == "s" {
+            e["args"]["from"].as_u64()
+        } else {
+            Some(0)
+        };
+        assert_eq!(Some(tid), want, "{e}");
+    }
+}

@@ -127,6 +127,16 @@ pub fn message(dest: u32, m: &Msg, ts: VTime) {
     }
 }
 
+/// A flow of the contention model sent at `ts` (to us, `me`), resolved:
+/// it arrives at `m.ta` (recorded here rather than by its sender, who did
+/// not know its arrival).
+#[inline]
+pub fn flow_arrival(me: u32, m: &Msg, ts: VTime) {
+    if on() {
+        with(|r| r.flow_arrival(me, m, ts))
+    }
+}
+
 /// A receive completed with status `st` (in the MPI call in progress).
 #[inline]
 pub fn received(st: &Status) {

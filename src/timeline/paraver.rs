@@ -330,12 +330,17 @@ fn records(
             bytes,
             ts,
             ta,
+            from,
             ..
         } => {
             if matches!(kind, MsgKind::Eager | MsgKind::Data | MsgKind::Active) {
                 let (a, b) = (ns(ts), ns(ta));
                 let to = format!("{}:1:{}:1", dest + 1, dest + 1);
-                s.push(a, r, format!("3:{me}:{a}:{a}:{to}:{b}:{b}:{bytes}:{tag}"))
+                let (src, me) = match from {
+                    Some(f) => (f, format!("{}:1:{}:1", f + 1, f + 1)),
+                    None => (r, me),
+                };
+                s.push(a, src, format!("3:{me}:{a}:{a}:{to}:{b}:{b}:{bytes}:{tag}"))
             } else {
                 Ok(())
             }

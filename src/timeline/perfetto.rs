@@ -130,17 +130,19 @@ fn event(w: &mut impl Write, r: u32, rec: &Record, msgs: &mut u64) -> std::io::R
             bytes,
             ts,
             ta,
+            from,
         } => {
             let id = (u64::from(r) << 32) | *msgs;
             *msgs += 1;
             let k = kind.name();
+            let src = from.unwrap_or(r);
             let args = format!(
-                "\"args\":{{\"from\":{r},\"to\":{dest},\"comm\":{ctx},\"tag\":{tag},\
+                "\"args\":{{\"from\":{src},\"to\":{dest},\"comm\":{ctx},\"tag\":{tag},\
                  \"bytes\":{bytes},\"ts_ps\":{ts},\"ta_ps\":{ta}}}"
             );
             write!(
                 w,
-                ",\n{{\"ph\":\"s\",\"cat\":\"message\",\"name\":\"{k}\",\"pid\":1,\"tid\":{r},\
+                ",\n{{\"ph\":\"s\",\"cat\":\"message\",\"name\":\"{k}\",\"pid\":1,\"tid\":{src},\
                  \"ts\":{},\"id\":{id},{args}}}\
                  ,\n{{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"message\",\"name\":\"{k}\",\"pid\":1,\
                  \"tid\":{dest},\"ts\":{},\"id\":{id},{args}}}",

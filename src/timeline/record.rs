@@ -113,6 +113,9 @@ pub enum Record {
         bytes: u64,
         ts: u64,
         ta: u64,
+        /// The sender when it is not the file's rank: a flow of the
+        /// contention model is recorded by its receiver, once resolved.
+        from: Option<u32>,
     },
     End {
         t: u64,
@@ -158,7 +161,14 @@ impl fmt::Display for Record {
                 bytes,
                 ts,
                 ta,
-            } => write!(f, "M {} {dest} {ctx} {tag} {bytes} {ts} {ta}", kind.name()),
+                from,
+            } => {
+                write!(f, "M {} {dest} {ctx} {tag} {bytes} {ts} {ta}", kind.name())?;
+                match from {
+                    Some(s) => write!(f, " {s}"),
+                    None => Ok(()),
+                }
+            }
             Record::End { t } => write!(f, "E {t}"),
         }
     }
@@ -210,7 +220,9 @@ impl Record {
                 }
             }
             "M" => {
-                want(8)?;
+                if w.len() != 9 {
+                    want(8)?;
+                }
                 Record::Message {
                     kind: MsgKind::parse(w[1]).ok_or(format!("unknown message kind `{}`", w[1]))?,
                     dest: num(&w, 2)?,
@@ -219,6 +231,11 @@ impl Record {
                     bytes: num(&w, 5)?,
                     ts: num(&w, 6)?,
                     ta: num(&w, 7)?,
+                    from: if w.len() == 9 {
+                        Some(num(&w, 8)?)
+                    } else {
+                        None
+                    },
                 }
             }
             "E" => {
@@ -301,6 +318,17 @@ mod tests {
                 bytes: 1,
                 ts: 10,
                 ta: 99,
+                from: None,
+            },
+            Record::Message {
+                kind: MsgKind::Data,
+                dest: 3,
+                ctx: 0,
+                tag: 1,
+                bytes: 100000,
+                ts: 10,
+                ta: 99,
+                from: Some(5),
             },
             Record::End { t: 100 },
         ];

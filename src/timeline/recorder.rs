@@ -145,6 +145,11 @@ impl Recorder {
         if kind.is_send() {
             self.op(dest, m.size, m.tag);
         }
+        if m.flow.is_some() {
+            // its arrival is known once its receiver resolves it
+            // (`flow_arrival`)
+            return;
+        }
         self.put(&Record::Message {
             kind,
             dest,
@@ -153,6 +158,25 @@ impl Recorder {
             bytes: m.size,
             ts: ts.ps(),
             ta: m.ta.ps(),
+            from: None,
+        });
+    }
+
+    /// A flow from `m.src` to us, sent at `ts`, resolved: it arrives at
+    /// `m.ta`.
+    pub fn flow_arrival(&mut self, me: u32, m: &Msg, ts: VTime) {
+        let Some(kind) = MsgKind::of(m.kind, false) else {
+            return;
+        };
+        self.put(&Record::Message {
+            kind,
+            dest: me,
+            ctx: m.ctx,
+            tag: m.tag,
+            bytes: m.size,
+            ts: ts.ps(),
+            ta: m.ta.ps(),
+            from: Some(m.src),
         });
     }
 

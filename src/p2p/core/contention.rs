@@ -90,17 +90,21 @@ impl<L: Link> Core<L> {
         self.model.contention_window().unwrap().ps().max(1)
     }
 
-    /// The end of held message `i`'s flow window (ps).
-    fn window_end(&self, i: usize) -> u64 {
+    /// When held message `i`'s (unresolved) flow starts.
+    fn flow_start(&self, i: usize) -> VTime {
         let (j, slot, seq) = self.unresolved(i).expect("an unresolved flow");
-        let (s, r) = self
+        let (_, r) = self
             .link
             .flow_read(j, slot)
             .filter(|(s, _)| *s == seq)
             .expect("a flow stays registered until its receiver consumed it");
-        let _ = s;
-        let w = self.model.contention_window().unwrap().ps().max(1);
-        (r.start_ps / w + 1) * w
+        VTime::from_ps(r.start_ps)
+    }
+
+    /// The end of held message `i`'s flow window (ps).
+    fn window_end(&self, i: usize) -> u64 {
+        let w = self.window_width();
+        (self.flow_start(i).ps() / w + 1) * w
     }
 
     /// Resolve held message `i`'s flow now (its window is closed, or the job
@@ -108,11 +112,22 @@ impl<L: Link> Core<L> {
     fn resolve_flow(&mut self, i: usize) {
         let key = self.unresolved(i).expect("an unresolved flow");
         let end = self.flows.resolve(&self.link, &self.model, key);
+        let start = self.flow_start(i);
         let h = self.held[i].as_mut().unwrap();
         let hops = self.model.hops(key.0, self.me);
         h.msg.ta = end + self.model.wire_latency(hops);
         h.msg.flow = None;
         self.link.flow_consume(key.0, key.1, key.2, end);
+        if crate::timeline::on() {
+            // The send began before the flow: its copy in (and a rendezvous
+            // DATA's overhead), as the sender's own records count.
+            let h = self.held[i].as_ref().unwrap();
+            let mut ts = start - self.model.mem_time(h.msg.size);
+            if h.msg.kind == crate::engine::wire::Kind::Data {
+                ts = ts - self.model.rendezvous.overhead;
+            }
+            crate::timeline::flow_arrival(self.me, &h.msg, ts);
+        }
     }
 
     /// Fast mode: resolve a message as it is taken from the host.
