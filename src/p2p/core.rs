@@ -1220,16 +1220,7 @@ impl<L: Link> Core<L> {
         let by = if block { None } else { Some(start) };
         if !self.goal_met(goal, by) {
             // Lines 5-10: the early queue first.
-            let early = std::mem::take(&mut self.early);
-            for i in early {
-                if !self.is_unresolved(i)
-                    && (self.msg(i).ta <= start || (block && self.related(i, goal)))
-                {
-                    self.deal(i);
-                } else {
-                    self.early.push(i);
-                }
-            }
+            self.deal_ready_early(start, block, goal);
         }
         // Lines 11-20: the host inbox, in arrival order.
         let mut suspended = false;
@@ -1255,12 +1246,10 @@ impl<L: Link> Core<L> {
                 Some(m) => {
                     let i = self.access(m);
                     self.note_parked_probe(i);
-                    if self.is_unresolved(i)
-                        || (self.msg(i).ta > start && !(block && self.related(i, goal)))
-                    {
-                        self.early.push(i);
-                    } else {
+                    if self.ready(i, start, block, goal) {
                         self.deal(i);
+                    } else {
+                        self.early.push(i);
                     }
                 }
                 None if !block => break,
@@ -1301,14 +1290,7 @@ impl<L: Link> Core<L> {
         if self.exact && self.contended() {
             self.settle_flows(end, false, goal);
         }
-        let early = std::mem::take(&mut self.early);
-        for i in early {
-            if !self.is_unresolved(i) && self.msg(i).ta <= end {
-                self.deal(i);
-            } else {
-                self.early.push(i);
-            }
-        }
+        self.deal_ready_early(end, false, goal);
         self.mark(goal, false);
         self.hist.end(end);
         if self.exact && self.hist.wants_trim() {
@@ -1335,6 +1317,39 @@ impl<L: Link> Core<L> {
     /// Closed progress intervals kept (see [`History::trim_before`]).
     pub fn history_len(&self) -> usize {
         self.hist.len()
+    }
+
+    /// Whether held message `i` is dealt with now by a waiting activity that
+    /// has reached `by`: it arrived by then, or it is related to a blocking
+    /// wait's `goal` (an unresolved flow never is: its arrival is not known).
+    fn ready(&self, i: usize, by: VTime, block: bool, goal: Goal) -> bool {
+        !self.is_unresolved(i) && (self.msg(i).ta <= by || (block && self.related(i, goal)))
+    }
+
+    /// Deal with the early-queued messages that are [`Core::ready`] at
+    /// `by`; the others stay early queued.
+    fn deal_ready_early(&mut self, by: VTime, block: bool, goal: Goal) {
+        let early = std::mem::take(&mut self.early);
+        for i in early {
+            if self.ready(i, by, block, goal) {
+                self.deal(i);
+            } else {
+                self.early.push(i);
+            }
+        }
+    }
+
+    /// Take in what the host holds for us: deal with what is
+    /// [`Core::ready`] at `by`, early-queue the rest.
+    fn take_in(&mut self, by: VTime, block: bool, goal: Goal) {
+        while let Some(m) = self.fetch(false) {
+            let i = self.access(m);
+            if self.ready(i, by, block, goal) {
+                self.deal(i);
+            } else {
+                self.early.push(i);
+            }
+        }
     }
 
     /// Held early messages now related to the wait: deal them.
@@ -1520,16 +1535,7 @@ impl<L: Link> Core<L> {
         self.link.set_deciding(Some(t));
         self.publish_own();
         loop {
-            while let Some(m) = self.fetch(false) {
-                let i = self.access(m);
-                if !self.is_unresolved(i)
-                    && (self.msg(i).ta <= t || (block && self.related(i, goal)))
-                {
-                    self.deal(i);
-                } else {
-                    self.early.push(i);
-                }
-            }
+            self.take_in(t, block, goal);
             // The flows arriving by t first: resolving them may bring more.
             if self.contended() && self.settle_flows(t, false, goal) {
                 continue;

@@ -112,13 +112,14 @@ impl<L: Link> Core<L> {
     fn resolve_flow(&mut self, i: usize) {
         let key = self.unresolved(i).expect("an unresolved flow");
         let end = self.flows.resolve(&self.link, &self.model, key);
-        let start = self.flow_start(i);
+        // (read before the entry is consumed, and may be freed)
+        let start = crate::timeline::on().then(|| self.flow_start(i));
         let h = self.held[i].as_mut().unwrap();
         let hops = self.model.hops(key.0, self.me);
         h.msg.ta = end + self.model.wire_latency(hops);
         h.msg.flow = None;
         self.link.flow_consume(key.0, key.1, key.2, end);
-        if crate::timeline::on() {
+        if let Some(start) = start {
             // The send began before the flow: its copy in (and a rendezvous
             // DATA's overhead), as the sender's own records count.
             let h = self.held[i].as_ref().unwrap();
@@ -163,6 +164,7 @@ impl<L: Link> Core<L> {
     /// whether it resolved any.
     pub(super) fn try_flows(&mut self, by: VTime, block: bool, goal: Goal) -> bool {
         let mut any = false;
+        let mut open = false;
         while let Some(i) = self.needed_flow(by, block, goal) {
             let w = self.window_end(i);
             // Published before the scan (SeqCst on both sides): either the
@@ -172,18 +174,18 @@ impl<L: Link> Core<L> {
             self.publish_own();
             if decide::window_closed(&self.link, self.me, w, self.window_width()).is_err() {
                 self.flow_wait = Some(seen);
-                if any {
-                    self.deal_needed_early(by, block, goal);
-                }
-                return any;
+                open = true;
+                break;
             }
             self.resolve_flow(i);
             any = true;
         }
-        self.stop_flow_wait();
-        self.link.set_resolving(None);
+        if !open {
+            self.flow_wait = None;
+            self.link.set_resolving(None);
+        }
         if any {
-            self.deal_needed_early(by, block, goal);
+            self.deal_ready_early(by, block, goal);
         }
         any
     }
@@ -192,20 +194,6 @@ impl<L: Link> Core<L> {
     pub(super) fn stop_flow_wait(&mut self) {
         if self.flow_wait.take().is_some() {
             self.link.set_resolving(None);
-        }
-    }
-
-    /// Deal with the resolved early messages the activity needs: arrived by
-    /// `by`, or related.
-    fn deal_needed_early(&mut self, by: VTime, block: bool, goal: Goal) {
-        let early = std::mem::take(&mut self.early);
-        for i in early {
-            if !self.is_unresolved(i) && (self.msg(i).ta <= by || (block && self.related(i, goal)))
-            {
-                self.deal(i);
-            } else {
-                self.early.push(i);
-            }
         }
     }
 
@@ -221,7 +209,7 @@ impl<L: Link> Core<L> {
         }
         if any {
             self.link.set_resolving(None);
-            self.deal_needed_early(by, block, goal);
+            self.deal_ready_early(by, block, goal);
         }
         any
     }
@@ -234,17 +222,7 @@ impl<L: Link> Core<L> {
         let w = self.window_end(i);
         self.link.set_resolving(Some(VTime::from_ps(w)));
         while self.is_unresolved(i) {
-            while let Some(m) = self.fetch(false) {
-                let k = self.access(m);
-                self.resolve_at_once(k);
-                if !self.is_unresolved(k)
-                    && (self.msg(k).ta <= by || (block && self.related(k, goal)))
-                {
-                    self.deal(k);
-                } else {
-                    self.early.push(k);
-                }
-            }
+            self.take_in(by, block, goal);
             self.publish_own();
             let seen = self.link.pokes();
             if decide::window_closed(&self.link, self.me, w, self.window_width()).is_ok() {
