@@ -23,7 +23,8 @@
 //! of width `m` (parallel links, [`super::route::LinkUse`]) counting `F`,
 //! `F` gets `m / n` of `B` there if `n > m`, and its share is the least over
 //! its links, fixed for its whole life: `d = bytes * n / (B * m)`, rounded to
-//! the picosecond as [`super::transfer_time`] rounds; `d = d0` when no link
+//! the picosecond as [`super::transfer_time`] rounds
+//! ([`super::time::shared_transfer_time`]); `d = d0` when no link
 //! is shared by more flows than it is wide.
 //!
 //! Why windows: the share of a flow is known once no flow can start in its
@@ -242,20 +243,12 @@ impl<K: Copy> Solver<'_, K> {
         }
         let d = match worst {
             None => f.alone(),
-            Some((m, k)) => shared_time(f.bytes, f.bandwidth, k, m),
+            Some((m, k)) => super::time::shared_transfer_time(f.bytes, f.bandwidth, k, m),
         };
         let e = f.start + d;
         self.ends.insert(i, e);
         e
     }
-}
-
-/// `bytes * n / (bandwidth * m)` seconds in picoseconds, rounded to the
-/// nearest (ties up) as [`super::transfer_time`] rounds.
-pub fn shared_time(bytes: u64, bandwidth: u64, n: u64, m: u64) -> VTime {
-    let num = bytes as u128 * 1_000_000_000_000u128 * n as u128;
-    let den = bandwidth as u128 * m as u128;
-    VTime::from_ps(((num * 2 + den) / (den * 2)) as u64)
 }
 
 #[cfg(test)]
@@ -423,6 +416,7 @@ mod tests {
 
     #[test]
     fn shared_time_rounds_like_transfer_time() {
+        use crate::model::time::shared_transfer_time as shared_time;
         assert_eq!(shared_time(8, 6_380_000_000, 1, 1).ps(), 1254);
         // 1000 B at 3 GB/s, n = 2, m = 1: 666.666.. ns -> 666667 ps
         assert_eq!(shared_time(1000, 3_000_000_000, 2, 1).ps(), 666_667);

@@ -197,9 +197,8 @@ impl Network {
                     local(r, ra, rb);
                     return;
                 }
-                // the router of group `from` holding the global link to `to`
                 let holder = |from: u32, to: u32| {
-                    from * routers + (if to < from { to } else { to - 1 }) / global_links
+                    super::topology::dragonfly_holder(*routers, *global_links, from, to)
                 };
                 local(r, ra, holder(ga, gb));
                 r.push(LinkUse::one(LinkId::Global { from: ga, to: gb }));

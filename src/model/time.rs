@@ -65,9 +65,16 @@ impl fmt::Display for VTime {
 /// Time to move `bytes` at `bytes_per_sec`, rounded to the nearest picosecond
 /// (ties away from zero). The single rounding rule of the model.
 pub fn transfer_time(bytes: u64, bytes_per_sec: u64) -> VTime {
-    assert!(bytes_per_sec > 0, "bandwidth must be positive");
-    let num = bytes as u128 * 1_000_000_000_000u128;
-    let bw = bytes_per_sec as u128;
+    shared_transfer_time(bytes, bytes_per_sec, 1, 1)
+}
+
+/// Time to move `bytes` at `m / n` of `bytes_per_sec` (a share of a link,
+/// see `model::contention`): `bytes * n / (bytes_per_sec * m)` seconds, by
+/// the same rounding rule.
+pub fn shared_transfer_time(bytes: u64, bytes_per_sec: u64, n: u64, m: u64) -> VTime {
+    assert!(bytes_per_sec > 0 && m > 0, "bandwidth must be positive");
+    let num = bytes as u128 * 1_000_000_000_000u128 * n as u128;
+    let bw = bytes_per_sec as u128 * m as u128;
     VTime(((num * 2 + bw) / (bw * 2)) as u64)
 }
 

@@ -94,6 +94,12 @@ pub enum Topology {
     },
 }
 
+/// Dragonfly: the router (numbered across groups) of group `from` that
+/// holds the global link to group `to` (the "consecutive" arrangement).
+pub(super) fn dragonfly_holder(routers: u32, global_links: u32, from: u32, to: u32) -> u32 {
+    from * routers + (if to < from { to } else { to - 1 }) / global_links
+}
+
 impl Network {
     /// Number of nodes.
     pub fn nodes(&self) -> u64 {
@@ -151,10 +157,9 @@ impl Network {
                 if ga == gb {
                     return 3;
                 }
-                // the router of group `from` holding the global link to `to`
-                let holder =
-                    |from: u32, to: u32| (if to < from { to } else { to - 1 }) / global_links;
-                let local = |r: u32, g: u32, to: u32| u32::from(r % routers != holder(g, to));
+                let local = |r: u32, g: u32, to: u32| {
+                    u32::from(r != dragonfly_holder(*routers, *global_links, g, to))
+                };
                 3 + local(ra, ga, gb) + local(rb, gb, ga)
             }
         }
