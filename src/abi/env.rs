@@ -54,8 +54,14 @@ pub(crate) fn attach(name: &str, level: c_int) -> World {
 /// whose threads all wait keeps publishing its clock as the bound on what
 /// it may send, and a transfer's window could then never close; the MPI
 /// standard lets a library provide less than required).
+///
+/// A what-if run that replays the calls under other targets (see
+/// `crate::replay`) provides at most MPI_THREAD_FUNNELED: its call log is
+/// one thread's.
 fn supported_level(ep: &Endpoint, level: c_int) -> c_int {
-    if level == sys::MPI_THREAD_MULTIPLE && ep.model().contention_window().is_some() {
+    if ep.is_recording() {
+        level.min(sys::MPI_THREAD_FUNNELED)
+    } else if level == sys::MPI_THREAD_MULTIPLE && ep.model().contention_window().is_some() {
         sys::MPI_THREAD_SERIALIZED
     } else {
         level

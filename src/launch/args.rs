@@ -44,6 +44,19 @@ average and maximum of computation, communication and waiting time, messages
 and bytes sent, host sleeps, and the cost of the simulation (host wall and
 CPU time, efficiency). --report writes the same figures as JSON.
 
+What-if runs: with several --target, or --sweep KEY=V1,V2,... (any numeric
+key of a target file, as in `vaced sweep`: network.latency=1us,2us,5us,
+cpu.scale=0.5,1), the program runs once, under the first configuration,
+each rank logging its MPI calls; each other configuration is then predicted
+by replaying the logs with the same engine (computation measured once,
+scaled per configuration). The report lists every configuration; a
+deterministic program gets exactly what a run of its own would give. When
+an outcome the program saw depends on time (MPI_ANY_SOURCE, Test*, Iprobe,
+Waitany/some, Cancel) and comes out differently under a configuration, that
+configuration is marked approximate with the count. Refused in a what-if
+run (the job ends saying so): nonblocking collectives, one-sided
+communication, MPI-IO, MPI calls from several threads.
+
 Exit status: 0 when every rank finished; 2 for a bad command line or target;
 127 when the program cannot be found or run; 124 past MPIEXEC_TIMEOUT. When a
 rank crashes, calls MPI_Abort or returns without MPI_Finalize, the whole job
@@ -66,9 +79,23 @@ pub struct RunArgs {
     )]
     pub nranks: u32,
     /// Target machine: a preset name or a target file (TOML) [default:
-    /// $VACED_TARGET, else tianhe1a]
-    #[arg(long, value_name = "NAME|FILE", allow_hyphen_values = true, value_parser = non_empty)]
-    pub target: Option<String>,
+    /// $VACED_TARGET, else tianhe1a]. Repeatable: one execution predicts
+    /// every target (a what-if run, see below)
+    #[arg(
+        long = "target",
+        value_name = "NAME|FILE",
+        allow_hyphen_values = true,
+        value_parser = non_empty
+    )]
+    pub targets: Vec<String>,
+    /// A target key and its values (repeatable): one execution predicts
+    /// every configuration (each target with every combination of values)
+    #[arg(
+        long = "sweep",
+        value_name = "KEY=V1,V2,...",
+        value_parser = crate::sweep::config::parse_sweep
+    )]
+    pub sweeps: Vec<crate::sweep::config::Sweep>,
     /// At most C ranks compute at the same time [default: the host's cores]
     #[arg(long, value_name = "C", allow_hyphen_values = true, value_parser = cores)]
     pub cores: Option<u32>,
@@ -284,7 +311,8 @@ pub(crate) mod tests {
             r,
             RunArgs {
                 nranks: 64,
-                target: Some("tianhe1a".into()),
+                targets: vec!["tianhe1a".into()],
+                sweeps: vec![],
                 cores: Some(2),
                 report: Some(PathBuf::from("out.json")),
                 timeline: None,
@@ -303,7 +331,7 @@ pub(crate) mod tests {
     fn every_option_in_every_spelling() {
         let r = run(&["-np", "8", "--target=my.toml", "--cores=3", "prog"]);
         assert_eq!(r.nranks, 8);
-        assert_eq!(r.target.as_deref(), Some("my.toml"));
+        assert_eq!(r.targets.first().map(String::as_str), Some("my.toml"));
         assert_eq!(r.cores, Some(3));
         assert!(!r.sync_fast);
         assert_eq!(r.report, None);
@@ -329,7 +357,13 @@ pub(crate) mod tests {
             run(&["--report", "r.json", "p"]).report,
             Some("r.json".into())
         );
-        assert_eq!(run(&["--target", "t", "p"]).target.as_deref(), Some("t"));
+        assert_eq!(
+            run(&["--target", "t", "p"])
+                .targets
+                .first()
+                .map(String::as_str),
+            Some("t")
+        );
         assert_eq!(run(&["--cores", "7", "p"]).cores, Some(7));
         assert!(run(&["--quiet", "-n", "2", "p"]).quiet);
         assert!(run(&["-q", "p"]).quiet);
@@ -363,7 +397,7 @@ pub(crate) mod tests {
     fn defaults() {
         let r = run(&["/bin/true"]);
         assert_eq!(r.nranks, 1);
-        assert_eq!(r.target, None);
+        assert!(r.targets.is_empty());
         assert_eq!(r.cores, None);
         assert_eq!(r.report, None);
         assert!(!r.sync_fast && !r.quiet);
@@ -390,7 +424,7 @@ pub(crate) mod tests {
         assert_eq!(r.cores, None);
         // A value that looks like an option name is still the value.
         let r = run(&["--target", "-np", "p"]);
-        assert_eq!(r.target.as_deref(), Some("-np"));
+        assert_eq!(r.targets.first().map(String::as_str), Some("-np"));
         assert_eq!(r.nranks, 1);
     }
 

@@ -19,6 +19,7 @@ pub mod spawn;
 pub mod stdin;
 pub mod summary;
 pub mod supervise;
+pub mod whatif;
 pub mod wrappers;
 pub mod zygote;
 
@@ -54,8 +55,38 @@ pub fn mpirun(cmd: &str, argv: &[OsString]) -> i32 {
 /// in messages. Returns the exit status. Must be called before the process
 /// starts any thread (it blocks signals that threads inherit).
 pub fn run(cmd: &str, a: &RunArgs) -> i32 {
+    let job_id = job::new_job_id();
+    let whatif = match whatif::plan(a, &job_id) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("{cmd}: invalid target: {e}");
+            return EXIT_USAGE;
+        }
+    };
     let env_target = std::env::var("VACED_TARGET").ok();
-    let target = job::resolve_target(a.target.as_deref(), env_target.as_deref());
+    let target = match &whatif {
+        Some(w) => w.primary_target(),
+        None => job::resolve_target(a.targets.first().map(String::as_str), env_target.as_deref()),
+    };
+    // Runs the rest; removes the what-if files whatever happens.
+    let code = run_job(cmd, a, job_id, target, whatif.as_ref());
+    if let Some(w) = &whatif {
+        w.remove();
+    }
+    code
+}
+
+fn run_job(
+    cmd: &str,
+    a: &RunArgs,
+    job_id: String,
+    target: String,
+    whatif: Option<&whatif::WhatIf>,
+) -> i32 {
+    match whatif {
+        Some(w) => std::env::set_var(crate::p2p::record::ENV_DIR, w.logs()),
+        None => std::env::remove_var(crate::p2p::record::ENV_DIR),
+    }
     let model = match Model::load(&target) {
         Ok(m) => m,
         Err(e) => {
@@ -114,7 +145,7 @@ pub fn run(cmd: &str, a: &RunArgs) -> i32 {
     os::become_subreaper();
 
     let job = JobSpec {
-        id: job::new_job_id(),
+        id: job_id,
         nranks: a.nranks,
         target,
         cma: cma::available(),
@@ -221,7 +252,20 @@ pub fn run(cmd: &str, a: &RunArgs) -> i32 {
                 results: (0..a.nranks).map(|r| seg.slot(r).result()).collect(),
             };
             cleanup::remove_job_files(cmd, &seg_name, &job.shm_prefix());
-            let mut code = match summary::emit_report(&summary, a.report.as_deref()) {
+            let replayed = whatif.map(|w| {
+                w.replay_others(a.nranks, |m| {
+                    if !a.quiet {
+                        eprintln!("{cmd}: {m}");
+                    }
+                })
+            });
+            let part = whatif
+                .zip(replayed.as_deref())
+                .map(|(w, r)| summary::WhatIfPart {
+                    first_label: w.label(0),
+                    replayed: r,
+                });
+            let mut code = match summary::emit_report(&summary, a.report.as_deref(), part) {
                 Ok(()) => 0,
                 Err(e) => {
                     let path = a.report.as_deref().unwrap_or(std::path::Path::new("?"));

@@ -2,7 +2,7 @@
 //! turns them into the stderr table and the JSON file.
 
 use super::memory::PeakMemory;
-use crate::report::{render_text, write_json, JobInfo, Report};
+use crate::report::{render_text, to_json, write_json, JobInfo, Report};
 use crate::transport::RankResult;
 use std::io;
 use std::path::Path;
@@ -30,8 +30,20 @@ pub struct JobSummary {
     pub results: Vec<RankResult>,
 }
 
-/// Print the report to stderr and, with `json`, write it there.
-pub fn emit_report(s: &JobSummary, json: Option<&Path>) -> io::Result<()> {
+/// A what-if run's configurations: the label of the one that ran, and the
+/// others, replayed.
+pub struct WhatIfPart<'a> {
+    pub first_label: String,
+    pub replayed: &'a [super::whatif::Replayed],
+}
+
+/// Print the report to stderr and, with `json`, write it there; a what-if
+/// run's configurations follow.
+pub fn emit_report(
+    s: &JobSummary,
+    json: Option<&Path>,
+    whatif: Option<WhatIfPart>,
+) -> io::Result<()> {
     let info = JobInfo {
         target: s.target.clone(),
         cores: s.cores,
@@ -51,8 +63,27 @@ pub fn emit_report(s: &JobSummary, json: Option<&Path>) -> io::Result<()> {
     };
     let report = Report::new(info, s.results.clone());
     eprint!("{}", render_text(&report));
+    let Some(w) = whatif else {
+        if let Some(path) = json {
+            write_json(&report, path)?;
+        }
+        return Ok(());
+    };
+    let others: Vec<_> = w
+        .replayed
+        .iter()
+        .map(|r| (r, r.report(&report.job, &s.target)))
+        .collect();
+    eprint!(
+        "{}",
+        super::whatif::render_text(&w.first_label, &report, &others)
+    );
     if let Some(path) = json {
-        write_json(&report, path)?;
+        let mut doc = to_json(&report);
+        doc["configurations"] = super::whatif::to_json_array(&w.first_label, &report, &others);
+        let mut text = serde_json::to_string_pretty(&doc).map_err(io::Error::other)?;
+        text.push('\n');
+        std::fs::write(path, text)?;
     }
     Ok(())
 }

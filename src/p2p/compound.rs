@@ -53,6 +53,7 @@ pub(super) struct Compound<L: Link> {
 impl<L: Link> Core<L> {
     /// Start a compound request: its first steps start now.
     pub fn start_compound(&mut self, mut prog: Box<dyn Progress<L>>) -> ReqId {
+        self.refuse_if_recording("a nonblocking collective (or MPI_Comm_idup)");
         let now = self.clock.now();
         let facade = self.reqs.insert(Request::new(Op::Nothing, now));
         let poll = prog.poll(self);

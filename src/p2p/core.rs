@@ -49,6 +49,7 @@
 //! too — the host's order decides.
 use super::decide;
 use super::link::Link;
+use super::record::Call;
 use super::request::{Cancel, Op, ReqId, Request, Sent, Table, Target};
 use super::{SendMode, Status};
 use crate::engine::wire::{self, Body, Decoder, Kind, Msg, Payload};
@@ -66,6 +67,7 @@ pub use compound::{Poll, Progress};
 mod active;
 pub use active::{Active, Reply, ACTIVE_CTX_BIT};
 mod contention;
+mod recording;
 mod yielding;
 
 /// A message taken from the host inbox and not yet finished with.
@@ -151,6 +153,8 @@ pub struct Core<L: Link> {
     /// A flow the waiting activity needs waits for its window to close:
     /// the poke count seen before the scan that found it open.
     flow_wait: Option<u32>,
+    /// The call log, when this run is replayed under other targets.
+    rec: Option<Box<super::record::Recorder>>,
 }
 
 fn matches(m: &Msg, src: Option<u32>, tag: Option<i32>, ctx: u32) -> bool {
@@ -192,6 +196,7 @@ impl<L: Link> Core<L> {
             next_serial: 1,
             flows: Default::default(),
             flow_wait: None,
+            rec: None,
         }
     }
 
@@ -199,6 +204,7 @@ impl<L: Link> Core<L> {
     /// (non-deterministic operations decided on host arrival).
     pub fn set_exact(&mut self, on: bool) {
         self.exact = on;
+        debug_assert!(self.rec.is_none(), "exact mode is set before recording");
     }
     pub fn is_exact(&self) -> bool {
         self.exact
@@ -217,11 +223,30 @@ impl<L: Link> Core<L> {
         self.clock.spent
     }
 
+    /// The rank's figures for the report; `sleeps`: how often its host
+    /// thread slept (the transport counts them).
+    pub fn result(&self, sleeps: u64) -> crate::transport::RankResult {
+        let b = self.breakdown();
+        crate::transport::RankResult {
+            vtime_ps: self.vtime().ps(),
+            compute_ps: b.compute.ps(),
+            comm_ps: b.comm.ps(),
+            wait_ps: b.wait.ps(),
+            host_cpu_ns: b.app_cpu_ns,
+            msgs_sent: self.counters.msgs_sent,
+            bytes_sent: self.counters.bytes_sent,
+            decisions: self.counters.decisions,
+            decide_wait_ns: self.counters.decide_wait_ns,
+            sleeps,
+        }
+    }
+
     // ---- clock events -----------------------------------------------------
 
     /// Entering the library: charge the computation since the last call.
     pub fn enter(&mut self) {
         let now = self.link.cpu_now_ns();
+        self.note(|_| Call::Enter { cpu: now });
         self.switch_thread(now);
         self.clock.enter(now);
         self.tv_pub = self.clock.now();
@@ -236,12 +261,14 @@ impl<L: Link> Core<L> {
     /// Leaving the library.
     pub fn leave(&mut self) {
         let now = self.link.cpu_leave_ns();
+        self.note(|_| Call::Leave { cpu: now });
         self.clock.leave(now);
     }
     pub fn vtime(&self) -> VTime {
         self.clock.now()
     }
     pub fn compute(&mut self, t: VTime) {
+        self.note(|_| Call::Compute { ps: t.ps() });
         self.clock.compute(t);
     }
 
@@ -287,20 +314,55 @@ impl<L: Link> Core<L> {
 
     /// Starting phase of a send (ADS for eager, ARS for rendezvous).
     pub fn isend(&mut self, buf: SendBuf, dest: u32, tag: i32, ctx: u32, mode: SendMode) -> ReqId {
-        if mode == SendMode::Buffered {
-            return self.bsend(buf, dest, tag, ctx);
-        }
-        self.isend_op(buf, None, dest, tag, ctx, mode == SendMode::Synchronous)
+        let len = buf.len() as u64;
+        let id = if mode == SendMode::Buffered {
+            self.bsend(buf, dest, tag, ctx)
+        } else {
+            self.isend_op(buf, None, dest, tag, ctx, mode == SendMode::Synchronous)
+        };
+        self.note(|_| Call::Send {
+            len,
+            dest,
+            tag,
+            ctx,
+            mode: mode.into(),
+            owned: false,
+            id,
+        });
+        id
     }
 
     /// A standard-mode send of bytes the request owns (used by collectives).
     pub fn isend_vec(&mut self, data: Vec<u8>, dest: u32, tag: i32, ctx: u32) -> ReqId {
-        self.isend_op(SendBuf::empty(), Some(data), dest, tag, ctx, false)
+        self.isend_owned(data, dest, tag, ctx, SendMode::Standard)
     }
 
     /// A synchronous-mode send (always rendezvous) of bytes the request owns.
     pub fn issend_vec(&mut self, data: Vec<u8>, dest: u32, tag: i32, ctx: u32) -> ReqId {
-        self.isend_op(SendBuf::empty(), Some(data), dest, tag, ctx, true)
+        self.isend_owned(data, dest, tag, ctx, SendMode::Synchronous)
+    }
+
+    fn isend_owned(
+        &mut self,
+        data: Vec<u8>,
+        dest: u32,
+        tag: i32,
+        ctx: u32,
+        mode: SendMode,
+    ) -> ReqId {
+        let len = data.len() as u64;
+        let sync = mode == SendMode::Synchronous;
+        let id = self.isend_op(SendBuf::empty(), Some(data), dest, tag, ctx, sync);
+        self.note(|_| Call::Send {
+            len,
+            dest,
+            tag,
+            ctx,
+            mode: mode.into(),
+            owned: true,
+            id,
+        });
+        id
     }
 
     fn isend_op(
@@ -342,7 +404,7 @@ impl<L: Link> Core<L> {
         sync: bool,
         ts: VTime,
     ) -> VTime {
-        let size = self.reqs.get(id).send_bytes().len() as u64;
+        let size = self.reqs.get(id).send_len() as u64;
         self.counters.msgs_sent += 1;
         self.counters.bytes_sent += size;
         let serial = self.next_serial;
@@ -409,15 +471,17 @@ impl<L: Link> Core<L> {
     /// Buffered mode: copy the data out (costs size/Bmem), send it from the
     /// copy in the background, and return a request complete at once.
     fn bsend(&mut self, buf: SendBuf, dest: u32, tag: i32, ctx: u32) -> ReqId {
-        let data = buf.as_slice().to_vec();
-        let t = self.clock.now() + self.model.mem_time(data.len() as u64);
+        let len = buf.len() as u64;
+        // a replay's buffer has no bytes to copy
+        let data = (!buf.is_phantom()).then(|| buf.as_slice().to_vec());
+        let t = self.clock.now() + self.model.mem_time(len);
         self.clock.advance_comm(t);
         let ts = self.clock.now() + self.model.o_send;
         self.clock.advance_comm(ts);
         let op = Op::Send {
             dest,
             buf,
-            owned: Some(data),
+            owned: data,
             remote: false,
         };
         let inner = self.reqs.insert(Request::new(op, ts));
@@ -437,19 +501,44 @@ impl<L: Link> Core<L> {
     /// Starting phase of a receive: take a matching message from the
     /// unexpected queue (ADR / AAS), bind an early one, or post.
     pub fn irecv(&mut self, buf: RecvBuf, src: Option<u32>, tag: Option<i32>, ctx: u32) -> ReqId {
-        self.irecv_into(Target::User(buf), src, tag, ctx)
+        let len = buf.len() as u64;
+        let id = self.irecv_into(Target::User(buf), src, tag, ctx);
+        self.note_recv(len, src, tag, ctx, false, id);
+        id
     }
 
     /// A receive into a buffer of `len` bytes the request owns; collect the
     /// data with [`Core::take_vec`] once it is complete.
     pub fn irecv_vec(&mut self, len: usize, src: Option<u32>, tag: Option<i32>, ctx: u32) -> ReqId {
-        self.irecv_into(Target::Owned(vec![0; len]), src, tag, ctx)
+        let id = self.irecv_into(Target::Owned(vec![0; len]), src, tag, ctx);
+        self.note_recv(len as u64, src, tag, ctx, true, id);
+        id
+    }
+
+    fn note_recv(
+        &mut self,
+        len: u64,
+        src: Option<u32>,
+        tag: Option<i32>,
+        ctx: u32,
+        owned: bool,
+        id: ReqId,
+    ) {
+        self.note(|_| Call::Recv {
+            len,
+            src,
+            tag,
+            ctx,
+            owned,
+            id,
+        });
     }
 
     /// The data of a completed [`Core::irecv_vec`] (truncated to what arrived);
     /// frees the request.
     pub fn take_vec(&mut self, r: ReqId) -> Vec<u8> {
         debug_assert!(self.is_done(r));
+        self.note(|_| Call::TakeVec { id: r });
         let req = self.reqs.remove(r);
         match req.op {
             Op::Recv {
@@ -701,7 +790,9 @@ impl<L: Link> Core<L> {
             _ => None,
         };
         if let Some(d) = inline {
-            dst[..n].copy_from_slice(&d[..n.min(d.len())]);
+            // (a replay's message has a length and no bytes)
+            let k = n.min(d.len());
+            dst[..k].copy_from_slice(&d[..k]);
         }
         if let Payload::Remote { pid, addr } = m.payload {
             if n > 0 {
@@ -778,9 +869,11 @@ impl<L: Link> Core<L> {
     }
     pub fn free(&mut self, r: ReqId) {
         debug_assert!(self.is_done(r));
+        self.note(|_| Call::Free { id: r });
         self.reqs.remove(r);
     }
     pub fn detach(&mut self, r: ReqId) {
+        self.note(|_| Call::Detach { id: r });
         if self.is_done(r) {
             self.reqs.remove(r);
         } else {
@@ -791,6 +884,12 @@ impl<L: Link> Core<L> {
     /// once (true). A send asks its receiver (see [`Core::cancel_send`]):
     /// the answer comes later, the status tells.
     pub fn cancel(&mut self, r: ReqId) -> bool {
+        let cancelled = self.cancel_op(r);
+        self.note(|_| Call::Cancel { id: r, cancelled });
+        cancelled
+    }
+
+    fn cancel_op(&mut self, r: ReqId) -> bool {
         if !matches!(self.reqs.get(r).op, Op::Recv { .. }) {
             self.cancel_send(r);
             return false;
@@ -1461,6 +1560,8 @@ impl<L: Link> Core<L> {
     /// to look for itself (a rank poked but not yet awake only looks idle; a
     /// real deadlock is reported by the last of them to go idle).
     pub(crate) fn retire(&mut self) {
+        self.note(|_| Call::Retire);
+        self.flush_record();
         self.link.publish_blocked(None, "");
         if self.exact {
             self.set_own(decide::FINAL);
@@ -1784,19 +1885,34 @@ impl<L: Link> Core<L> {
     /// MPI_Wait / Waitall: until every request is complete.
     pub fn wait_all(&mut self, reqs: &[ReqId]) {
         self.waiting(Goal::All(reqs), true);
+        self.note(|c| Call::WaitAll {
+            ids: reqs.to_vec(),
+            seen: c.seen(reqs),
+        });
     }
 
     /// MPI_Waitany / Waitsome: indices complete when the wait ends, earliest
     /// completion first (ties: lower index).
     pub fn wait_any(&mut self, reqs: &[ReqId]) -> Vec<usize> {
         let end = self.waiting(Goal::Any(reqs), true);
-        self.done_by(reqs, end)
+        let done = self.done_by(reqs, end);
+        self.note(|c| Call::WaitAny {
+            ids: reqs.to_vec(),
+            done: done.iter().map(|&k| k as u32).collect(),
+            seen: c.seen(reqs),
+        });
+        done
     }
 
     /// MPI_Test*: a zero-length wait; indices complete now.
     pub fn test(&mut self, reqs: &[ReqId]) -> Vec<usize> {
         let end = self.waiting(Goal::Any(reqs), false);
         let done = self.done_by(reqs, end);
+        self.note(|c| Call::Test {
+            ids: reqs.to_vec(),
+            done: done.iter().map(|&k| k as u32).collect(),
+            seen: c.seen(reqs),
+        });
         if done.is_empty() {
             self.link.yield_core();
         }
@@ -1827,6 +1943,12 @@ impl<L: Link> Core<L> {
 
     /// MPI_Probe: wait until a matching message is in the unexpected queue.
     pub fn probe(&mut self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> Status {
+        let st = self.probe_op(src, tag, ctx);
+        self.note_probe(src, tag, ctx, true, Some(st), None);
+        st
+    }
+
+    fn probe_op(&mut self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> Status {
         self.waiting(Goal::Probe(src, tag, ctx), true);
         if self.suspended() {
             return Status::default();
@@ -1837,6 +1959,12 @@ impl<L: Link> Core<L> {
 
     /// MPI_Iprobe: a zero-length wait for a matching unexpected message.
     pub fn iprobe(&mut self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> Option<Status> {
+        let st = self.iprobe_op(src, tag, ctx);
+        self.note_probe(src, tag, ctx, false, st, None);
+        st
+    }
+
+    fn iprobe_op(&mut self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> Option<Status> {
         let goal = Goal::Probe(src, tag, ctx);
         let t = self.waiting(goal, false);
         if self.goal_met(goal, Some(t)) {
@@ -1847,15 +1975,36 @@ impl<L: Link> Core<L> {
         }
     }
 
+    fn note_probe(
+        &mut self,
+        src: Option<u32>,
+        tag: Option<i32>,
+        ctx: u32,
+        blocking: bool,
+        found: Option<Status>,
+        matched: Option<usize>,
+    ) {
+        self.note(|_| Call::Probe {
+            src,
+            tag,
+            ctx,
+            blocking,
+            found: found.map(|st| (st.source, st.tag)),
+            matched: matched.map(|m| m as u64),
+        });
+    }
+
     /// MPI_Mprobe: MPI_Probe, then the message leaves matching (no receive
     /// can take it any more); returns it as a matched message for
     /// [`Core::mrecv`].
     pub fn mprobe(&mut self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> (Status, usize) {
-        let st = self.probe(src, tag, ctx);
+        let st = self.probe_op(src, tag, ctx);
         if self.suspended() {
             return (st, usize::MAX);
         }
-        (st, self.take_matched(src, tag, ctx))
+        let m = self.take_matched(src, tag, ctx);
+        self.note_probe(src, tag, ctx, true, Some(st), Some(m));
+        (st, m)
     }
 
     /// MPI_Improbe: MPI_Iprobe, then as [`Core::mprobe`] when it found one.
@@ -1865,8 +2014,11 @@ impl<L: Link> Core<L> {
         tag: Option<i32>,
         ctx: u32,
     ) -> Option<(Status, usize)> {
-        let st = self.iprobe(src, tag, ctx)?;
-        Some((st, self.take_matched(src, tag, ctx)))
+        let found = self
+            .iprobe_op(src, tag, ctx)
+            .map(|st| (st, self.take_matched(src, tag, ctx)));
+        self.note_probe(src, tag, ctx, false, found.map(|f| f.0), found.map(|f| f.1));
+        found
     }
 
     /// Take the message a probe just found out of the unexpected queue.
@@ -1886,6 +2038,7 @@ impl<L: Link> Core<L> {
     /// ACK leaves now).
     pub fn mrecv(&mut self, buf: RecvBuf, m: usize) -> ReqId {
         let t = self.clock.now();
+        let len = buf.len() as u64;
         let held = self.take_held(m);
         let op = Op::Recv {
             src: Some(held.msg.src),
@@ -1896,6 +2049,11 @@ impl<L: Link> Core<L> {
         };
         let id = self.reqs.insert(Request::new(op, t));
         self.receive_unexpected(id, held, t);
+        self.note(|_| Call::Mrecv {
+            m: m as u64,
+            len,
+            id,
+        });
         id
     }
 
@@ -1906,6 +2064,7 @@ impl<L: Link> Core<L> {
     /// in the progress interval it opens at tV). Host-side only: the clock
     /// does not move.
     pub fn drain_background(&mut self) {
+        self.note(|_| Call::Drain);
         let start = self.clock.now();
         self.hist.begin(start);
         self.blocking = true;

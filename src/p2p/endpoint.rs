@@ -5,7 +5,7 @@ use super::link::Link;
 use crate::model::{Model, VTime};
 use crate::transport::threads;
 use crate::transport::Port;
-use crate::transport::{cma, cputime, FlowRecord, RankResult, RankState, Segment, SegmentConfig};
+use crate::transport::{cma, cputime, FlowRecord, RankState, Segment, SegmentConfig};
 use std::cell::Cell;
 
 thread_local! {
@@ -214,6 +214,13 @@ impl Link for PortLink {
         slot.set_abort(1);
         std::process::exit(1)
     }
+    fn fail(&mut self, message: &str) -> ! {
+        let rank = self.port.rank();
+        let slot = self.port.segment().slot(rank);
+        slot.set_abort_message(message);
+        slot.set_abort(1);
+        std::process::exit(1)
+    }
 }
 
 /// One rank's point-to-point engine on the host transport.
@@ -290,6 +297,12 @@ impl Core<PortLink> {
                 ))
             }
         }
+        // A what-if run: log the calls for the replay under the other
+        // configurations (see `crate::replay`).
+        if let Some(dir) = std::env::var_os(super::record::ENV_DIR) {
+            let path = super::record::path(std::path::Path::new(&dir), rank);
+            core.start_recording(super::record::Recorder::create(&path)?);
+        }
         Ok(core)
     }
 
@@ -308,19 +321,7 @@ impl Core<PortLink> {
     /// core back.
     pub fn finalize(&mut self) {
         self.drain_background();
-        let b = self.breakdown();
-        let r = RankResult {
-            vtime_ps: self.vtime().ps(),
-            compute_ps: b.compute.ps(),
-            comm_ps: b.comm.ps(),
-            wait_ps: b.wait.ps(),
-            host_cpu_ns: b.app_cpu_ns,
-            msgs_sent: self.counters.msgs_sent,
-            bytes_sent: self.counters.bytes_sent,
-            decisions: self.counters.decisions,
-            decide_wait_ns: self.counters.decide_wait_ns,
-            sleeps: crate::transport::host_sleeps(),
-        };
+        let r = self.result(crate::transport::host_sleeps());
         let rank = self.rank();
         let port = &mut self.link.port;
         let slot = port.segment().slot(rank);

@@ -144,4 +144,6 @@ pub trait Link {
     fn waiting_report(&self) -> Vec<Option<String>>;
     /// End the job: it can make no progress.
     fn deadlock(&mut self, report: &str) -> !;
+    /// End the job: this rank cannot go on, for the reason `message` gives.
+    fn fail(&mut self, message: &str) -> !;
 }

@@ -22,6 +22,8 @@ pub mod endpoint;
 pub mod flows;
 pub mod horizon;
 pub mod link;
+pub mod memlink;
+pub mod record;
 pub mod request;
 #[cfg(test)]
 pub(crate) mod testing;

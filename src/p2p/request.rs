@@ -115,6 +115,16 @@ impl Request {
         }
     }
 
+    /// Bytes the send carries (a buffer without memory, in a replay, has
+    /// a length and no bytes).
+    pub fn send_len(&self) -> usize {
+        match &self.op {
+            Op::Send { owned: Some(v), .. } => v.len(),
+            Op::Send { buf, .. } => buf.len(),
+            _ => 0,
+        }
+    }
+
     pub fn send_bytes(&self) -> &[u8] {
         match &self.op {
             Op::Send { owned: Some(v), .. } => v,

@@ -30,6 +30,17 @@ impl SendBuf {
     pub fn addr(&self) -> u64 {
         self.ptr as u64
     }
+    /// `len` bytes that are not there: a replay (see `crate::replay`) sends
+    /// lengths, never data.
+    pub fn phantom(len: usize) -> SendBuf {
+        SendBuf {
+            ptr: std::ptr::null(),
+            len,
+        }
+    }
+    pub fn is_phantom(&self) -> bool {
+        self.ptr.is_null() && self.len > 0
+    }
     pub fn as_slice(&self) -> &[u8] {
         if self.len == 0 || self.ptr.is_null() {
             return &[];
@@ -52,6 +63,14 @@ impl RecvBuf {
     /// operation using this buffer completes.
     pub unsafe fn from_raw(ptr: *mut u8, len: usize) -> RecvBuf {
         RecvBuf { ptr, len }
+    }
+    /// Room for `len` bytes that is not there: a replay's receive (nothing
+    /// is stored; the status counts no bytes).
+    pub fn phantom(len: usize) -> RecvBuf {
+        RecvBuf {
+            ptr: std::ptr::null_mut(),
+            len,
+        }
     }
     pub fn len(&self) -> usize {
         self.len

@@ -58,6 +58,7 @@ pub(super) fn is_active(m: &Msg) -> bool {
 impl<L: Link> Core<L> {
     /// Install the handler of active messages.
     pub fn set_active(&mut self, h: Box<dyn Active>) {
+        self.refuse_if_recording("one-sided communication (an MPI window)");
         self.active = Some(h);
     }
 
@@ -118,6 +119,7 @@ impl<L: Link> Core<L> {
     /// A request that nothing completes but an active-message handler
     /// ([`Reply::Complete`]) or [`Core::complete_request`].
     pub fn open_request(&mut self) -> ReqId {
+        self.refuse_if_recording("one-sided synchronization or MPI-IO");
         let t = self.clock.now();
         self.reqs.insert(Request::new(Op::Nothing, t))
     }

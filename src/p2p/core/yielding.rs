@@ -79,6 +79,7 @@ impl<L: Link> Core<L> {
         if owner == me {
             return;
         }
+        self.refuse_if_recording("MPI calls from several threads");
         let (mark, pos) = self.clock.thread_marks();
         let mine = match self.mt.marks.iter().position(|m| m.0 == me) {
             Some(k) => self.mt.marks.swap_remove(k),

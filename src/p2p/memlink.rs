@@ -1,0 +1,350 @@
+//! Ranks as threads in one process, over an in-memory [`Link`]: the engine's
+//! unit tests (`p2p::testing`) and the replay of a run under other targets
+//! (`crate::replay`) use it. The CPU clock reads whatever the owner set
+//! ([`MemLink::set_cpu`]); [`Shared::stop`] ends every wait (the waiter
+//! panics), so that one failing rank cannot leave the others blocked.
+use super::link::Link;
+use crate::model::VTime;
+use crate::transport::{FlowEntry, FlowRecord};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+
+struct Inbox {
+    q: Mutex<VecDeque<Vec<u8>>>,
+    cv: Condvar,
+    early_min: AtomicU64,
+    waiting_on: Mutex<String>,
+    /// Earliest unread arrival (ps), u64::MAX: none.
+    unread: AtomicU64,
+    lower_bound: AtomicU64,
+    /// Decision time + 1, 0: none.
+    deciding: AtomicU64,
+    pokes: AtomicU32,
+    /// The rank is done: it reads nothing more (set under `q`'s lock).
+    closed: AtomicBool,
+    /// Its entries of the flow registry, and how many it used.
+    flows: Vec<FlowEntry>,
+    flow_used: AtomicU32,
+    /// Flow window end + 1 it waits for, 0: none.
+    resolving: AtomicU64,
+}
+
+/// What the ranks of one in-memory job share.
+pub struct Shared {
+    boxes: Vec<Inbox>,
+    /// (idle ranks << 32) | records in flight, as in the shared segment.
+    activity: AtomicU64,
+    generation: AtomicU64,
+    deciders: AtomicU32,
+    stopped: AtomicBool,
+}
+
+impl Shared {
+    /// A job of `n` ranks with `flow_slots` registry entries each.
+    pub fn new(n: u32, flow_slots: u32) -> Arc<Shared> {
+        Arc::new(Shared {
+            boxes: (0..n)
+                .map(|_| Inbox {
+                    q: Mutex::new(VecDeque::new()),
+                    cv: Condvar::new(),
+                    early_min: AtomicU64::new(0),
+                    waiting_on: Mutex::new(String::new()),
+                    unread: AtomicU64::new(u64::MAX),
+                    lower_bound: AtomicU64::new(0),
+                    deciding: AtomicU64::new(0),
+                    pokes: AtomicU32::new(0),
+                    closed: AtomicBool::new(false),
+                    flows: (0..flow_slots).map(|_| FlowEntry::default()).collect(),
+                    flow_used: AtomicU32::new(0),
+                    resolving: AtomicU64::new(0),
+                })
+                .collect(),
+            activity: AtomicU64::new(0),
+            generation: AtomicU64::new(0),
+            deciders: AtomicU32::new(0),
+            stopped: AtomicBool::new(false),
+        })
+    }
+
+    /// Wake every rank: a rank that waits, or waits later, panics.
+    pub fn stop(&self) {
+        self.stopped.store(true, Ordering::SeqCst);
+        for b in &self.boxes {
+            let _q = b.q.lock().unwrap_or_else(|e| e.into_inner());
+            b.cv.notify_all();
+        }
+    }
+
+    fn check_stopped(&self) {
+        if self.stopped.load(Ordering::SeqCst) {
+            panic!("{STOPPED}");
+        }
+    }
+}
+
+/// The panic message of a rank woken by [`Shared::stop`].
+pub const STOPPED: &str = "stopped: another rank failed";
+
+pub struct MemLink {
+    rank: u32,
+    shared: Arc<Shared>,
+    max_record: usize,
+    cpu: u64,
+    /// Receivers may copy large payloads straight from the sender's memory.
+    single_copy: bool,
+}
+
+impl MemLink {
+    pub fn new(rank: u32, shared: Arc<Shared>, max_record: usize) -> MemLink {
+        MemLink {
+            rank,
+            shared,
+            max_record,
+            cpu: 0,
+            single_copy: true,
+        }
+    }
+
+    /// A link whose payloads always travel in records (a replay's sends
+    /// have no memory to copy from).
+    pub fn without_single_copy(mut self) -> MemLink {
+        self.single_copy = false;
+        self
+    }
+
+    /// What [`Link::cpu_now_ns`] reads from now on.
+    pub fn set_cpu(&mut self, ns: u64) {
+        self.cpu = ns;
+    }
+
+    /// Store a decision's (or a flow window's) time + 1 in `cell` (0: none),
+    /// keeping the count of deciders.
+    fn publish_wait(&self, cell: &AtomicU64, t: Option<VTime>) {
+        let was = cell.swap(t.map_or(0, |t| t.ps() + 1), Ordering::SeqCst);
+        match (was != 0, t.is_some()) {
+            (false, true) => {
+                self.shared.deciders.fetch_add(1, Ordering::SeqCst);
+            }
+            (true, false) => {
+                self.shared.deciders.fetch_sub(1, Ordering::SeqCst);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Link for MemLink {
+    fn rank(&self) -> u32 {
+        self.rank
+    }
+    fn size(&self) -> u32 {
+        self.shared.boxes.len() as u32
+    }
+    fn max_record(&self) -> usize {
+        self.max_record
+    }
+    fn send(&mut self, dest: u32, parts: &[&[u8]], ta: Option<VTime>) -> bool {
+        let b = &self.shared.boxes[dest as usize];
+        self.shared.activity.fetch_add(1, Ordering::SeqCst);
+        {
+            let mut q = b.q.lock().unwrap();
+            if b.closed.load(Ordering::SeqCst) {
+                self.shared.activity.fetch_sub(1, Ordering::SeqCst);
+                return false;
+            }
+            if let Some(t) = ta {
+                b.unread.fetch_min(t.ps(), Ordering::SeqCst);
+            }
+            q.push_back(parts.concat());
+        }
+        if ta.is_some() {
+            self.shared.generation.fetch_add(1, Ordering::SeqCst);
+        }
+        b.cv.notify_all();
+        true
+    }
+    fn close(&mut self) {
+        let b = &self.shared.boxes[self.rank as usize];
+        let _q = b.q.lock().unwrap();
+        b.closed.store(true, Ordering::SeqCst);
+    }
+    fn settle_unread(&mut self) -> Option<VTime> {
+        let b = &self.shared.boxes[self.rank as usize];
+        let q = b.q.lock().unwrap();
+        if !q.is_empty() || b.unread.load(Ordering::SeqCst) == u64::MAX {
+            return None;
+        }
+        self.shared.generation.fetch_add(1, Ordering::SeqCst);
+        let old = b.unread.swap(u64::MAX, Ordering::SeqCst);
+        (old != u64::MAX).then(|| VTime::from_ps(old))
+    }
+    fn generation(&self) -> u64 {
+        self.shared.generation.load(Ordering::SeqCst)
+    }
+    fn peer_bound(&self, j: u32) -> (Option<u64>, u64) {
+        let b = &self.shared.boxes[j as usize];
+        let u = b.unread.load(Ordering::SeqCst);
+        (
+            (u != u64::MAX).then_some(u),
+            b.lower_bound.load(Ordering::SeqCst),
+        )
+    }
+    fn publish_bound(&self, old: u64, new: u64) {
+        let b = &self.shared.boxes[self.rank as usize];
+        if new > old {
+            self.shared.generation.fetch_add(1, Ordering::SeqCst);
+            b.lower_bound.store(new, Ordering::SeqCst);
+        } else if new < old {
+            b.lower_bound.store(new, Ordering::SeqCst);
+            self.shared.generation.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    fn set_deciding(&self, t: Option<VTime>) {
+        self.publish_wait(&self.shared.boxes[self.rank as usize].deciding, t);
+    }
+    fn deciding_at(&self, j: u32) -> Option<VTime> {
+        let d = self.shared.boxes[j as usize]
+            .deciding
+            .load(Ordering::SeqCst);
+        d.checked_sub(1).map(VTime::from_ps)
+    }
+    fn deciders(&self) -> u32 {
+        self.shared.deciders.load(Ordering::SeqCst)
+    }
+    fn poke(&self, j: u32) {
+        let b = &self.shared.boxes[j as usize];
+        let _q = b.q.lock().unwrap();
+        b.pokes.fetch_add(1, Ordering::SeqCst);
+        b.cv.notify_all();
+    }
+    fn pokes(&self) -> u32 {
+        self.shared.boxes[self.rank as usize]
+            .pokes
+            .load(Ordering::SeqCst)
+    }
+    fn wait_poked(&mut self, seen: u32) {
+        let b = &self.shared.boxes[self.rank as usize];
+        let mut q = b.q.lock().unwrap();
+        while q.is_empty() && b.pokes.load(Ordering::SeqCst) == seen {
+            self.shared.check_stopped();
+            q = b.cv.wait(q).unwrap();
+        }
+    }
+    fn try_recv(&mut self, out: &mut Vec<u8>) -> bool {
+        match self.shared.boxes[self.rank as usize]
+            .q
+            .lock()
+            .unwrap()
+            .pop_front()
+        {
+            Some(r) => {
+                *out = r;
+                self.shared.activity.fetch_sub(1, Ordering::SeqCst);
+                true
+            }
+            None => false,
+        }
+    }
+    fn wait_incoming(&mut self) {
+        let b = &self.shared.boxes[self.rank as usize];
+        let mut q = b.q.lock().unwrap();
+        while q.is_empty() {
+            self.shared.check_stopped();
+            q = b.cv.wait(q).unwrap();
+        }
+    }
+    fn cpu_now_ns(&self) -> u64 {
+        self.cpu
+    }
+    fn pull_pid(&self) -> Option<u32> {
+        self.single_copy.then(std::process::id)
+    }
+    fn pull(&mut self, pid: u32, addr: u64, dst: &mut [u8]) -> Result<(), String> {
+        crate::transport::cma::pull(pid, addr, dst).map_err(|e| e.to_string())
+    }
+    fn publish_vtime(&self, _t: VTime) {}
+    fn yield_core(&mut self) {}
+    fn publish_blocked(&self, early_min: Option<VTime>, waiting_on: &str) {
+        let b = &self.shared.boxes[self.rank as usize];
+        b.early_min
+            .store(early_min.map_or(0, |t| t.ps() + 1), Ordering::SeqCst);
+        *b.waiting_on.lock().unwrap() = waiting_on.to_string();
+    }
+    fn idle_begin(&mut self) -> bool {
+        let v = self.shared.activity.fetch_add(1 << 32, Ordering::SeqCst) + (1 << 32);
+        (v >> 32) as usize == self.shared.boxes.len() && v as u32 == 0
+    }
+    fn idle_end(&mut self) {
+        self.shared.activity.fetch_sub(1 << 32, Ordering::SeqCst);
+    }
+    fn earliest_event(&self) -> Option<(VTime, u8, u32)> {
+        (0..self.shared.boxes.len())
+            .flat_map(|r| {
+                let b = &self.shared.boxes[r];
+                let e = b.early_min.load(Ordering::SeqCst);
+                let d = b.deciding.load(Ordering::SeqCst);
+                [
+                    e.checked_sub(1).map(|t| (VTime::from_ps(t), 0, r as u32)),
+                    d.checked_sub(1).map(|t| (VTime::from_ps(t), 1, r as u32)),
+                ]
+            })
+            .flatten()
+            .min()
+    }
+    fn flow_slots(&self) -> u32 {
+        self.shared.boxes[0].flows.len() as u32
+    }
+    fn flow_write(&self, slot: u32, f: &FlowRecord) -> u64 {
+        self.shared.boxes[self.rank as usize].flows[slot as usize].write(f)
+    }
+    fn flow_free(&self, slot: u32) {
+        self.shared.boxes[self.rank as usize].flows[slot as usize].free()
+    }
+    fn flow_set_end(&self, slot: u32, end: VTime) {
+        self.shared.boxes[self.rank as usize].flows[slot as usize].set_end(end.ps())
+    }
+    fn flow_read(&self, j: u32, slot: u32) -> Option<(u64, FlowRecord)> {
+        self.shared.boxes[j as usize].flows[slot as usize].read()
+    }
+    fn flow_used(&self, j: u32) -> u32 {
+        self.shared.boxes[j as usize]
+            .flow_used
+            .load(Ordering::SeqCst)
+    }
+    fn set_flow_used(&self, n: u32) {
+        self.shared.boxes[self.rank as usize]
+            .flow_used
+            .store(n, Ordering::SeqCst)
+    }
+    fn flow_consume(&self, j: u32, slot: u32, seq: u64, end: VTime) {
+        self.shared.boxes[j as usize].flows[slot as usize].consume(seq, end.ps())
+    }
+    fn flow_consumed(&self, slot: u32, seq: u64) -> bool {
+        self.shared.boxes[self.rank as usize].flows[slot as usize].is_consumed(seq)
+    }
+    fn set_resolving(&self, t: Option<VTime>) {
+        self.publish_wait(&self.shared.boxes[self.rank as usize].resolving, t);
+    }
+    fn resolving_at(&self, j: u32) -> Option<VTime> {
+        let d = self.shared.boxes[j as usize]
+            .resolving
+            .load(Ordering::SeqCst);
+        d.checked_sub(1).map(VTime::from_ps)
+    }
+    fn waiting_report(&self) -> Vec<Option<String>> {
+        self.shared
+            .boxes
+            .iter()
+            .map(|b| {
+                (!b.closed.load(Ordering::SeqCst)).then(|| b.waiting_on.lock().unwrap().clone())
+            })
+            .collect()
+    }
+    fn deadlock(&mut self, report: &str) -> ! {
+        panic!("{report}")
+    }
+    fn fail(&mut self, message: &str) -> ! {
+        panic!("{message}")
+    }
+}

@@ -1,0 +1,254 @@
+//! One rank of a replay: its call log read back and made again, call by
+//! call, on an engine built for another target. Receives whose outcome the
+//! program saw (wildcards, tests, wait-any, probes) are compared with what
+//! the engine decides now; a difference is counted, and the replay goes on
+//! the way the program went.
+use crate::model::{Model, VTime};
+use crate::p2p::memlink::{MemLink, Shared};
+use crate::p2p::record::{self, Call, Reader, Seen};
+use crate::p2p::{Core, ReqId};
+use crate::transport::{RankResult, RecvBuf, SendBuf};
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::sync::Arc;
+
+/// Records of at most this many bytes between replayed ranks.
+const MAX_RECORD: usize = 64 * 1024;
+
+/// What one rank's replay gives.
+pub struct RankReplay {
+    pub result: RankResult,
+    /// Outcomes that came out differently from the run's.
+    pub differing: u64,
+}
+
+/// The replayed rank: its engine and what the log's ids stand for.
+struct Replayer {
+    core: Core<MemLink>,
+    /// The run's request ids -> this engine's.
+    reqs: HashMap<u32, ReqId>,
+    /// Receives (this engine's ids) with a wildcard source or tag.
+    wild: HashSet<ReqId>,
+    /// The run's matched messages (MPI_Mprobe) -> this engine's.
+    matched: HashMap<u64, usize>,
+    differing: u64,
+}
+
+/// Replay rank `rank`'s log in `dir` under `model`.
+pub fn replay_rank(
+    dir: &Path,
+    rank: u32,
+    shared: Arc<Shared>,
+    model: &Model,
+) -> Result<RankReplay, String> {
+    let mut log = Reader::open(&record::path(dir, rank))?;
+    let Some(Call::Start { cpu, exact }) = log.next_call()? else {
+        return Err(format!(
+            "rank {rank}: the call log does not begin with MPI_Init"
+        ));
+    };
+    let mut link = MemLink::new(rank, shared, MAX_RECORD).without_single_copy();
+    link.set_cpu(cpu);
+    let mut core = Core::new(link, model.clone());
+    core.set_exact(exact);
+    let mut r = Replayer {
+        core,
+        reqs: HashMap::new(),
+        wild: HashSet::new(),
+        matched: HashMap::new(),
+        differing: 0,
+    };
+    loop {
+        let Some(call) = log.next_call()? else {
+            return Err(format!(
+                "rank {rank}: the call log ends before MPI_Finalize"
+            ));
+        };
+        if let Call::Retire = call {
+            let result = r.core.result(0);
+            r.core.retire();
+            return Ok(RankReplay {
+                result,
+                differing: r.differing,
+            });
+        }
+        r.call(call)?;
+    }
+}
+
+impl Replayer {
+    fn id(&self, id: u32) -> Result<ReqId, String> {
+        self.reqs
+            .get(&id)
+            .copied()
+            .ok_or_else(|| format!("the call log names request {id}, which it never started"))
+    }
+
+    fn ids(&self, ids: &[u32]) -> Result<Vec<ReqId>, String> {
+        ids.iter().map(|&i| self.id(i)).collect()
+    }
+
+    fn started(&mut self, id: u32, r: ReqId) {
+        self.reqs.insert(id, r);
+    }
+
+    /// The program freed request `id`; if this engine has not completed it
+    /// (an outcome that differs), it goes on in the background.
+    fn forget(&mut self, id: u32) -> Result<(), String> {
+        let r = self.id(id)?;
+        self.reqs.remove(&id);
+        self.wild.remove(&r);
+        if self.core.is_done(r) {
+            self.core.free(r);
+        } else {
+            self.core.detach(r);
+        }
+        Ok(())
+    }
+
+    /// Count the wildcard receives among `rs` that got another message.
+    fn compare_seen(&mut self, rs: &[ReqId], seen: &[Seen]) {
+        let now = self.core.seen(rs);
+        for (k, &r) in rs.iter().enumerate() {
+            if self.wild.contains(&r) && seen[k] != (-1, -1) && now[k] != seen[k] {
+                self.differing += 1;
+            }
+        }
+    }
+
+    fn compare<T: PartialEq>(&mut self, was: T, now: T) {
+        if was != now {
+            self.differing += 1;
+        }
+    }
+
+    fn call(&mut self, call: Call) -> Result<(), String> {
+        let c = &mut self.core;
+        match call {
+            Call::Start { .. } => return Err("MPI_Init twice in one call log".into()),
+            Call::Retire => unreachable!("handled by the caller"),
+            Call::Enter { cpu } => {
+                c.link.set_cpu(cpu);
+                c.enter();
+            }
+            Call::Leave { cpu } => {
+                c.link.set_cpu(cpu);
+                c.leave();
+            }
+            Call::Compute { ps } => c.compute(VTime::from_ps(ps)),
+            Call::Send {
+                len,
+                dest,
+                tag,
+                ctx,
+                mode,
+                id,
+                ..
+            } => {
+                let r = c.isend(SendBuf::phantom(len as usize), dest, tag, ctx, mode.into());
+                self.started(id, r);
+            }
+            Call::Recv {
+                len,
+                src,
+                tag,
+                ctx,
+                id,
+                ..
+            } => {
+                let r = c.irecv(RecvBuf::phantom(len as usize), src, tag, ctx);
+                if src.is_none() || tag.is_none() {
+                    self.wild.insert(r);
+                }
+                self.started(id, r);
+            }
+            Call::TakeVec { id } | Call::Free { id } => self.forget(id)?,
+            Call::Detach { id } => {
+                let r = self.id(id)?;
+                self.reqs.remove(&id);
+                self.wild.remove(&r);
+                self.core.detach(r);
+            }
+            Call::Cancel { id, cancelled } => {
+                let r = self.id(id)?;
+                let now = self.core.cancel(r);
+                self.compare(cancelled, now);
+            }
+            Call::WaitAll { ids, seen } => {
+                let rs = self.ids(&ids)?;
+                self.core.wait_all(&rs);
+                self.compare_seen(&rs, &seen);
+            }
+            Call::WaitAny { ids, done, seen } => {
+                let rs = self.ids(&ids)?;
+                let now = self.core.wait_any(&rs);
+                self.compare(done, now.iter().map(|&k| k as u32).collect());
+                self.compare_seen(&rs, &seen);
+            }
+            Call::Test { ids, done, seen } => {
+                let rs = self.ids(&ids)?;
+                let now = self.core.test(&rs);
+                self.compare(done, now.iter().map(|&k| k as u32).collect());
+                self.compare_seen(&rs, &seen);
+            }
+            Call::Probe {
+                src,
+                tag,
+                ctx,
+                blocking,
+                found,
+                matched,
+            } => self.probe(src, tag, ctx, blocking, found, matched),
+            Call::Mrecv { m, len, id } => {
+                let h = self.matched.remove(&m).ok_or_else(|| {
+                    format!("the call log receives matched message {m}, which no probe took")
+                })?;
+                let r = self.core.mrecv(RecvBuf::phantom(len as usize), h);
+                self.started(id, r);
+            }
+            Call::Drain => self.core.drain_background(),
+        }
+        Ok(())
+    }
+
+    /// A probe as the program saw it. A message the program took out of
+    /// matching is taken here too (blocking for it if this engine's
+    /// non-blocking probe finds none); one the program did not take stays.
+    fn probe(
+        &mut self,
+        src: Option<u32>,
+        tag: Option<i32>,
+        ctx: u32,
+        blocking: bool,
+        found: Option<Seen>,
+        matched: Option<u64>,
+    ) {
+        let seen = |st: crate::p2p::Status| (st.source, st.tag);
+        match (blocking, matched) {
+            (true, None) => {
+                let st = self.core.probe(src, tag, ctx);
+                self.compare(found, Some(seen(st)));
+            }
+            (false, None) => {
+                let st = self.core.iprobe(src, tag, ctx);
+                self.compare(found, st.map(seen));
+            }
+            (_, Some(m)) => {
+                let got = if blocking {
+                    Some(self.core.mprobe(src, tag, ctx))
+                } else {
+                    self.core.improbe(src, tag, ctx)
+                };
+                let (st, h) = match got {
+                    Some(x) => x,
+                    None => {
+                        self.differing += 1;
+                        self.core.mprobe(src, tag, ctx)
+                    }
+                };
+                self.compare(found, Some(seen(st)));
+                self.matched.insert(m, h);
+            }
+        }
+    }
+}
