@@ -252,13 +252,8 @@ fn run_job(
                 results: (0..a.nranks).map(|r| seg.slot(r).result()).collect(),
             };
             cleanup::remove_job_files(cmd, &seg_name, &job.shm_prefix());
-            let replayed = whatif.map(|w| {
-                w.replay_others(a.nranks, |m| {
-                    if !a.quiet {
-                        eprintln!("{cmd}: {m}");
-                    }
-                })
-            });
+            // the replays use the cores the ranks had
+            let replayed = whatif.map(|w| w.replay_others(a.nranks, cores));
             let part = whatif
                 .zip(replayed.as_deref())
                 .map(|(w, r)| summary::WhatIfPart {

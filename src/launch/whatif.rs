@@ -75,19 +75,16 @@ impl WhatIf {
         self.configs[i].label(&self.bases)
     }
 
-    /// Replay every configuration but the first; `say` tells the user
-    /// which one is being replayed.
-    pub fn replay_others(&self, nranks: u32, mut say: impl FnMut(&str)) -> Vec<Replayed> {
-        let n = self.configs.len();
-        (1..n)
-            .map(|i| {
-                let label = self.label(i);
-                say(&format!(
-                    "replaying configuration {i} of {} ({label})",
-                    n - 1
-                ));
-                let outcome = crate::replay::replay(&self.logs(), nranks, &self.configs[i].model);
-                Replayed { label, outcome }
+    /// Replay every configuration but the first, `threads` at a time.
+    pub fn replay_others(&self, nranks: u32, threads: u32) -> Vec<Replayed> {
+        let models: Vec<_> = self.configs[1..].iter().map(|c| c.model.clone()).collect();
+        let outcomes = crate::replay::replay_all(&self.logs(), nranks, &models, threads);
+        outcomes
+            .into_iter()
+            .enumerate()
+            .map(|(i, outcome)| Replayed {
+                label: self.label(i + 1),
+                outcome,
             })
             .collect()
     }

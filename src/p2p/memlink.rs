@@ -1,6 +1,8 @@
-//! Ranks as threads in one process, over an in-memory [`Link`]: the engine's
-//! unit tests (`p2p::testing`) and the replay of a run under other targets
-//! (`crate::replay`) use it. The CPU clock reads whatever the owner set
+//! Ranks in one process over an in-memory [`Link`]: as threads (the engine's
+//! unit tests, `p2p::testing`), or as coroutines of one thread (the replay
+//! of a run under other targets, `crate::replay`): a rank with nothing to do
+//! then suspends and [`Shared::next_ready`] says whom to resume, a switch
+//! without a system call. The CPU clock reads whatever the owner set
 //! ([`MemLink::set_cpu`]); [`Shared::stop`] ends every wait (the waiter
 //! panics), so that one failing rank cannot leave the others blocked.
 use super::link::Link;
@@ -38,11 +40,25 @@ pub struct Shared {
     generation: AtomicU64,
     deciders: AtomicU32,
     stopped: AtomicBool,
+    /// Coroutine mode: the ranks to resume, and which ranks wait.
+    ready: Option<Mutex<VecDeque<u32>>>,
+    waiting: Vec<AtomicBool>,
 }
 
 impl Shared {
-    /// A job of `n` ranks with `flow_slots` registry entries each.
+    /// A job of `n` ranks as threads, with `flow_slots` registry entries
+    /// each.
     pub fn new(n: u32, flow_slots: u32) -> Arc<Shared> {
+        Shared::build(n, flow_slots, false)
+    }
+
+    /// A job of `n` ranks as coroutines of one thread: every rank is ready
+    /// to start.
+    pub fn coroutines(n: u32, flow_slots: u32) -> Arc<Shared> {
+        Shared::build(n, flow_slots, true)
+    }
+
+    fn build(n: u32, flow_slots: u32, coroutines: bool) -> Arc<Shared> {
         Arc::new(Shared {
             boxes: (0..n)
                 .map(|_| Inbox {
@@ -64,15 +80,35 @@ impl Shared {
             generation: AtomicU64::new(0),
             deciders: AtomicU32::new(0),
             stopped: AtomicBool::new(false),
+            ready: coroutines.then(|| Mutex::new((0..n).collect())),
+            waiting: (0..n).map(|_| AtomicBool::new(false)).collect(),
         })
+    }
+
+    /// Coroutine mode: the next rank to resume, if any is ready.
+    pub fn next_ready(&self) -> Option<u32> {
+        self.ready.as_ref()?.lock().unwrap().pop_front()
+    }
+
+    /// Rank `r` may have something to do now.
+    fn wake(&self, r: u32) {
+        let b = &self.boxes[r as usize];
+        match &self.ready {
+            None => b.cv.notify_all(),
+            Some(q) => {
+                if self.waiting[r as usize].swap(false, Ordering::SeqCst) {
+                    q.lock().unwrap().push_back(r);
+                }
+            }
+        }
     }
 
     /// Wake every rank: a rank that waits, or waits later, panics.
     pub fn stop(&self) {
         self.stopped.store(true, Ordering::SeqCst);
-        for b in &self.boxes {
+        for (r, b) in self.boxes.iter().enumerate() {
             let _q = b.q.lock().unwrap_or_else(|e| e.into_inner());
-            b.cv.notify_all();
+            self.wake(r as u32);
         }
     }
 
@@ -86,9 +122,20 @@ impl Shared {
 /// The panic message of a rank woken by [`Shared::stop`].
 pub const STOPPED: &str = "stopped: another rank failed";
 
+/// The coroutine a rank runs in (coroutine mode): where it suspends.
+pub type Yielder = corosensei::Yielder<(), ()>;
+
+/// A pointer to the rank's [`Yielder`].
+struct YieldTo(*const Yielder);
+// SAFETY: a coroutine runs, suspends and resumes on the one thread that
+// created it, and its link (which holds this pointer) lives inside it.
+unsafe impl Send for YieldTo {}
+
 pub struct MemLink {
     rank: u32,
     shared: Arc<Shared>,
+    /// Coroutine mode: the coroutine to suspend when waiting.
+    yielder: Option<YieldTo>,
     max_record: usize,
     cpu: u64,
     /// Receivers may copy large payloads straight from the sender's memory.
@@ -103,7 +150,38 @@ impl MemLink {
             max_record,
             cpu: 0,
             single_copy: true,
+            yielder: None,
         }
+    }
+
+    /// Coroutine mode: the link of a rank running in the coroutine whose
+    /// yielder is `y` (the link must not outlive that coroutine).
+    pub fn in_coroutine(mut self, y: &Yielder) -> MemLink {
+        assert!(
+            self.shared.ready.is_some(),
+            "a coroutine in a job of threads"
+        );
+        self.yielder = Some(YieldTo(y));
+        self
+    }
+
+    /// Sleep until woken: give the thread back to the scheduler (coroutine
+    /// mode) or wait on the inbox's condition variable.
+    fn sleep<'a>(
+        &self,
+        b: &'a Inbox,
+        q: std::sync::MutexGuard<'a, VecDeque<Vec<u8>>>,
+    ) -> std::sync::MutexGuard<'a, VecDeque<Vec<u8>>> {
+        self.shared.check_stopped();
+        let Some(y) = &self.yielder else {
+            return b.cv.wait(q).unwrap();
+        };
+        self.shared.waiting[self.rank as usize].store(true, Ordering::SeqCst);
+        drop(q);
+        // SAFETY: the yielder belongs to the coroutine this code runs in
+        // (see `in_coroutine`), which is alive while it runs.
+        unsafe { (*y.0).suspend(()) };
+        b.q.lock().unwrap()
     }
 
     /// A link whose payloads always travel in records (a replay's sends
@@ -161,7 +239,7 @@ impl Link for MemLink {
         if ta.is_some() {
             self.shared.generation.fetch_add(1, Ordering::SeqCst);
         }
-        b.cv.notify_all();
+        self.shared.wake(dest);
         true
     }
     fn close(&mut self) {
@@ -216,7 +294,7 @@ impl Link for MemLink {
         let b = &self.shared.boxes[j as usize];
         let _q = b.q.lock().unwrap();
         b.pokes.fetch_add(1, Ordering::SeqCst);
-        b.cv.notify_all();
+        self.shared.wake(j);
     }
     fn pokes(&self) -> u32 {
         self.shared.boxes[self.rank as usize]
@@ -227,8 +305,7 @@ impl Link for MemLink {
         let b = &self.shared.boxes[self.rank as usize];
         let mut q = b.q.lock().unwrap();
         while q.is_empty() && b.pokes.load(Ordering::SeqCst) == seen {
-            self.shared.check_stopped();
-            q = b.cv.wait(q).unwrap();
+            q = self.sleep(b, q);
         }
     }
     fn try_recv(&mut self, out: &mut Vec<u8>) -> bool {
@@ -250,8 +327,7 @@ impl Link for MemLink {
         let b = &self.shared.boxes[self.rank as usize];
         let mut q = b.q.lock().unwrap();
         while q.is_empty() {
-            self.shared.check_stopped();
-            q = b.cv.wait(q).unwrap();
+            q = self.sleep(b, q);
         }
     }
     fn cpu_now_ns(&self) -> u64 {

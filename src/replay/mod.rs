@@ -2,8 +2,9 @@
 //! `--sweep KEY=V1,V2`): the program runs once, under the first
 //! configuration, and every rank writes its call log (`p2p::record`); the
 //! launcher then replays the logs under each other configuration with the
-//! same engine (ranks as threads over an in-memory link, lengths instead of
-//! data, no application code).
+//! same engine (ranks as coroutines of one host thread over an in-memory
+//! link, switched without a system call; lengths instead of data; no
+//! application code), several configurations at once on the host's cores.
 //!
 //! Timing rules: the replay makes the engine calls the program made, in the
 //! same order, with the same CPU clock readings, so the computation measured
@@ -27,8 +28,10 @@
 mod rank;
 
 use crate::model::Model;
-use crate::p2p::memlink::{Shared, STOPPED};
+use crate::p2p::memlink::{Shared, Yielder, STOPPED};
 use crate::transport::RankResult;
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -45,10 +48,38 @@ pub struct Outcome {
     pub wall: Duration,
 }
 
-/// Thread stack of a replayed rank (the engine's calls are not deep).
-const STACK: usize = 512 * 1024;
+/// Stack of a replayed rank's coroutine (the engine's calls are not deep;
+/// only the pages touched take memory).
+const STACK: usize = 256 * 1024;
 
-/// Replay the `nranks` call logs in `dir` under `model`.
+/// Replay the `nranks` call logs in `dir` under each of `models`, at most
+/// `threads` configurations at a time (each on one host thread, its ranks
+/// coroutines of that thread).
+pub fn replay_all(dir: &Path, nranks: u32, models: &[Model], threads: u32) -> Vec<Outcome> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let out: Vec<std::sync::Mutex<Option<Outcome>>> =
+        models.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..threads.max(1).min(models.len() as u32) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let Some(m) = models.get(i) else { break };
+                let o = replay(dir, nranks, m);
+                *out[i].lock().unwrap() = Some(o);
+            });
+        }
+    });
+    out.into_iter()
+        .map(|o| {
+            o.into_inner()
+                .unwrap()
+                .expect("every configuration replayed")
+        })
+        .collect()
+}
+
+/// Replay the `nranks` call logs in `dir` under `model`, every rank a
+/// coroutine of the calling thread.
 pub fn replay(dir: &Path, nranks: u32, model: &Model) -> Outcome {
     let began = Instant::now();
     let slots = if model.contention_window().is_some() {
@@ -56,43 +87,75 @@ pub fn replay(dir: &Path, nranks: u32, model: &Model) -> Outcome {
     } else {
         0
     };
-    let shared = Shared::new(nranks, slots);
-    let results: Vec<Result<rank::RankReplay, String>> = std::thread::scope(|s| {
-        let hs: Vec<_> = (0..nranks)
-            .map(|r| {
-                let shared = shared.clone();
-                std::thread::Builder::new()
-                    .name(format!("replay-{r}"))
-                    .stack_size(STACK)
-                    .spawn_scoped(s, move || {
-                        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            rank::replay_rank(dir, r, shared.clone(), model)
-                        }));
-                        let out = match run {
-                            Ok(x) => x,
-                            Err(p) => Err(panic_text(p)),
-                        };
-                        if out.is_err() {
-                            shared.stop();
-                        }
-                        out
-                    })
-                    .unwrap_or_else(|e| panic!("cannot start a replay thread: {e}"))
-            })
-            .collect();
-        hs.into_iter()
-            .map(|h| h.join().unwrap_or_else(|p| Err(panic_text(p))))
-            .collect()
-    });
+    let shared = Shared::coroutines(nranks, slots);
+    // (a coroutine owns what it uses)
+    let dir = std::sync::Arc::new(dir.to_path_buf());
+    let model = std::sync::Arc::new(model.clone());
+    type Co = Coroutine<(), (), Result<rank::RankReplay, String>>;
+    let mut ranks: Vec<Option<Co>> = Vec::with_capacity(nranks as usize);
+    for r in 0..nranks {
+        let stack = match DefaultStack::new(STACK) {
+            Ok(s) => s,
+            Err(e) => {
+                return Outcome {
+                    ranks: Vec::new(),
+                    differing: 0,
+                    failure: Some(format!("cannot allocate a replay stack: {e}")),
+                    wall: began.elapsed(),
+                }
+            }
+        };
+        let shared = shared.clone();
+        let (dir, model) = (dir.clone(), model.clone());
+        ranks.push(Some(Coroutine::with_stack(
+            stack,
+            move |y: &Yielder, ()| {
+                let link = rank::link(r, shared.clone()).in_coroutine(y);
+                let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    rank::replay_rank(&dir, r, link, &model)
+                }));
+                let out = run.unwrap_or_else(|p| Err(panic_text(p)));
+                if out.is_err() {
+                    shared.stop();
+                }
+                out
+            },
+        )));
+    }
+    let mut results: Vec<Option<Result<rank::RankReplay, String>>> =
+        (0..nranks).map(|_| None).collect();
+    let mut left = nranks;
+    while left > 0 {
+        let Some(r) = shared.next_ready() else {
+            // Nothing to resume and ranks unfinished: wake them to fail.
+            shared.stop();
+            if shared.next_ready().is_none() {
+                break;
+            }
+            continue;
+        };
+        let Some(co) = ranks[r as usize].as_mut() else {
+            continue;
+        };
+        if let CoroutineResult::Return(x) = co.resume(()) {
+            results[r as usize] = Some(x);
+            ranks[r as usize] = None;
+            left -= 1;
+        }
+    }
     let wall = began.elapsed();
+    let results: Vec<Result<rank::RankReplay, String>> = results
+        .into_iter()
+        .map(|x| x.unwrap_or_else(|| Err("the replay stalled: no rank could go on".into())))
+        .collect();
     let failure = results
         .iter()
         .enumerate()
         .filter_map(|(r, x)| x.as_ref().err().map(|e| (r, e)))
         .find(|(_, e)| !e.contains(STOPPED))
         .map(|(r, e)| format!("rank {r}: {e}"));
+    let differing = results.iter().flatten().map(|x| x.differing).sum();
     if let Some(f) = failure {
-        let differing = results.iter().flatten().map(|x| x.differing).sum();
         return Outcome {
             ranks: Vec::new(),
             differing,
@@ -100,10 +163,9 @@ pub fn replay(dir: &Path, nranks: u32, model: &Model) -> Outcome {
             wall,
         };
     }
-    let ok: Vec<rank::RankReplay> = results.into_iter().flatten().collect();
     Outcome {
-        differing: ok.iter().map(|x| x.differing).sum(),
-        ranks: ok.into_iter().map(|x| x.result).collect(),
+        differing,
+        ranks: results.into_iter().flatten().map(|x| x.result).collect(),
         failure: None,
         wall,
     }

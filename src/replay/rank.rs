@@ -34,11 +34,16 @@ struct Replayer {
     differing: u64,
 }
 
-/// Replay rank `rank`'s log in `dir` under `model`.
+/// The link a replayed rank talks through (its sends carry no bytes).
+pub fn link(rank: u32, shared: Arc<Shared>) -> MemLink {
+    MemLink::new(rank, shared, MAX_RECORD).without_single_copy()
+}
+
+/// Replay rank `rank`'s log in `dir` under `model`, over `link`.
 pub fn replay_rank(
     dir: &Path,
     rank: u32,
-    shared: Arc<Shared>,
+    mut link: MemLink,
     model: &Model,
 ) -> Result<RankReplay, String> {
     let mut log = Reader::open(&record::path(dir, rank))?;
@@ -47,7 +52,6 @@ pub fn replay_rank(
             "rank {rank}: the call log does not begin with MPI_Init"
         ));
     };
-    let mut link = MemLink::new(rank, shared, MAX_RECORD).without_single_copy();
     link.set_cpu(cpu);
     let mut core = Core::new(link, model.clone());
     core.set_exact(exact);
