@@ -13,7 +13,7 @@ mod common;
 use common::report::{predicted_ps, ranks, read, uint, vtime_ps};
 use common::{program, scratch, write_target, Run};
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Four targets at `cpu.scale = 0` that differ in every way the model
 /// has: latency, bandwidths, eager limit, ranks per node, hop counts.
@@ -76,7 +76,7 @@ fn whatif(n: u32, prog: &str, args: &[&str], ts: &[PathBuf], extra: &[&str], cor
 }
 
 /// A separate run of `prog` on target `t`: its report and stdout.
-fn alone(n: u32, prog: &str, args: &[&str], t: &PathBuf) -> (Value, String) {
+fn alone(n: u32, prog: &str, args: &[&str], t: &Path) -> (Value, String) {
     let json = scratch().join(format!(
         "whatif-alone-{prog}-{}.json",
         t.file_stem().unwrap().to_string_lossy()
@@ -175,7 +175,14 @@ fn wildcard_decisions_that_differ_are_flagged() {
         "--sweep",
         "network.latency=1us,40us",
     ];
-    let doc = whatif(5, "nd_master", &["12"], &[base.clone()], &sweep, 2);
+    let doc = whatif(
+        5,
+        "nd_master",
+        &["12"],
+        std::slice::from_ref(&base),
+        &sweep,
+        2,
+    );
     let cs = configurations(&doc);
     assert_eq!(cs.len(), 6);
     let (_, ran) = alone(5, "nd_master", &["12"], &base);
