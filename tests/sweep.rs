@@ -4,8 +4,9 @@
 //! target predicts; the fit T = a + b·L + c/BW finds b = the number of
 //! one-way latencies on the critical path, c = the bytes crossing the
 //! network on it, a = the rest, exactly; bad keys, values and empty sweeps
-//! are errors naming what is wrong. (For now the sweep runs the program once
-//! per configuration.)
+//! are errors naming what is wrong. The sweep is one execution replayed
+//! under the other configurations, or with `--separate` one run each: both
+//! are checked.
 mod common;
 
 use common::model as tianhe;
@@ -186,32 +187,43 @@ fn latency_and_bandwidth_sweep_of_a_pingpong_is_exact() {
     let plain_dir = out_dir("plain");
     std::fs::create_dir_all(&plain_dir).unwrap();
     let mut plain = std::collections::HashMap::new();
-    for cores in ["1", "2"] {
-        let dir = out_dir(&format!("pp-cores{cores}"));
-        let o = sweep(&[
-            "-n",
-            "2",
-            "--cores",
-            cores,
-            "--target",
-            target.to_str().unwrap(),
-            "--sweep",
-            "network.latency=1us,2us,5us",
-            "--sweep",
-            "network.net_bandwidth=1GB/s,2GB/s,4GB/s",
-            "-o",
-            dir.to_str().unwrap(),
-            "--",
-            prog.to_str().unwrap(),
-            "1",
-            "2",
-            "8",
-            "100000",
-        ]);
+    for (cores, separate) in [("1", false), ("2", false), ("2", true)] {
+        let dir = out_dir(&format!("pp-cores{cores}-{separate}"));
+        let mode: &[&str] = if separate { &["--separate"] } else { &[] };
+        let o = sweep(
+            &[
+                mode,
+                &[
+                    "-n",
+                    "2",
+                    "--cores",
+                    cores,
+                    "--target",
+                    target.to_str().unwrap(),
+                    "--sweep",
+                    "network.latency=1us,2us,5us",
+                    "--sweep",
+                    "network.net_bandwidth=1GB/s,2GB/s,4GB/s",
+                    "-o",
+                    dir.to_str().unwrap(),
+                    "--",
+                    prog.to_str().unwrap(),
+                    "1",
+                    "2",
+                    "8",
+                    "100000",
+                ],
+            ]
+            .concat(),
+        );
         assert!(o.status.success(), "{}", dump(&o));
         let stdout = String::from_utf8_lossy(&o.stdout);
         let stderr = String::from_utf8_lossy(&o.stderr);
-        let note = "one run per configuration; a single execution for all of them is planned";
+        let note = if separate {
+            "one run per configuration"
+        } else {
+            "one execution (the first configuration ran, the others were replayed)"
+        };
         assert!(
             stdout.contains(note) && stderr.contains(note),
             "{}",
@@ -239,6 +251,7 @@ fn latency_and_bandwidth_sweep_of_a_pingpong_is_exact() {
                 "configuration {i}: {ls} {bs}"
             );
             assert_eq!(c["predicted_ps"], e0.at(l, bw));
+            assert_eq!(c["exact"], true, "configuration {i}");
             // ... the configuration's own report ...
             let rep = report::read(Path::new(c["report"].as_str().unwrap()));
             assert_eq!(report::predicted_ps(&rep), e0.at(l, bw));
@@ -429,7 +442,8 @@ fn help_says_one_run_per_configuration() {
     assert!(o.status.success());
     let h = String::from_utf8_lossy(&o.stdout);
     for s in [
-        "One run per configuration; a single execution for all of them is planned",
+        "One execution: the program runs under the first configuration and is",
+        "--separate",
         "--sweep <KEY=V1,V2,...>",
         "--target <NAME|FILE>",
         "sweep.json",

@@ -1,9 +1,10 @@
 //! `vaced sweep`: what-if studies over target configurations. The
 //! configurations are the cartesian product of `--sweep KEY=V1,V2,...`
 //! lists applied to each base target (`--target`, repeatable); each is
-//! written as a target file, and FOR NOW the program runs once per
-//! configuration (a single execution predicting every configuration is
-//! planned: issue 13). Then the table of predictions, the sensitivity fit
+//! written as a target file, and the program runs once: `vaced run` with
+//! every target replays it under the others (see `crate::replay`; with
+//! `--separate`, one run per configuration). Then the table of predictions
+//! (approximate ones marked), the sensitivity fit
 //! T = a + b·L + c/BW when the latency or the bandwidth is swept, and a
 //! figure per swept key. `config` builds the configurations, `run` runs
 //! them, `fit` is the least-squares fit, `results` prints and writes
@@ -20,7 +21,14 @@ use std::path::PathBuf;
 
 /// The end of `vaced sweep --help`.
 pub const AFTER_HELP: &str = "\
-One run per configuration; a single execution for all of them is planned.
+One execution: the program runs under the first configuration and is
+replayed under the others (mpirun's what-if run: computation measured once
+and scaled per configuration; a deterministic program gets exactly what a
+run per configuration would give; a configuration under which a
+timing-dependent outcome the program saw comes out differently is marked
+approximate). --separate runs the program once per configuration instead,
+for programs a replay refuses (nonblocking collectives, one-sided
+communication, MPI-IO, MPI calls from several threads).
 
 The configurations: for each --target (default: $VACED_TARGET, else
 tianhe1a), the cartesian product of the --sweep lists (the first --sweep
@@ -33,7 +41,9 @@ key or value gets the target file's error, naming the key.
 
 Written into DIR:
   config-NNN.toml   each configuration's target file
-  config-NNN.json   its run's report (mpirun --report)
+  config-NNN.json   its report (mpirun --report; replayed configurations:
+                    the replay's)
+  whatif.json       the one execution's report, every configuration in it
   sweep.json        every configuration: its key values, report, predicted
                     time per rank and for the job; the fits
   sweep-KEY.svg     per swept key: predicted time against the key, one line
@@ -86,8 +96,47 @@ pub struct SweepArgs {
     /// No live progress line (mpirun --quiet)
     #[arg(short, long)]
     pub quiet: bool,
+    /// One run per configuration instead of one execution replayed
+    #[arg(long)]
+    pub separate: bool,
     #[command(flatten)]
     pub cmd: Program,
+}
+
+/// One run per configuration (`--separate`): their outcomes.
+fn separate(
+    who: &str,
+    job: &run::Job,
+    exe: &std::path::Path,
+    bases: &[config::Base],
+    configs: &[config::Config],
+    targets: &[PathBuf],
+) -> Result<Vec<run::Outcome>, (i32, String)> {
+    let mut outcomes = Vec::new();
+    for (i, (c, target)) in configs.iter().zip(targets).enumerate() {
+        let report = target.with_extension("json");
+        eprintln!(
+            "{who}: configuration {i} of {} ({}): {}",
+            configs.len(),
+            c.label(bases),
+            target.display()
+        );
+        let code = job
+            .run(exe, &[target.as_path()], &report)
+            .map_err(|e| (1, e))?;
+        if code != 0 {
+            return Err((
+                code,
+                format!(
+                    "configuration {i} ({}): the run failed with status {code}; \
+                     the sweep stops",
+                    c.label(bases)
+                ),
+            ));
+        }
+        outcomes.push(run::read_report(&report).map_err(|e| (1, e))?);
+    }
+    Ok(outcomes)
 }
 
 /// `vaced sweep`: the exit status (2 for a bad sweep, the first failed
@@ -137,9 +186,9 @@ fn sweep(who: &str, a: &SweepArgs) -> Result<i32, (i32, String)> {
     eprintln!(
         "{who}: {} configurations, {}",
         configs.len(),
-        results::ONE_RUN_EACH
+        results::how(a.separate)
     );
-    let mut outcomes = Vec::new();
+    let mut targets = Vec::new();
     for (i, c) in configs.iter().enumerate() {
         let (target, report) = config::paths(&a.out, i);
         let header = format!(
@@ -149,25 +198,35 @@ fn sweep(who: &str, a: &SweepArgs) -> Result<i32, (i32, String)> {
         std::fs::write(&target, header + &c.toml)
             .map_err(|e| io(format!("{}: {e}", target.display())))?;
         let _ = std::fs::remove_file(&report);
-        eprintln!(
-            "{who}: configuration {i} of {} ({}): {}",
-            configs.len(),
-            c.label(&bases),
-            target.display()
-        );
-        let code = job.run(&exe, &target, &report).map_err(io)?;
+        targets.push(target);
+    }
+    let outcomes = if a.separate {
+        separate(who, &job, &exe, &bases, &configs, &targets)?
+    } else {
+        let all = a.out.join("whatif.json");
+        let _ = std::fs::remove_file(&all);
+        let ts: Vec<&std::path::Path> = targets.iter().map(|t| t.as_path()).collect();
+        let code = job.run(&exe, &ts, &all).map_err(io)?;
         if code != 0 {
             return Err((
                 code,
-                format!(
-                    "configuration {i} ({}): the run failed with status {code}; \
-                     the sweep stops",
-                    c.label(&bases)
-                ),
+                format!("the run failed with status {code}; the sweep stops"),
             ));
         }
-        outcomes.push(run::read_report(&report).map_err(io)?);
-    }
+        let mut outcomes = Vec::new();
+        for (i, (o, report)) in run::read_configurations(&all)
+            .map_err(io)?
+            .into_iter()
+            .enumerate()
+        {
+            let path = config::paths(&a.out, i).1;
+            let mut text = serde_json::to_string_pretty(&report).expect("JSON");
+            text.push('\n');
+            std::fs::write(&path, text).map_err(|e| io(format!("{}: {e}", path.display())))?;
+            outcomes.push(o);
+        }
+        outcomes
+    };
     let fits = results::fits(&bases, &configs, &outcomes);
     let mut command = vec![a.cmd.program.to_string_lossy().into_owned()];
     command.extend(a.cmd.args.iter().map(|s| s.to_string_lossy().into_owned()));
@@ -179,6 +238,7 @@ fn sweep(who: &str, a: &SweepArgs) -> Result<i32, (i32, String)> {
         dir: &a.out,
         nranks: a.nranks,
         command,
+        separate: a.separate,
     };
     print!("{}", doc.text());
     let path = a.out.join("sweep.json");

@@ -257,6 +257,7 @@ mod tests {
                 predicted_ps: 1_000_000 * (i + 1),
                 slowest_rank: 0,
                 ranks_ps: vec![],
+                differing: 0,
             })
             .collect();
         let ls = lines(&bases, &cs, &os, "network.latency");

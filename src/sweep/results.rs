@@ -16,8 +16,14 @@ pub const LATENCY_KEY: &str = "network.latency";
 pub const BANDWIDTH_KEY: &str = "network.net_bandwidth";
 
 /// What the output says about how the configurations were run.
-pub const ONE_RUN_EACH: &str =
-    "one run per configuration; a single execution for all of them is planned";
+/// How the configurations were predicted (`separate`: one run each).
+pub fn how(separate: bool) -> &'static str {
+    if separate {
+        "one run per configuration"
+    } else {
+        "one execution (the first configuration ran, the others were replayed)"
+    }
+}
 
 /// A group of configurations that differ only in L and BW, and its fits.
 #[derive(Debug, Clone)]
@@ -168,6 +174,8 @@ pub struct Sweep<'a> {
     pub dir: &'a Path,
     pub nranks: u32,
     pub command: Vec<String>,
+    /// One run per configuration (`--separate`).
+    pub separate: bool,
 }
 
 impl Sweep<'_> {
@@ -205,6 +213,8 @@ impl Sweep<'_> {
                     "predicted_ps": o.predicted_ps,
                     "slowest_rank": o.slowest_rank,
                     "ranks_ps": o.ranks_ps,
+                    "exact": o.differing == 0,
+                    "differing_outcomes": o.differing,
                     "ranks_s": o.ranks_ps.iter().map(|&p| p as f64 / 1e12).collect::<Vec<_>>(),
                 })
             })
@@ -229,7 +239,7 @@ impl Sweep<'_> {
             })
             .collect();
         json!({
-            "note": ONE_RUN_EACH,
+            "note": how(self.separate),
             "command": self.command,
             "nranks": self.nranks,
             "bases": self.bases.iter().map(|b| b.spec.clone()).collect::<Vec<_>>(),
@@ -241,14 +251,16 @@ impl Sweep<'_> {
     /// The text printed at the end: the configurations, then the fits.
     pub fn text(&self) -> String {
         let mut out = format!(
-            "vaced sweep: {} configurations, {ONE_RUN_EACH}\n\n",
-            self.configs.len()
+            "vaced sweep: {} configurations, {}\n\n",
+            self.configs.len(),
+            how(self.separate)
         );
         let mut rows = vec![vec![
             "#".to_string(),
             "configuration".into(),
             "predicted".into(),
             "slowest rank".into(),
+            "".into(),
         ]];
         for (i, (c, o)) in self.configs.iter().zip(self.outcomes).enumerate() {
             rows.push(vec![
@@ -256,6 +268,11 @@ impl Sweep<'_> {
                 c.label(self.bases),
                 format_time(VTime::from_ps(o.predicted_ps)),
                 o.slowest_rank.to_string(),
+                if o.differing > 0 {
+                    format!("approximate ({} outcomes differ)", o.differing)
+                } else {
+                    String::new()
+                },
             ]);
         }
         out += &table(&rows);

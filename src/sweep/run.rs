@@ -1,8 +1,8 @@
-//! Running a sweep's configurations: for now one `vaced run` per
-//! configuration (a child process: the launcher must own its process), each
-//! with the configuration's target file and `--report`, then the figures
-//! read back from that report. A single execution predicting every
-//! configuration at once is planned (issue 13); this is its stand-in.
+//! Running a sweep's configurations: one `vaced run` (a child process: the
+//! launcher must own its process) with every configuration's target file,
+//! which runs the program once and replays it under the others (a what-if
+//! run, see `crate::replay`); or, with `--separate`, one `vaced run` per
+//! configuration. The figures are read back from the `--report` JSON.
 use std::ffi::OsString;
 use std::path::Path;
 use std::process::Command;
@@ -18,21 +18,32 @@ pub struct Job {
     pub args: Vec<OsString>,
 }
 
-/// The predictions of one configuration's run, from its report.
+/// The predictions of one configuration, from its report.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
     pub predicted_ps: u64,
     pub slowest_rank: u64,
     /// Each rank's final virtual time (ps).
     pub ranks_ps: Vec<u64>,
+    /// Replayed with timing-dependent outcomes that came out differently:
+    /// how many (0: exact).
+    pub differing: u64,
 }
 
 impl Job {
     /// The arguments of `vaced run` for target file `target` and report
     /// `report`.
     pub fn argv(&self, target: &Path, report: &Path) -> Vec<OsString> {
+        self.argv_all(&[target], report)
+    }
+
+    /// The arguments of `vaced run` for every target file of `targets` at
+    /// once (a what-if run).
+    pub fn argv_all(&self, targets: &[&Path], report: &Path) -> Vec<OsString> {
         let mut v: Vec<OsString> = vec!["run".into(), "-n".into(), self.nranks.to_string().into()];
-        v.extend(["--target".into(), target.as_os_str().to_owned()]);
+        for t in targets {
+            v.extend(["--target".into(), t.as_os_str().to_owned()]);
+        }
         v.extend(["--report".into(), report.as_os_str().to_owned()]);
         if let Some(c) = self.cores {
             v.extend(["--cores".into(), c.to_string().into()]);
@@ -49,9 +60,9 @@ impl Job {
 
     /// Runs the program on `target`, its output passed through; the
     /// launcher's exit status.
-    pub fn run(&self, exe: &Path, target: &Path, report: &Path) -> Result<i32, String> {
+    pub fn run(&self, exe: &Path, targets: &[&Path], report: &Path) -> Result<i32, String> {
         let status = Command::new(exe)
-            .args(self.argv(target, report))
+            .args(self.argv_all(targets, report))
             .status()
             .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
         use std::os::unix::process::ExitStatusExt;
@@ -61,12 +72,22 @@ impl Job {
     }
 }
 
+/// Reads a `--report` JSON file.
+pub fn read_json(path: &Path) -> Result<serde_json::Value, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: not JSON: {e}", path.display()))
+}
+
 /// Reads the figures of a `--report` JSON file.
 pub fn read_report(path: &Path) -> Result<Outcome, String> {
-    let bad = |what: &str| format!("{}: {what}", path.display());
-    let text = std::fs::read_to_string(path).map_err(|e| bad(&format!("cannot read: {e}")))?;
-    let v: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| bad(&format!("not JSON: {e}")))?;
+    outcome(&read_json(path)?, 0, &path.display().to_string())
+}
+
+/// The figures of report `v` (from `whence`), replayed with `differing`
+/// outcomes that came out differently.
+pub fn outcome(v: &serde_json::Value, differing: u64, whence: &str) -> Result<Outcome, String> {
+    let bad = |what: &str| format!("{whence}: {what}");
     let field = |v: &serde_json::Value, k: &str| {
         v[k].as_u64()
             .ok_or_else(|| bad(&format!("no whole number `{k}`")))
@@ -78,10 +99,34 @@ pub fn read_report(path: &Path) -> Result<Outcome, String> {
         .map(|r| field(r, "vtime_ps"))
         .collect::<Result<Vec<u64>, String>>()?;
     Ok(Outcome {
-        predicted_ps: field(&v, "predicted_ps")?,
-        slowest_rank: field(&v, "slowest_rank")?,
+        predicted_ps: field(v, "predicted_ps")?,
+        slowest_rank: field(v, "slowest_rank")?,
         ranks_ps: ranks,
+        differing,
     })
+}
+
+/// Each configuration of a what-if run's report: its figures and its own
+/// report; a configuration whose replay failed is an error naming it.
+pub fn read_configurations(path: &Path) -> Result<Vec<(Outcome, serde_json::Value)>, String> {
+    let v = read_json(path)?;
+    let cs = v["configurations"]
+        .as_array()
+        .ok_or_else(|| format!("{}: no `configurations` list", path.display()))?;
+    cs.iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let whence = format!("{}: configuration {i}", path.display());
+            if let Some(f) = c["failure"].as_str() {
+                return Err(format!("{whence}: its replay failed: {f}"));
+            }
+            let differing = c["differing_outcomes"].as_u64().unwrap_or(0);
+            Ok((
+                outcome(&c["report"], differing, &whence)?,
+                c["report"].clone(),
+            ))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -128,7 +173,8 @@ mod tests {
             Outcome {
                 predicted_ps: 30,
                 slowest_rank: 1,
-                ranks_ps: vec![20, 30]
+                ranks_ps: vec![20, 30],
+                differing: 0,
             }
         );
         std::fs::write(&p, r#"{"predicted_ps": 30, "ranks": []}"#).unwrap();
