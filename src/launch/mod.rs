@@ -83,6 +83,8 @@ fn run_job(
     target: String,
     whatif: Option<&whatif::WhatIf>,
 ) -> i32 {
+    // a run with one configuration needs no call log
+    let whatif = whatif.filter(|w| w.replays());
     match whatif {
         Some(w) => std::env::set_var(crate::p2p::record::ENV_DIR, w.logs()),
         None => std::env::remove_var(crate::p2p::record::ENV_DIR),

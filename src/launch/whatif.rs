@@ -22,7 +22,8 @@ pub struct Replayed {
     pub outcome: crate::replay::Outcome,
 }
 
-/// What `a` asks for: `None` for a run with one target and no sweep.
+/// What `a` asks for: `None` for a run with one target and no sweep (a
+/// sweep of one value is a run of that one configuration).
 pub fn plan(a: &RunArgs, job_id: &str) -> Result<Option<WhatIf>, String> {
     if a.targets.len() <= 1 && a.sweeps.is_empty() {
         return Ok(None);
@@ -61,6 +62,11 @@ pub fn plan(a: &RunArgs, job_id: &str) -> Result<Option<WhatIf>, String> {
 }
 
 impl WhatIf {
+    /// Several configurations (one is a plain run of that configuration).
+    pub fn replays(&self) -> bool {
+        self.configs.len() > 1
+    }
+
     /// The target file the program runs under: the first configuration's.
     pub fn primary_target(&self) -> String {
         config::paths(&self.dir, 0).0.to_string_lossy().into_owned()

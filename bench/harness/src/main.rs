@@ -6,6 +6,8 @@
 //!   namespaces joined by a shaped veth pair) against vaced (shaped.rs).
 //! * `scale` (bench/scale): wall time, computation, efficiency, peak memory and
 //!   start-up of large runs on this host, beside SMPI and oversubscribed MPICH.
+//! * `whatif` (bench/whatif): the host cost of a what-if run (one execution,
+//!   many target configurations) against a run with one target.
 //! * `calibrate`: vaced-calibrate (calibrate/) under the system MPICH writes
 //!   a target file that models this host (bench-npb/targets/this-host.toml).
 mod calibrate;
@@ -25,6 +27,7 @@ mod smpi;
 mod table;
 mod target;
 mod vreport;
+mod whatif;
 
 use clap::{Parser, Subcommand};
 
@@ -32,7 +35,7 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "vaced-bench",
     version,
-    about = "Benchmarks of vaced: bench-npb/run, bench/scale, calibrate"
+    about = "Benchmarks of vaced: bench-npb/run, bench/scale, bench/whatif, calibrate"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -47,6 +50,8 @@ enum Cmd {
     Scale(scale::ScaleArgs),
     /// Write a target file that models this host (vaced-calibrate under MPICH).
     Calibrate(calibrate::CalibrateArgs),
+    /// Host cost of a what-if run (many configurations, one execution).
+    Whatif(whatif::WhatIfArgs),
 }
 
 fn main() {
@@ -55,6 +60,7 @@ fn main() {
         Cmd::Npb(a) => npb::run(a),
         Cmd::Scale(a) => scale::run(a),
         Cmd::Calibrate(a) => calibrate::run(a),
+        Cmd::Whatif(a) => whatif::run(a),
     };
     if let Err(e) = r {
         eprintln!("vaced-bench: {e}");
