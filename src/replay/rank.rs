@@ -8,12 +8,15 @@ use crate::p2p::memlink::{MemLink, Shared};
 use crate::p2p::record::{self, Call, Reader, Seen};
 use crate::p2p::{Core, ReqId};
 use crate::transport::{RankResult, RecvBuf, SendBuf};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
 /// Records of at most this many bytes between replayed ranks.
 const MAX_RECORD: usize = 64 * 1024;
+
+/// No request (in [`Replayer::reqs`]).
+const NONE: ReqId = ReqId::MAX;
 
 /// What one rank's replay gives.
 pub struct RankReplay {
@@ -25,10 +28,11 @@ pub struct RankReplay {
 /// The replayed rank: its engine and what the log's ids stand for.
 struct Replayer {
     core: Core<MemLink>,
-    /// The run's request ids -> this engine's.
-    reqs: HashMap<u32, ReqId>,
-    /// Receives (this engine's ids) with a wildcard source or tag.
-    wild: HashSet<ReqId>,
+    /// The run's request ids -> this engine's (ids are small and reused:
+    /// a table, `NONE` where none).
+    reqs: Vec<ReqId>,
+    /// Receives (by this engine's id) with a wildcard source or tag.
+    wild: Vec<bool>,
     /// The run's matched messages (MPI_Mprobe) -> this engine's.
     matched: HashMap<u64, usize>,
     differing: u64,
@@ -57,8 +61,8 @@ pub fn replay_rank(
     core.set_exact(exact);
     let mut r = Replayer {
         core,
-        reqs: HashMap::new(),
-        wild: HashSet::new(),
+        reqs: Vec::new(),
+        wild: Vec::new(),
         matched: HashMap::new(),
         differing: 0,
     };
@@ -83,9 +87,29 @@ pub fn replay_rank(
 impl Replayer {
     fn id(&self, id: u32) -> Result<ReqId, String> {
         self.reqs
-            .get(&id)
+            .get(id as usize)
             .copied()
+            .filter(|&r| r != NONE)
             .ok_or_else(|| format!("the call log names request {id}, which it never started"))
+    }
+
+    fn is_wild(&self, r: ReqId) -> bool {
+        self.wild.get(r as usize).copied().unwrap_or(false)
+    }
+
+    fn set_wild(&mut self, r: ReqId, on: bool) {
+        let i = r as usize;
+        if self.wild.len() <= i {
+            self.wild.resize(i + 1, false);
+        }
+        self.wild[i] = on;
+    }
+
+    /// The run's request `id` is gone.
+    fn drop_id(&mut self, id: u32) {
+        if let Some(x) = self.reqs.get_mut(id as usize) {
+            *x = NONE;
+        }
     }
 
     fn ids(&self, ids: &[u32]) -> Result<Vec<ReqId>, String> {
@@ -93,15 +117,20 @@ impl Replayer {
     }
 
     fn started(&mut self, id: u32, r: ReqId) {
-        self.reqs.insert(id, r);
+        let i = id as usize;
+        if self.reqs.len() <= i {
+            self.reqs.resize(i + 1, NONE);
+        }
+        self.reqs[i] = r;
+        self.set_wild(r, false);
     }
 
     /// The program freed request `id`; if this engine has not completed it
     /// (an outcome that differs), it goes on in the background.
     fn forget(&mut self, id: u32) -> Result<(), String> {
         let r = self.id(id)?;
-        self.reqs.remove(&id);
-        self.wild.remove(&r);
+        self.drop_id(id);
+        self.set_wild(r, false);
         if self.core.is_done(r) {
             self.core.free(r);
         } else {
@@ -114,7 +143,7 @@ impl Replayer {
     fn compare_seen(&mut self, rs: &[ReqId], seen: &[Seen]) {
         let now = self.core.seen(rs);
         for (k, &r) in rs.iter().enumerate() {
-            if self.wild.contains(&r) && seen[k] != (-1, -1) && now[k] != seen[k] {
+            if self.is_wild(r) && seen[k] != (-1, -1) && now[k] != seen[k] {
                 self.differing += 1;
             }
         }
@@ -161,16 +190,14 @@ impl Replayer {
                 ..
             } => {
                 let r = c.irecv(RecvBuf::phantom(len as usize), src, tag, ctx);
-                if src.is_none() || tag.is_none() {
-                    self.wild.insert(r);
-                }
                 self.started(id, r);
+                self.set_wild(r, src.is_none() || tag.is_none());
             }
             Call::TakeVec { id } | Call::Free { id } => self.forget(id)?,
             Call::Detach { id } => {
                 let r = self.id(id)?;
-                self.reqs.remove(&id);
-                self.wild.remove(&r);
+                self.drop_id(id);
+                self.set_wild(r, false);
                 self.core.detach(r);
             }
             Call::Cancel { id, cancelled } => {
