@@ -1661,7 +1661,8 @@ impl<L: Link> Core<L> {
     fn sleep_deciding(&mut self, seen: u32, goal: Goal) -> bool {
         let mine = self.earliest_early_index();
         let early_min = mine.map(|k| self.msg(self.early[k]).ta);
-        self.link.publish_blocked(early_min, &self.describe(goal));
+        self.link
+            .publish_blocked(early_min, &self.waiting_text(goal));
         if !self.link.idle_begin() {
             self.link.wait_poked(seen);
             self.link.idle_end();
@@ -1700,7 +1701,8 @@ impl<L: Link> Core<L> {
     fn idle(&mut self, goal: Goal) {
         let mine = self.earliest_early_index();
         let early_min = mine.map(|k| self.msg(self.early[k]).ta);
-        self.link.publish_blocked(early_min, &self.describe(goal));
+        self.link
+            .publish_blocked(early_min, &self.waiting_text(goal));
         if self.mt.yielding {
             // Another thread of the rank may call MPI: sleep until a record
             // or a poke (such a thread pokes us to get in), and count as
@@ -1821,6 +1823,15 @@ impl<L: Link> Core<L> {
     }
 
     /// What a waiting activity waits for, in words (deadlock reports).
+    /// What to publish as what we wait for (see [`Link::describes_waits`]).
+    fn waiting_text(&self, goal: Goal) -> String {
+        if self.link.describes_waits() {
+            self.describe(goal)
+        } else {
+            String::new()
+        }
+    }
+
     fn describe(&self, goal: Goal) -> String {
         let mut s = String::new();
         self.describe_goal(goal, &mut s);

@@ -74,6 +74,11 @@ pub trait Link {
     /// Publish, before going idle, the arrival time of the earliest message
     /// in our early queue and what we wait for.
     fn publish_blocked(&self, early_min: Option<VTime>, waiting_on: &str);
+    /// Whether what a rank waits for is worth putting in words each time
+    /// it goes idle (for a deadlock report); a replay's is not.
+    fn describes_waits(&self) -> bool {
+        true
+    }
     // ---- conservative decisions (see `decide`) --------------------------
 
     /// The bound generation (unchanged across a scan: consistent snapshot).
