@@ -84,7 +84,11 @@ impl WhatIf {
     /// Replay every configuration but the first, `threads` at a time.
     pub fn replay_others(&self, nranks: u32, threads: u32) -> Vec<Replayed> {
         let models: Vec<_> = self.configs[1..].iter().map(|c| c.model.clone()).collect();
+        // a replay that fails says why in its outcome: no panic messages
+        let hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
         let outcomes = crate::replay::replay_all(&self.logs(), nranks, &models, threads);
+        std::panic::set_hook(hook);
         outcomes
             .into_iter()
             .enumerate()

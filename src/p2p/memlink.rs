@@ -111,12 +111,6 @@ impl Shared {
             self.wake(r as u32);
         }
     }
-
-    fn check_stopped(&self) {
-        if self.stopped.load(Ordering::SeqCst) {
-            panic!("{STOPPED}");
-        }
-    }
 }
 
 /// The panic message of a rank woken by [`Shared::stop`].
@@ -172,7 +166,11 @@ impl MemLink {
         b: &'a Inbox,
         q: std::sync::MutexGuard<'a, VecDeque<Vec<u8>>>,
     ) -> std::sync::MutexGuard<'a, VecDeque<Vec<u8>>> {
-        self.shared.check_stopped();
+        if self.shared.stopped.load(Ordering::SeqCst) {
+            // (not holding the inbox: a panic would poison it)
+            drop(q);
+            panic!("{STOPPED}");
+        }
         let Some(y) = &self.yielder else {
             return b.cv.wait(q).unwrap();
         };

@@ -9,7 +9,8 @@
 //! Only what the engine needs is kept: buffer lengths, never their bytes.
 //! Requests and matched messages are named by the ids the engine gave them
 //! in this run (the replay maps them to its own). The log streams to a file,
-//! buffered: its memory does not grow with the run.
+//! buffered, and leaves the page cache as it goes (`transport::streamfile`):
+//! its memory does not grow with the run.
 //!
 //! The format is this module's own, made for a log that a replay reads a
 //! few hundred thousand calls a second of: a call is its kind (one byte),
@@ -18,6 +19,7 @@
 //! its items. A generic serializer (bincode was the first) spent a third of
 //! a replay's time decoding.
 use super::SendMode;
+use crate::transport::streamfile::StreamFile;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -155,7 +157,7 @@ impl From<Mode> for SendMode {
 
 /// Writes one rank's log.
 pub struct Recorder {
-    out: File,
+    out: StreamFile,
     buf: Vec<u8>,
     path: String,
 }
@@ -165,7 +167,7 @@ const CHUNK: usize = 64 * 1024;
 
 impl Recorder {
     pub fn create(path: &Path) -> Result<Recorder, String> {
-        let out = File::create(path)
+        let out = StreamFile::create(path)
             .map_err(|e| format!("cannot create the call log {}: {e}", path.display()))?;
         Ok(Recorder {
             out,

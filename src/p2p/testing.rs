@@ -26,6 +26,22 @@ pub fn run_on<F>(model: Model, flow_slots: u32, n: u32, max_record: usize, f: F)
 where
     F: Fn(&mut Core<MemLink>) + Send + Sync + 'static,
 {
+    run_logged(model, flow_slots, n, max_record, None, f)
+}
+
+/// [`run_on`], every rank writing its call log into `log_dir` if given
+/// (see `p2p::record`), as MPI_Init to MPI_Finalize would.
+pub fn run_logged<F>(
+    model: Model,
+    flow_slots: u32,
+    n: u32,
+    max_record: usize,
+    log_dir: Option<&std::path::Path>,
+    f: F,
+) -> Vec<u64>
+where
+    F: Fn(&mut Core<MemLink>) + Send + Sync + 'static,
+{
     let shared = Shared::new(n, flow_slots);
     let f = Arc::new(f);
     let hs: Vec<_> = (0..n)
@@ -33,12 +49,17 @@ where
             let link = MemLink::new(rank, shared.clone(), max_record);
             let f = f.clone();
             let model = model.clone();
+            let log = log_dir.map(|d| super::record::path(d, rank));
             std::thread::spawn(move || {
                 let mut c = Core::new(link, model);
+                if let Some(p) = log {
+                    c.start_recording(super::record::Recorder::create(&p).unwrap());
+                }
                 c.enter();
                 f(&mut c);
                 let t = c.vtime().ps();
                 // Done: as MPI_Finalize, idle for good.
+                c.drain_background();
                 c.retire();
                 t
             })

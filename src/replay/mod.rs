@@ -179,3 +179,92 @@ fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
         .trim_end()
         .to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::VTime;
+    use crate::p2p::memlink::MemLink;
+    use crate::p2p::testing::{model, run_logged};
+    use crate::p2p::{Core, SendMode};
+    use crate::transport::{RecvBuf, SendBuf};
+
+    /// Six ranks: a ring of eager and rendezvous messages, a wait on two
+    /// requests at once, virtual computation, a blocking probe; nothing
+    /// that depends on time.
+    fn program(c: &mut Core<MemLink>) {
+        let (me, n) = (c.rank(), c.size());
+        let (right, left) = ((me + 1) % n, (me + n - 1) % n);
+        for (round, size) in [64usize, 200_000, 3000].into_iter().enumerate() {
+            c.compute(VTime::from_ps(1_000_000 * (me as u64 + 1)));
+            let r = c.irecv_vec(size, Some(left), Some(round as i32), 0);
+            let s = c.isend_vec(vec![7; size], right, round as i32, 0);
+            c.wait_all(&[r, s]);
+            c.take_vec(r);
+            c.free(s);
+        }
+        let data = [1u8; 100];
+        // SAFETY: `data` outlives the send, which completes below.
+        let s = c.isend(
+            unsafe { SendBuf::from_raw(data.as_ptr(), 100) },
+            left,
+            9,
+            0,
+            SendMode::Synchronous,
+        );
+        let st = c.probe(Some(right), Some(9), 0);
+        assert_eq!(st.bytes, 100);
+        let mut got = [0u8; 100];
+        // SAFETY: `got` outlives the receive, which completes below.
+        let r = c.irecv(
+            unsafe { RecvBuf::from_raw(got.as_mut_ptr(), 100) },
+            Some(right),
+            Some(9),
+            0,
+        );
+        c.wait_all(&[s, r]);
+        c.free(s);
+        c.free(r);
+    }
+
+    #[test]
+    fn a_replay_predicts_what_a_run_on_its_target_does() {
+        let dir = std::env::temp_dir().join(format!("vaced-replay-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let first = model();
+        let ran = run_logged(first.clone(), 0, 6, 4096, Some(&dir), program);
+        // other memory and network speeds, two ranks a node, a lower
+        // eager limit (the 3000-byte round becomes a rendezvous)
+        let other = crate::model::Model::from_toml_str(
+            r#"name = "other"
+[cpu]
+scale = 0
+[network]
+mem_bandwidth = "2 GB/s"
+net_bandwidth = "4.16 GB/s"
+latency = "2.5 us"
+hop_latency = "0.6 us"
+eager_limit = "1 KiB"
+header_bytes = 64
+[topology]
+levels = [ { ranks = 2, hops = 0 } ]
+default_hops = 4
+"#,
+            "test",
+        )
+        .unwrap();
+        let own = run_logged(other.clone(), 0, 6, 4096, None, program);
+        assert_ne!(own, ran, "the targets differ");
+        for (m, want) in [(&other, &own), (&first, &ran)] {
+            let out = replay(&dir, 6, m);
+            assert_eq!(out.failure, None);
+            assert_eq!(out.differing, 0);
+            let got: Vec<u64> = out.ranks.iter().map(|r| r.vtime_ps).collect();
+            assert_eq!(&got, want);
+        }
+        // a log that is not there: the replay fails, naming it
+        let out = replay(&dir, 7, &first);
+        assert!(out.failure.unwrap().contains("rank 6"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

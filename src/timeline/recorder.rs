@@ -1,12 +1,13 @@
 //! The rank side of a timeline: turns the library's hooks (calls entered
 //! and left, messages sent, receives completed) into [`Record`]s streamed to
 //! the rank's file through a buffered writer. It keeps only the call in
-//! progress, so its memory does not grow with the run.
+//! progress, and the file's written part leaves the page cache
+//! ([`StreamFile`]), so its memory does not grow with the run.
 use super::record::{MsgKind, Record};
 use crate::engine::wire::Msg;
 use crate::model::VTime;
 use crate::p2p::{Status, ACTIVE_CTX_BIT};
-use std::fs::File;
+use crate::transport::streamfile::StreamFile;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -49,7 +50,7 @@ struct Call {
 }
 
 pub struct Recorder {
-    out: BufWriter<File>,
+    out: BufWriter<StreamFile>,
     path: PathBuf,
     /// The end of the last call: the start of the burst in progress.
     burst_from: VTime,
@@ -63,7 +64,7 @@ pub struct Recorder {
 impl Recorder {
     /// Create rank `rank`'s file at `path`; the timeline starts at tV = 0.
     pub fn create(path: &Path, rank: u32) -> io::Result<Recorder> {
-        let mut out = BufWriter::with_capacity(1 << 14, File::create(path)?);
+        let mut out = BufWriter::with_capacity(1 << 14, StreamFile::create(path)?);
         writeln!(out, "{}", Record::Head { rank })?;
         Ok(Recorder {
             out,

@@ -45,6 +45,7 @@ pub mod process;
 pub mod segment;
 mod shm;
 pub mod spill;
+pub mod streamfile;
 #[cfg(test)]
 mod tests;
 pub mod threads;
