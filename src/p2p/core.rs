@@ -320,15 +320,7 @@ impl<L: Link> Core<L> {
         } else {
             self.isend_op(buf, None, dest, tag, ctx, mode == SendMode::Synchronous)
         };
-        self.note(|_| Call::Send {
-            len,
-            dest,
-            tag,
-            ctx,
-            mode: mode.into(),
-            owned: false,
-            id,
-        });
+        self.note_send(len, dest, tag, ctx, mode, false, id);
         id
     }
 
@@ -353,16 +345,30 @@ impl<L: Link> Core<L> {
         let len = data.len() as u64;
         let sync = mode == SendMode::Synchronous;
         let id = self.isend_op(SendBuf::empty(), Some(data), dest, tag, ctx, sync);
+        self.note_send(len, dest, tag, ctx, mode, true, id);
+        id
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn note_send(
+        &mut self,
+        len: u64,
+        dest: u32,
+        tag: i32,
+        ctx: u32,
+        mode: SendMode,
+        owned: bool,
+        id: ReqId,
+    ) {
         self.note(|_| Call::Send {
             len,
             dest,
             tag,
             ctx,
             mode: mode.into(),
-            owned: true,
+            owned,
             id,
         });
-        id
     }
 
     fn isend_op(

@@ -32,6 +32,19 @@ pub fn path_of_export(line: &str) -> Option<PathBuf> {
 }
 
 /// Finds `name` on PATH.
+/// `--target` as vaced is given it: a target file by its absolute path
+/// (runs start in their log directory), a preset name as it is.
+pub fn target_arg(spec: &str) -> Result<String, String> {
+    if std::path::Path::new(spec).is_file() {
+        Ok(std::fs::canonicalize(spec)
+            .map_err(|e| format!("{spec}: {e}"))?
+            .display()
+            .to_string())
+    } else {
+        Ok(spec.to_string())
+    }
+}
+
 pub fn which(name: &str) -> Option<PathBuf> {
     std::env::var_os("PATH").and_then(|p| {
         std::env::split_paths(&p)

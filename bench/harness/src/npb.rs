@@ -228,14 +228,7 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
     let stamp = now_stamp();
     let logs = case::logs_dir(&out, &format!("npb-{stamp}"))?;
     let target = env.target(&a.target)?;
-    let target_arg = if std::path::Path::new(&a.target).is_file() {
-        std::fs::canonicalize(&a.target)
-            .map_err(|e| format!("{}: {e}", a.target))?
-            .display()
-            .to_string()
-    } else {
-        a.target.clone()
-    };
+    let target_arg = crate::env::target_arg(&a.target)?;
     let cores = if a.cores.is_empty() {
         vec![env.host_cores]
     } else {

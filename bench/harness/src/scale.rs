@@ -190,14 +190,7 @@ pub fn run(a: ScaleArgs) -> Result<(), String> {
     let stamp = now_stamp();
     let logs = case::logs_dir(&out, &format!("scale-{stamp}"))?;
     let target = env.target(&a.target)?;
-    let target_arg = if std::path::Path::new(&a.target).is_file() {
-        std::fs::canonicalize(&a.target)
-            .map_err(|e| format!("{}: {e}", a.target))?
-            .display()
-            .to_string()
-    } else {
-        a.target.clone()
-    };
+    let target_arg = crate::env::target_arg(&a.target)?;
     let class = a.class.to_uppercase();
     let timeout = Duration::from_secs(a.timeout);
     let smpi_ranks: Vec<u32> = a

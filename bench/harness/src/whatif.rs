@@ -113,14 +113,7 @@ pub fn run(a: WhatIfArgs) -> Result<(), String> {
         .unwrap_or_else(|| env.repo.join("bench/results"));
     let stamp = now_stamp();
     let logs = case::logs_dir(&out, &format!("whatif-{stamp}"))?;
-    let target = if Path::new(&a.target).is_file() {
-        std::fs::canonicalize(&a.target)
-            .map_err(|e| format!("{}: {e}", a.target))?
-            .display()
-            .to_string()
-    } else {
-        a.target.clone()
-    };
+    let target = crate::env::target_arg(&a.target)?;
     let launcher = env.launcher(Runner::Vaced)?;
     // at cpu.scale = 0 both runs must predict the same (otherwise the
     // measured computation differs from run to run)
