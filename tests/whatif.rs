@@ -248,6 +248,8 @@ fn what_a_replay_cannot_reproduce_is_refused() {
     for (prog, n, what) in [
         ("icoll_results", 4, "a nonblocking collective"),
         ("rma_ops", 2, "one-sided communication"),
+        ("rma_shared", 2, "one-sided communication"),
+        ("io_basic", 2, "MPI-IO"),
     ] {
         let job = Run::new(n, ts[0].as_os_str(), &program(prog))
             .option(&["--target", &ts[1].display().to_string()])

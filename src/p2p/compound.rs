@@ -128,6 +128,7 @@ impl<L: Link> Core<L> {
         t: VTime,
         sync: bool,
     ) -> (ReqId, VTime) {
+        self.refuse_if_recording("a nonblocking collective");
         let ts = t + self.model.o_send;
         let op = Op::Send {
             dest,
@@ -143,6 +144,7 @@ impl<L: Link> Core<L> {
     /// A receive of at most `len` bytes into a buffer the request owns,
     /// posted at `t` without moving the clock.
     pub fn irecv_vec_at(&mut self, len: usize, src: u32, tag: i32, ctx: u32, t: VTime) -> ReqId {
+        self.refuse_if_recording("a nonblocking collective");
         self.irecv_into_at(Target::Owned(vec![0; len]), Some(src), Some(tag), ctx, t)
     }
 
@@ -154,6 +156,7 @@ impl<L: Link> Core<L> {
     /// Run `f` (local work of a schedule, e.g. a reduction) and return its
     /// CPU time as virtual computation time, without touching the clock.
     pub fn measure(&mut self, f: impl FnOnce()) -> VTime {
+        self.refuse_if_recording("a nonblocking collective");
         let a = self.link.cpu_now_ns();
         f();
         let b = self.link.cpu_now_ns();

@@ -87,6 +87,7 @@ impl<L: Link> Core<L> {
         data: &[u8],
         not_before: VTime,
     ) -> VTime {
+        self.refuse_if_recording("one-sided communication");
         let ts = self.clock.now() + self.model.o_send;
         self.clock.advance_comm(ts);
         let (tr, ta) = self.model.send_times(ts, vsize, self.me, dest);
@@ -104,6 +105,7 @@ impl<L: Link> Core<L> {
     /// memory it shares with another process on the node (a direct
     /// one-sided operation on a shared-memory window): tV += bytes/Bmem.
     pub fn copy_local(&mut self, bytes: u64) {
+        self.refuse_if_recording("an access to a shared-memory window (one-sided communication)");
         let t = self.clock.now() + self.model.mem_time(bytes);
         self.clock.advance_comm(t);
     }
@@ -138,6 +140,7 @@ impl<L: Link> Core<L> {
     /// A file-system access of the target took tV to `t` (MPI-IO: local to
     /// the rank, charged as communication time).
     pub fn advance_io(&mut self, t: VTime) {
+        self.refuse_if_recording("MPI-IO");
         self.clock.advance_comm(t);
     }
 
