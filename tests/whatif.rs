@@ -57,6 +57,19 @@ default_hops = 5
 
 /// `mpirun` with every target of `ts` (the first one runs), its report.
 fn whatif(n: u32, prog: &str, args: &[&str], ts: &[PathBuf], extra: &[&str], cores: u32) -> Value {
+    whatif_of(n, &program(prog), args, ts, extra, cores)
+}
+
+/// [`whatif`] of the program at `exe`.
+fn whatif_of(
+    n: u32,
+    exe: &Path,
+    args: &[&str],
+    ts: &[PathBuf],
+    extra: &[&str],
+    cores: u32,
+) -> Value {
+    let prog = exe.file_name().unwrap().to_string_lossy();
     let json = scratch().join(format!("whatif-{prog}-{}-{cores}.json", ts.len()));
     let mut opts: Vec<String> = Vec::new();
     for t in &ts[1..] {
@@ -64,7 +77,7 @@ fn whatif(n: u32, prog: &str, args: &[&str], ts: &[PathBuf], extra: &[&str], cor
         opts.push(t.display().to_string());
     }
     opts.extend(extra.iter().map(|s| s.to_string()));
-    let job = Run::new(n, ts[0].as_os_str(), &program(prog))
+    let job = Run::new(n, ts[0].as_os_str(), exe)
         .option(&opts)
         .args(args)
         .cores(Some(cores))
@@ -77,11 +90,17 @@ fn whatif(n: u32, prog: &str, args: &[&str], ts: &[PathBuf], extra: &[&str], cor
 
 /// A separate run of `prog` on target `t`: its report and stdout.
 fn alone(n: u32, prog: &str, args: &[&str], t: &Path) -> (Value, String) {
+    alone_of(n, &program(prog), args, t)
+}
+
+/// [`alone`] of the program at `exe`.
+fn alone_of(n: u32, exe: &Path, args: &[&str], t: &Path) -> (Value, String) {
+    let prog = exe.file_name().unwrap().to_string_lossy();
     let json = scratch().join(format!(
         "whatif-alone-{prog}-{}.json",
         t.file_stem().unwrap().to_string_lossy()
     ));
-    let job = Run::new(n, t.as_os_str(), &program(prog))
+    let job = Run::new(n, t.as_os_str(), exe)
         .args(args)
         .report(&json)
         .run();
@@ -109,10 +128,16 @@ fn per_rank(report: &Value) -> Vec<[u64; 4]> {
 
 /// Each configuration of one execution predicts what its own run does.
 fn check_deterministic(n: u32, prog: &str, args: &[&str]) {
+    check_deterministic_of(n, &program(prog), args)
+}
+
+/// [`check_deterministic`] of the program at `exe`.
+fn check_deterministic_of(n: u32, exe: &Path, args: &[&str]) {
+    let prog = exe.file_name().unwrap().to_string_lossy().into_owned();
     let ts = targets();
-    let separate: Vec<Value> = ts.iter().map(|t| alone(n, prog, args, t).0).collect();
+    let separate: Vec<Value> = ts.iter().map(|t| alone_of(n, exe, args, t).0).collect();
     for cores in [1, 2] {
-        let doc = whatif(n, prog, args, &ts, &[], cores);
+        let doc = whatif_of(n, exe, args, &ts, &[], cores);
         let cs = configurations(&doc);
         assert_eq!(cs.len(), ts.len());
         for (i, (c, own)) in cs.iter().zip(&separate).enumerate() {
@@ -147,6 +172,19 @@ fn ring_of_sendrecv() {
 #[test]
 fn collectives() {
     check_deterministic(8, "coll_timing", &[]);
+}
+
+#[test]
+fn npb_is_class_s() {
+    check_deterministic_of(4, &common::npb::c_kernel("is"), &["S"]);
+}
+
+#[test]
+fn npb_cg_class_s_in_fortran() {
+    // (skipped without gfortran, as the other Fortran tests)
+    if let Some(cg) = common::npb::fortran_kernel("cg", &["cg.f90"], &[]) {
+        check_deterministic_of(4, &cg, &["S"]);
+    }
 }
 
 #[test]
@@ -280,5 +318,47 @@ fn bad_sweeps_are_usage_errors() {
             .run();
         assert_eq!(job.status.code(), Some(2), "{}", job.dump());
         assert!(job.stderr.contains(says), "{sweep}: {}", job.dump());
+    }
+}
+
+#[test]
+fn contended_links() {
+    // The contention model's flows resolve in the replay as in a run: three
+    // flows into one node of a 2-ary 2-tree, swept over the bandwidth.
+    let text = "name = \"contended\"\n[cpu]\nscale = 0\n[network]\n\
+        mem_bandwidth = \"10 GB/s\"\nnet_bandwidth = \"1 GB/s\"\nlatency = \"1 us\"\n\
+        hop_latency = \"0.5 us\"\neager_limit = \"64 KiB\"\nheader_bytes = 0\n\
+        contention = \"links\"\n[topology]\nkind = \"fat-tree\"\nk = 2\nn = 2\n";
+    let base = write_target("whatif-contended.toml", text);
+    let args = ["1000", "1000", "200000:1e-6"];
+    let bws = ["1GB/s", "2GB/s", "0.5GB/s"];
+    let sweep = format!("network.net_bandwidth={}", bws.join(","));
+    for cores in [1, 2] {
+        let doc = whatif(
+            4,
+            "flows",
+            &args,
+            std::slice::from_ref(&base),
+            &["--sweep", &sweep],
+            cores,
+        );
+        let cs = configurations(&doc);
+        assert_eq!(cs.len(), bws.len());
+        for (i, (c, bw)) in cs.iter().zip(bws).enumerate() {
+            let own = write_target(
+                &format!("whatif-contended-{i}.toml"),
+                &text.replace(
+                    "net_bandwidth = \"1 GB/s\"",
+                    &format!("net_bandwidth = \"{bw}\""),
+                ),
+            );
+            let (rep, _) = alone(4, "flows", &args, &own);
+            assert_eq!(c["exact"], Value::Bool(true), "{c}");
+            assert_eq!(
+                per_rank(&c["report"]),
+                per_rank(&rep),
+                "#{i} {bw} ({cores} cores)"
+            );
+        }
     }
 }
