@@ -54,8 +54,8 @@ deterministic program gets exactly what a run of its own would give. When
 an outcome the program saw depends on time (MPI_ANY_SOURCE, Test*, Iprobe,
 Waitany/some, Cancel) and comes out differently under a configuration, that
 configuration is marked approximate with the count. Refused in a what-if
-run (the job ends saying so): nonblocking collectives, one-sided
-communication, MPI-IO, MPI calls from several threads.
+run (the job ends saying so): MPI_Comm_idup, one-sided communication,
+MPI-IO, MPI calls from several threads.
 
 Exit status: 0 when every rank finished; 2 for a bad command line or target;
 127 when the program cannot be found or run; 124 past MPIEXEC_TIMEOUT. When a

@@ -43,24 +43,53 @@ pub trait Progress<L: Link> {
     fn live(&self) -> &[ReqId];
     /// When the last send started so far ends its copy (tr).
     fn cursor(&self) -> VTime;
+    /// What a replay needs to run it again (see `p2p::record`), before it
+    /// starts; None if it cannot be replayed.
+    fn describe(&self) -> Option<crate::p2p::record::CompoundDesc> {
+        None
+    }
 }
 
 pub(super) struct Compound<L: Link> {
     facade: ReqId,
     prog: Box<dyn Progress<L>>,
+    /// Its number among this rank's compound requests, and how many local
+    /// steps it has measured (the keys of its measurements).
+    serial: u64,
+    measured: u32,
 }
 
 impl<L: Link> Core<L> {
     /// Start a compound request: its first steps start now.
     pub fn start_compound(&mut self, mut prog: Box<dyn Progress<L>>) -> ReqId {
-        self.refuse_if_recording("a nonblocking collective (or MPI_Comm_idup)");
+        let desc = if self.is_recording() {
+            let d = prog.describe();
+            if d.is_none() {
+                self.refuse_if_recording("MPI_Comm_idup");
+            }
+            d
+        } else {
+            None
+        };
+        let serial = self.compound_serial;
+        self.compound_serial += 1;
         let now = self.clock.now();
         let facade = self.reqs.insert(Request::new(Op::Nothing, now));
+        if let Some(desc) = desc {
+            self.note(|_| crate::p2p::record::Call::Compound { desc, id: facade });
+        }
+        self.polling = Some((serial, 0));
         let poll = prog.poll(self);
+        let measured = self.polling.take().map_or(0, |p| p.1);
         self.clock.advance_comm(prog.cursor());
         match poll {
             Poll::Done(t) => self.complete(facade, t.max(now), Status::default()),
-            _ => self.compounds.push(Compound { facade, prog }),
+            _ => self.compounds.push(Compound {
+                facade,
+                prog,
+                serial,
+                measured,
+            }),
         }
         if self.compound_resweep {
             self.progress_compounds();
@@ -76,16 +105,21 @@ impl<L: Link> Core<L> {
         loop {
             self.compound_resweep = false;
             let mut list = std::mem::take(&mut self.compounds);
-            list.retain_mut(|c| match c.prog.poll(self) {
-                Poll::Done(t) => {
-                    self.complete(c.facade, t, Status::default());
-                    false
+            list.retain_mut(|c| {
+                self.polling = Some((c.serial, c.measured));
+                let poll = c.prog.poll(self);
+                c.measured = self.polling.take().map_or(0, |p| p.1);
+                match poll {
+                    Poll::Done(t) => {
+                        self.complete(c.facade, t, Status::default());
+                        false
+                    }
+                    Poll::Moved => {
+                        self.compound_moved = true;
+                        true
+                    }
+                    Poll::Idle => true,
                 }
-                Poll::Moved => {
-                    self.compound_moved = true;
-                    true
-                }
-                Poll::Idle => true,
             });
             list.append(&mut self.compounds);
             self.compounds = list;
@@ -128,7 +162,6 @@ impl<L: Link> Core<L> {
         t: VTime,
         sync: bool,
     ) -> (ReqId, VTime) {
-        self.refuse_if_recording("a nonblocking collective");
         let ts = t + self.model.o_send;
         let op = Op::Send {
             dest,
@@ -144,7 +177,6 @@ impl<L: Link> Core<L> {
     /// A receive of at most `len` bytes into a buffer the request owns,
     /// posted at `t` without moving the clock.
     pub fn irecv_vec_at(&mut self, len: usize, src: u32, tag: i32, ctx: u32, t: VTime) -> ReqId {
-        self.refuse_if_recording("a nonblocking collective");
         self.irecv_into_at(Target::Owned(vec![0; len]), Some(src), Some(tag), ctx, t)
     }
 
@@ -156,10 +188,33 @@ impl<L: Link> Core<L> {
     /// Run `f` (local work of a schedule, e.g. a reduction) and return its
     /// CPU time as virtual computation time, without touching the clock.
     pub fn measure(&mut self, f: impl FnOnce()) -> VTime {
-        self.refuse_if_recording("a nonblocking collective");
-        let a = self.link.cpu_now_ns();
-        f();
-        let b = self.link.cpu_now_ns();
-        self.clock.scaled(b.saturating_sub(a))
+        // keyed by the compound being polled and the measurement's index
+        let key = self.polling;
+        if let Some(p) = self.polling.as_mut() {
+            p.1 += 1;
+        }
+        let ns = match (key, &self.replay_measures) {
+            // a replay: the run's own measurement (its steps have no data)
+            (Some(k), Some(m)) => {
+                f();
+                m.get(&k).copied().unwrap_or(0)
+            }
+            _ => {
+                let a = self.link.cpu_now_ns();
+                f();
+                let b = self.link.cpu_now_ns();
+                b.saturating_sub(a)
+            }
+        };
+        if let (Some((serial, k)), Some(r)) = (key, self.rec.as_mut()) {
+            r.measure(serial, k, ns);
+        }
+        self.clock.scaled(ns)
+    }
+
+    /// A replay: the run's measurements of compound requests' local steps
+    /// (see `p2p::record::measures_path`), used instead of the CPU clock.
+    pub fn use_measures(&mut self, m: std::collections::HashMap<(u64, u32), u64>) {
+        self.replay_measures = Some(m);
     }
 }

@@ -155,6 +155,12 @@ pub struct Core<L: Link> {
     flow_wait: Option<u32>,
     /// The call log, when this run is replayed under other targets.
     rec: Option<Box<super::record::Recorder>>,
+    /// The next compound request's serial number, and the compound being
+    /// polled with how many local steps it measured (see `compound`).
+    compound_serial: u64,
+    polling: Option<(u64, u32)>,
+    /// A replay: the run's measurements of compound requests' local steps.
+    replay_measures: Option<std::collections::HashMap<(u64, u32), u64>>,
 }
 
 fn matches(m: &Msg, src: Option<u32>, tag: Option<i32>, ctx: u32) -> bool {
@@ -197,6 +203,9 @@ impl<L: Link> Core<L> {
             flows: Default::default(),
             flow_wait: None,
             rec: None,
+            compound_serial: 0,
+            polling: None,
+            replay_measures: None,
         }
     }
 

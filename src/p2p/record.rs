@@ -118,10 +118,58 @@ pub enum Call {
         len: u64,
         id: u32,
     },
+    /// A compound request (a nonblocking collective's schedule) started as
+    /// request `id`.
+    Compound {
+        desc: CompoundDesc,
+        id: u32,
+    },
     /// MPI_Finalize: background sends settled.
     Drain,
     /// MPI_Finalize: the rank is done.
     Retire,
+}
+
+/// A nonblocking collective's schedule as the replay rebuilds it: what it
+/// sends and receives, round by round, without the data (`bufs`: each
+/// buffer's length) or the local work itself (`locals`: how many steps
+/// each round has; their CPU time is in the rank's measurement file).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CompoundDesc {
+    pub name: String,
+    /// World rank of each peer, and its (send, receive) context.
+    pub ranks: Vec<u32>,
+    pub ctxs: Vec<(u32, u32)>,
+    pub tag: i32,
+    pub bufs: Vec<u64>,
+    /// When its first round starts (None: at the call's tV), in ps.
+    pub start_ps: Option<u64>,
+    pub rounds: Vec<RoundDesc>,
+}
+
+/// One round of a [`CompoundDesc`].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RoundDesc {
+    pub xfers: Vec<XferDesc>,
+    pub locals: u32,
+}
+
+/// A transfer of a round: `peer` is an index in [`CompoundDesc::ranks`];
+/// `buf` and `off` where its data comes from or goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct XferDesc {
+    pub kind: XferKind,
+    pub buf: u32,
+    pub off: u64,
+    pub len: u64,
+    pub peer: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum XferKind {
+    Send,
+    Ssend,
+    Recv,
 }
 
 /// [`SendMode`] in the log.
@@ -160,6 +208,9 @@ pub struct Recorder {
     out: StreamFile,
     buf: Vec<u8>,
     path: String,
+    /// The measurement file (created at the first measurement).
+    measures: Option<(File, Vec<u8>)>,
+    measures_path: std::path::PathBuf,
 }
 
 /// Bytes buffered before a write.
@@ -173,7 +224,21 @@ impl Recorder {
             out,
             buf: Vec::with_capacity(CHUNK + 256),
             path: path.display().to_string(),
+            measures: None,
+            measures_path: path.with_extension("measures"),
         })
+    }
+
+    /// The CPU time `ns` of measurement `k` of compound request `serial`.
+    pub fn measure(&mut self, serial: u64, k: u32, ns: u64) {
+        if self.measures.is_none() {
+            let f = File::create(&self.measures_path).unwrap_or_else(|e| {
+                panic!("vaced: cannot create {}: {e}", self.measures_path.display())
+            });
+            self.measures = Some((f, Vec::new()));
+        }
+        let (_, b) = self.measures.as_mut().unwrap();
+        encode_measure(serial, k, ns, b);
     }
 
     pub fn put(&mut self, c: &Call) {
@@ -189,6 +254,12 @@ impl Recorder {
             panic!("vaced: cannot write the call log {}: {e}", self.path);
         }
         self.buf.clear();
+        if let Some((f, b)) = self.measures.as_mut() {
+            if let Err(e) = f.write_all(b) {
+                panic!("vaced: cannot write {}: {e}", self.measures_path.display());
+            }
+            b.clear();
+        }
     }
 }
 
@@ -321,6 +392,39 @@ const PROBE: u8 = 13;
 const MRECV: u8 = 14;
 const DRAIN: u8 = 15;
 const RETIRE: u8 = 16;
+const COMPOUND: u8 = 17;
+
+fn pair(v: (u32, u32), out: &mut Vec<u8>) {
+    id(v.0, out);
+    id(v.1, out);
+}
+
+fn xfer(x: XferDesc, out: &mut Vec<u8>) {
+    out.push(match x.kind {
+        XferKind::Send => 0,
+        XferKind::Ssend => 1,
+        XferKind::Recv => 2,
+    });
+    id(x.buf, out);
+    uint(x.off, out);
+    uint(x.len, out);
+    id(x.peer, out);
+}
+
+fn compound(d: &CompoundDesc, out: &mut Vec<u8>) {
+    uint(d.name.len() as u64, out);
+    out.extend_from_slice(d.name.as_bytes());
+    list(&d.ranks, out, id);
+    list(&d.ctxs, out, pair);
+    int(d.tag as i64, out);
+    list(&d.bufs, out, uint);
+    opt_uint(d.start_ps, out);
+    uint(d.rounds.len() as u64, out);
+    for r in &d.rounds {
+        list(&r.xfers, out, xfer);
+        id(r.locals, out);
+    }
+}
 
 fn mode_byte(m: Mode) -> u8 {
     match m {
@@ -444,6 +548,11 @@ pub fn encode(c: &Call, out: &mut Vec<u8>) {
             uint(*len, out);
             id(*r, out);
         }
+        Call::Compound { desc, id: r } => {
+            out.push(COMPOUND);
+            compound(desc, out);
+            id(*r, out);
+        }
         Call::Drain => out.push(DRAIN),
         Call::Retire => out.push(RETIRE),
     }
@@ -490,6 +599,46 @@ impl Cursor<'_> {
     }
     fn seen(&mut self) -> Option<Seen> {
         Some((self.i32()?, self.i32()?))
+    }
+    fn pair(&mut self) -> Option<(u32, u32)> {
+        Some((self.u32()?, self.u32()?))
+    }
+    fn xfer(&mut self) -> Option<XferDesc> {
+        let kind = match self.byte()? {
+            0 => XferKind::Send,
+            1 => XferKind::Ssend,
+            _ => XferKind::Recv,
+        };
+        Some(XferDesc {
+            kind,
+            buf: self.u32()?,
+            off: self.uint()?,
+            len: self.uint()?,
+            peer: self.u32()?,
+        })
+    }
+    fn round(&mut self) -> Option<RoundDesc> {
+        Some(RoundDesc {
+            xfers: self.list(Cursor::xfer)?,
+            locals: self.u32()?,
+        })
+    }
+    fn compound(&mut self) -> Option<CompoundDesc> {
+        let n = self.uint()? as usize;
+        if self.b.len() < n {
+            return None;
+        }
+        let (name, rest) = self.b.split_at(n);
+        self.b = rest;
+        Some(CompoundDesc {
+            name: String::from_utf8_lossy(name).into_owned(),
+            ranks: self.list(Cursor::u32)?,
+            ctxs: self.list(Cursor::pair)?,
+            tag: self.i32()?,
+            bufs: self.list(Cursor::uint)?,
+            start_ps: self.opt(Cursor::uint)?,
+            rounds: self.list(Cursor::round)?,
+        })
     }
     fn list<T>(&mut self, f: fn(&mut Self) -> Option<T>) -> Option<Vec<T>> {
         let n = self.uint()? as usize;
@@ -589,6 +738,12 @@ fn decode(c: &mut Cursor) -> Result<Option<Call>, String> {
                 id: c.u32()?,
             })
         })(),
+        COMPOUND => (|| {
+            Some(Call::Compound {
+                desc: c.compound()?,
+                id: c.u32()?,
+            })
+        })(),
         DRAIN => Some(Call::Drain),
         RETIRE => Some(Call::Retire),
         k => return Err(format!("unknown call kind {k}")),
@@ -601,9 +756,66 @@ pub fn path(dir: &Path, rank: u32) -> std::path::PathBuf {
     dir.join(format!("{rank}.log"))
 }
 
+/// The measurement file of rank `rank` in `dir`: the CPU time of each local
+/// step of its compound requests (a reduction inside a nonblocking
+/// collective), keyed by (the compound's serial number, the measurement's
+/// index in it). A replay may need one before the call log reaches the
+/// place the run took it at (the step completes earlier under another
+/// target), so they are kept apart and read whole first.
+pub fn measures_path(dir: &Path, rank: u32) -> std::path::PathBuf {
+    dir.join(format!("{rank}.measures"))
+}
+
+/// One measurement: (serial, index, ns).
+pub fn encode_measure(serial: u64, k: u32, ns: u64, out: &mut Vec<u8>) {
+    uint(serial, out);
+    id(k, out);
+    uint(ns, out);
+}
+
+/// Every measurement of a measurement file (none if it is not there).
+pub fn read_measures(path: &Path) -> Result<std::collections::HashMap<(u64, u32), u64>, String> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    let mut c = Cursor { b: &bytes };
+    let mut out = std::collections::HashMap::new();
+    while !c.b.is_empty() {
+        let m = (|| Some(((c.uint()?, c.u32()?), c.uint()?)))()
+            .ok_or_else(|| format!("corrupt measurement file {}", path.display()))?;
+        out.insert(m.0, m.1);
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn measurements_read_back_as_written() {
+        let dir = std::env::temp_dir().join(format!("vaced-measures-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut r = Recorder::create(&path(&dir, 2)).unwrap();
+        r.measure(0, 0, 1500);
+        r.measure(3, 1, u64::MAX);
+        r.measure(3, 0, 0);
+        r.flush();
+        let m = read_measures(&measures_path(&dir, 2)).unwrap();
+        assert_eq!(m.len(), 3);
+        assert_eq!(m[&(0, 0)], 1500);
+        assert_eq!(m[&(3, 1)], u64::MAX);
+        assert_eq!(m[&(3, 0)], 0);
+        // none measured: no file, no measurements
+        assert!(read_measures(&measures_path(&dir, 9)).unwrap().is_empty());
+        std::fs::write(measures_path(&dir, 4), [0x80u8]).unwrap();
+        assert!(read_measures(&measures_path(&dir, 4))
+            .unwrap_err()
+            .contains("corrupt"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn calls_read_back_as_written() {
@@ -636,6 +848,39 @@ mod tests {
                 blocking: false,
                 found: None,
                 matched: None,
+            },
+            Call::Compound {
+                desc: CompoundDesc {
+                    name: "MPI_Iallreduce".into(),
+                    ranks: vec![0, 5, 9],
+                    ctxs: vec![(1 << 30, 1 << 30); 3],
+                    tag: 64,
+                    bufs: vec![8, 0, 1 << 40],
+                    start_ps: Some(12),
+                    rounds: vec![
+                        RoundDesc {
+                            xfers: vec![
+                                XferDesc {
+                                    kind: XferKind::Recv,
+                                    buf: 1,
+                                    off: 0,
+                                    len: 8,
+                                    peer: 2,
+                                },
+                                XferDesc {
+                                    kind: XferKind::Ssend,
+                                    buf: 0,
+                                    off: 4,
+                                    len: 4,
+                                    peer: 1,
+                                },
+                            ],
+                            locals: 2,
+                        },
+                        RoundDesc::default(),
+                    ],
+                },
+                id: 3,
             },
             Call::Retire,
         ];

@@ -3,6 +3,7 @@
 //! program saw (wildcards, tests, wait-any, probes) are compared with what
 //! the engine decides now; a difference is counted, and the replay goes on
 //! the way the program went.
+use crate::coll::nonblocking::Schedule;
 use crate::model::{Model, VTime};
 use crate::p2p::memlink::{MemLink, Shared};
 use crate::p2p::record::{self, Call, Reader, Seen};
@@ -59,6 +60,7 @@ pub fn replay_rank(
     link.set_cpu(cpu);
     let mut core = Core::new(link, model.clone());
     core.set_exact(exact);
+    core.use_measures(record::read_measures(&record::measures_path(dir, rank))?);
     let mut r = Replayer {
         core,
         reqs: Vec::new(),
@@ -235,6 +237,10 @@ impl Replayer {
                     format!("the call log receives matched message {m}, which no probe took")
                 })?;
                 let r = self.core.mrecv(RecvBuf::phantom(len as usize), h);
+                self.started(id, r);
+            }
+            Call::Compound { desc, id } => {
+                let r = Schedule::replayed(&desc).start(&mut self.core);
                 self.started(id, r);
             }
             Call::Drain => self.core.drain_background(),

@@ -27,8 +27,8 @@ and scaled per configuration; a deterministic program gets exactly what a
 run per configuration would give; a configuration under which a
 timing-dependent outcome the program saw comes out differently is marked
 approximate). --separate runs the program once per configuration instead,
-for programs a replay refuses (nonblocking collectives, one-sided
-communication, MPI-IO, MPI calls from several threads).
+for programs a replay refuses (MPI_Comm_idup, one-sided communication,
+MPI-IO, MPI calls from several threads).
 
 The configurations: for each --target (default: $VACED_TARGET, else
 tianhe1a), the cartesian product of the --sweep lists (the first --sweep

@@ -30,6 +30,7 @@
 //! nonblocking collectives, and blocking ones, on one communicator never
 //! match each other's messages.
 use crate::model::VTime;
+use crate::p2p::record::{CompoundDesc, RoundDesc, XferDesc, XferKind};
 use crate::p2p::{Core, Link, Poll, Progress, ReqId};
 
 pub mod iallgather;
@@ -121,7 +122,7 @@ pub struct Schedule {
     ctxs: Vec<(u32, u32)>,
     tag: i32,
     /// What the collective is (error messages).
-    name: &'static str,
+    name: std::borrow::Cow<'static, str>,
     pub bufs: Vec<Vec<u8>>,
     rounds: Vec<Round>,
     next: usize,
@@ -166,7 +167,7 @@ impl Schedule {
                 c.ranks.len()
             ],
             tag: c.tag,
-            name,
+            name: name.into(),
             bufs,
             rounds: Vec::new(),
             next: 0,
@@ -324,6 +325,111 @@ impl Schedule {
             self.op = sub.op;
         }
         map
+    }
+
+    /// The schedule as a replay rebuilds it ([`Schedule::replayed`]):
+    /// its transfers, buffer lengths and count of local steps.
+    pub fn describe(&self) -> CompoundDesc {
+        let at = |a: At| (a.buf as u32, a.off as u64);
+        CompoundDesc {
+            name: self.name.to_string(),
+            ranks: self.ranks.clone(),
+            ctxs: self.ctxs.clone(),
+            tag: self.tag,
+            bufs: self.bufs.iter().map(|b| b.len() as u64).collect(),
+            start_ps: self.start_time.map(|t| t.ps()),
+            rounds: self
+                .rounds
+                .iter()
+                .map(|r| RoundDesc {
+                    xfers: r
+                        .xfers
+                        .iter()
+                        .map(|x| {
+                            let (kind, (buf, off), len, peer) = match *x {
+                                Xfer::Send { from, len, to } => (XferKind::Send, at(from), len, to),
+                                Xfer::Ssend { from, len, to } => {
+                                    (XferKind::Ssend, at(from), len, to)
+                                }
+                                Xfer::Recv { into, len, from } => {
+                                    (XferKind::Recv, at(into), len, from)
+                                }
+                            };
+                            XferDesc {
+                                kind,
+                                buf,
+                                off,
+                                len: len as u64,
+                                peer: peer as u32,
+                            }
+                        })
+                        .collect(),
+                    locals: r.local.len() as u32,
+                })
+                .collect(),
+        }
+    }
+
+    /// A schedule that does what `d` describes, on buffers of zeros, its
+    /// local steps doing nothing (a replay: their time is the run's
+    /// measurement, see `Core::use_measures`).
+    pub fn replayed(d: &CompoundDesc) -> Schedule {
+        let at = |buf: u32, off: u64| At {
+            buf: buf as usize,
+            off: off as usize,
+        };
+        let nothing = Local::Copy {
+            from: at(0, 0),
+            to: at(0, 0),
+            len: 0,
+        };
+        Schedule {
+            ranks: d.ranks.clone(),
+            ctxs: d.ctxs.clone(),
+            tag: d.tag,
+            name: d.name.clone().into(),
+            bufs: d.bufs.iter().map(|&n| vec![0; n as usize]).collect(),
+            rounds: d
+                .rounds
+                .iter()
+                .map(|r| Round {
+                    xfers: r
+                        .xfers
+                        .iter()
+                        .map(|x| {
+                            let (len, peer) = (x.len as usize, x.peer as usize);
+                            match x.kind {
+                                XferKind::Send => Xfer::Send {
+                                    from: at(x.buf, x.off),
+                                    len,
+                                    to: peer,
+                                },
+                                XferKind::Ssend => Xfer::Ssend {
+                                    from: at(x.buf, x.off),
+                                    len,
+                                    to: peer,
+                                },
+                                XferKind::Recv => Xfer::Recv {
+                                    into: at(x.buf, x.off),
+                                    len,
+                                    from: peer,
+                                },
+                            }
+                        })
+                        .collect(),
+                    local: vec![nothing; r.locals as usize],
+                })
+                .collect(),
+            next: 0,
+            live: Vec::new(),
+            recvs: Vec::new(),
+            sends: Vec::new(),
+            started: false,
+            start_time: d.start_ps.map(VTime::from_ps),
+            cursor: VTime::ZERO,
+            op: None,
+            finish: None,
+        }
     }
 
     /// Make the first round start at `t` instead of when the schedule is
@@ -490,5 +596,9 @@ impl<L: Link> Progress<L> for Schedule {
 
     fn cursor(&self) -> VTime {
         self.cursor
+    }
+
+    fn describe(&self) -> Option<CompoundDesc> {
+        Some(Schedule::describe(self))
     }
 }

@@ -1,9 +1,10 @@
 //! Writing the call log (see `p2p::record`): what the MPI layer asks of the
 //! engine, noted as it happens, so that `crate::replay` can run this rank
-//! again under other targets. Calls the replay cannot reproduce (the engine
-//! acting on its own between calls: nonblocking collectives' schedules,
-//! one-sided communication and MPI-IO's active messages, several threads)
-//! end the job with a message naming what is refused.
+//! again under other targets; a nonblocking collective's schedule is noted
+//! as a whole when it starts. Calls the replay cannot reproduce (the engine
+//! acting on its own between calls: one-sided communication and MPI-IO's
+//! active messages, MPI_Comm_idup's agreement, several threads) end the job
+//! with a message naming what is refused.
 use super::super::record::{Call, Recorder, Seen};
 use super::super::ReqId;
 use super::Core;
@@ -23,8 +24,13 @@ impl<L: Link> Core<L> {
         self.rec.is_some()
     }
 
-    /// Log the call `f` describes (built only when recording).
+    /// Log the call `f` describes (built only when recording). The calls a
+    /// compound request makes while it is polled are its own: the replay
+    /// runs it again from its description.
     pub(super) fn note(&mut self, f: impl FnOnce(&Self) -> Call) {
+        if self.polling.is_some() {
+            return;
+        }
         if let Some(mut r) = self.rec.take() {
             r.put(&f(self));
             self.rec = Some(r);
