@@ -57,7 +57,6 @@ use crate::engine::{Breakdown, Clock, History};
 use crate::model::{Model, VTime};
 use crate::transport::segment::ABORT_MESSAGE_BYTES;
 use crate::transport::{RecvBuf, SendBuf};
-use std::collections::VecDeque;
 use std::fmt::Write;
 use std::time::Instant;
 
@@ -67,6 +66,7 @@ pub use compound::{Poll, Progress};
 mod active;
 pub use active::{Active, Reply, ACTIVE_CTX_BIT};
 mod contention;
+mod pending;
 mod recording;
 mod yielding;
 
@@ -114,7 +114,7 @@ pub struct Core<L: Link> {
     held: Vec<Option<Held>>,
     held_free: Vec<usize>,
     /// Unmatched eager DATA / REQ (early or unexpected), in arrival order.
-    pending: VecDeque<usize>,
+    pending: pending::Pending,
     /// The early queue, in arrival order.
     early: Vec<usize>,
     decoder: Decoder,
@@ -182,7 +182,7 @@ impl<L: Link> Core<L> {
             posted: Vec::new(),
             held: Vec::new(),
             held_free: Vec::new(),
-            pending: VecDeque::new(),
+            pending: Default::default(),
             early: Vec::new(),
             decoder: Decoder::default(),
             scratch: Vec::new(),
@@ -594,10 +594,7 @@ impl<L: Link> Core<L> {
             self.posted.push(id);
             return id;
         }
-        let found = self.pending.iter().position(|&h| {
-            let m = &self.held[h].as_ref().unwrap().msg;
-            matches(m, src, tag, ctx)
-        });
+        let found = self.pending.first_match(src, tag, ctx);
         // An undecided wildcard posted earlier may take that message.
         let found = found.filter(|&pos| !self.behind_wildcard(self.pending[pos]));
         match found {
@@ -664,9 +661,9 @@ impl<L: Link> Core<L> {
             let Op::Recv { src, tag, ctx, .. } = self.reqs.get(r).op else {
                 unreachable!()
             };
-            let held_back = self.pending.iter().take(earlier).any(|&h| {
-                let e = self.msg(h);
-                e.src == m.src && matches(e, src, tag, ctx)
+            let held_back = (0..earlier.min(self.pending.len())).any(|k| {
+                let e = self.pending.key(k);
+                e.src == m.src && e.matches(src, tag, ctx)
             });
             if held_back {
                 return None;
@@ -704,7 +701,7 @@ impl<L: Link> Core<L> {
     fn pick_any(&self, tag: Option<i32>, ctx: u32) -> Option<usize> {
         let mut seen: Vec<u32> = Vec::new();
         let mut best: Option<(VTime, u32, usize)> = None;
-        for &i in &self.pending {
+        for &i in self.pending.iter() {
             let m = self.msg(i);
             if !matches(m, None, tag, ctx) || seen.contains(&m.src) {
                 continue;
@@ -743,7 +740,7 @@ impl<L: Link> Core<L> {
                     }
                 }
             }
-            let pos = self.pending.iter().position(|&h| h == c).unwrap();
+            let pos = self.pending.position_of(c).unwrap();
             self.pending.remove(pos);
             self.posted.retain(|&r| r != w);
             self.bind(c, w);
@@ -1104,10 +1101,7 @@ impl<L: Link> Core<L> {
         if self.exact && s.is_none() {
             return self.pick_any(t, c);
         }
-        self.pending
-            .iter()
-            .copied()
-            .find(|&i| matches(self.msg(i), s, t, c))
+        self.pending.first_match(s, t, c).map(|k| self.pending[k])
     }
 
     /// Take a message from the host: match it if it is DATA / REQ.
@@ -1124,7 +1118,15 @@ impl<L: Link> Core<L> {
                     let r = self.posted.remove(p);
                     self.bind(i, r);
                 }
-                None => self.pending.push_back(i),
+                None => {
+                    let m = self.msg(i);
+                    let key = pending::Key {
+                        src: m.src,
+                        tag: m.tag,
+                        ctx: m.ctx,
+                    };
+                    self.pending.push_back(i, key);
+                }
             }
         }
         self.resolve_at_once(i);
@@ -2052,7 +2054,9 @@ impl<L: Link> Core<L> {
         let i = self
             .first_pending(src, tag, ctx)
             .expect("a probe found a message");
-        self.pending.retain(|&h| h != i);
+        if let Some(pos) = self.pending.position_of(i) {
+            self.pending.remove(pos);
+        }
         // later receives may now match messages it held back
         self.rematch();
         i
