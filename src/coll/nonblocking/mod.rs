@@ -134,6 +134,8 @@ pub struct Schedule {
     /// When the first round starts (None: at the starting call's tV).
     start_time: Option<VTime>,
     cursor: VTime,
+    /// The cursor once round 0's sends have started (see `cursor()`).
+    call_cursor: Option<VTime>,
     op: Option<OwnedOp>,
     finish: Option<Finish>,
 }
@@ -177,6 +179,7 @@ impl Schedule {
             started: false,
             start_time: None,
             cursor: VTime::ZERO,
+            call_cursor: None,
             op: None,
             finish: None,
         }
@@ -427,6 +430,7 @@ impl Schedule {
             started: false,
             start_time: d.start_ps.map(VTime::from_ps),
             cursor: VTime::ZERO,
+            call_cursor: None,
             op: None,
             finish: None,
         }
@@ -586,6 +590,9 @@ impl<L: Link> Progress<L> for Schedule {
                 return Poll::Done(self.cursor);
             }
             self.start_round(core);
+            if self.call_cursor.is_none() {
+                self.call_cursor = Some(self.cursor);
+            }
             moved = true;
         }
     }
@@ -594,8 +601,13 @@ impl<L: Link> Progress<L> for Schedule {
         &self.live
     }
 
+    /// Where the starting call's own sends (round 0's) end their copy:
+    /// later rounds that start within that call, because their messages
+    /// were already in the unexpected queue, progress in the background
+    /// and do not move the caller's clock (whether they start there or in
+    /// a later call depends on when the host delivered those messages).
     fn cursor(&self) -> VTime {
-        self.cursor
+        self.call_cursor.unwrap_or(self.cursor)
     }
 
     fn describe(&self) -> Option<CompoundDesc> {
