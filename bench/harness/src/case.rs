@@ -214,6 +214,19 @@ pub fn run(s: &Setup, case: &Case, exe: &Path) -> Result<Measurement, String> {
 /// The logs directory of one table under an output directory, created:
 /// `<out>/logs/<table>` (`npb-<UTC time>`, the table's own file name), so
 /// that a later run does not overwrite the logs of an earlier table.
+/// Where a benchmark's results go (`out`, else `default`), its time stamp
+/// and its logs directory (`<out>/logs/<name>-<stamp>`).
+pub fn results(
+    out: Option<&Path>,
+    default: PathBuf,
+    name: &str,
+) -> Result<(PathBuf, String, PathBuf), String> {
+    let out = out.map_or(default, Path::to_path_buf);
+    let stamp = crate::env::now_stamp();
+    let logs = logs_dir(&out, &format!("{name}-{stamp}"))?;
+    Ok((out, stamp, logs))
+}
+
 pub fn logs_dir(out: &Path, table: &str) -> Result<PathBuf, String> {
     let d = out.join("logs").join(table);
     std::fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;

@@ -6,7 +6,7 @@
 //! vaced, ...), and a summary gives the medians, the RE of the medians and
 //! the median and largest |RE| over the cases.
 use crate::case::{self, Case, Measurement};
-use crate::env::{now_stamp, Env};
+use crate::env::Env;
 use crate::kernels::{self, Runner};
 use crate::metrics::{self, opt, percent, ratio, secs};
 use crate::netns::Shaping;
@@ -224,9 +224,7 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
     }
     let env = Env::discover()?;
     let npb_dir = env.npb_dir();
-    let out = a.out.clone().unwrap_or_else(|| npb_dir.join("results"));
-    let stamp = now_stamp();
-    let logs = case::logs_dir(&out, &format!("npb-{stamp}"))?;
+    let (out, stamp, logs) = case::results(a.out.as_deref(), npb_dir.join("results"), "npb")?;
     let target = env.target(&a.target)?;
     let target_arg = crate::env::target_arg(&a.target)?;
     let cores = if a.cores.is_empty() {

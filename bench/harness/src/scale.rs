@@ -5,7 +5,7 @@
 //! the whole job, start-up and the prediction; then the checks of issue 6
 //! (prediction across --cores, speed-up, vaced vs SMPI, per-rank overhead).
 use crate::case::{self, Case, Measurement};
-use crate::env::{now_stamp, Env};
+use crate::env::Env;
 use crate::kernels::{self, Runner};
 use crate::memory::MemMethod;
 use crate::metrics::{self, mib, opt, percent, ratio, secs};
@@ -183,12 +183,8 @@ pub fn checks(kernel: &str, ranks: u32, ms: &[&Measurement]) -> Vec<String> {
 pub fn run(a: ScaleArgs) -> Result<(), String> {
     let env = Env::discover()?;
     let npb_dir = env.npb_dir();
-    let out = a
-        .out
-        .clone()
-        .unwrap_or_else(|| env.repo.join("bench/results"));
-    let stamp = now_stamp();
-    let logs = case::logs_dir(&out, &format!("scale-{stamp}"))?;
+    let (out, stamp, logs) =
+        case::results(a.out.as_deref(), env.repo.join("bench/results"), "scale")?;
     let target = env.target(&a.target)?;
     let target_arg = crate::env::target_arg(&a.target)?;
     let class = a.class.to_uppercase();

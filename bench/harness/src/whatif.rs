@@ -7,7 +7,7 @@
 //! configurations), and checks, on a target at `cpu.scale = 0`, that B's first
 //! configuration predicts what A does.
 use crate::case;
-use crate::env::{now_stamp, Env};
+use crate::env::Env;
 use crate::kernels::{self, Runner};
 use crate::metrics::{ratio, secs};
 use crate::proc::{self, JobSpec};
@@ -107,12 +107,8 @@ fn median(mut v: Vec<f64>) -> f64 {
 pub fn run(a: WhatIfArgs) -> Result<(), String> {
     let env = Env::discover()?;
     let npb_dir = env.npb_dir();
-    let out = a
-        .out
-        .clone()
-        .unwrap_or_else(|| env.repo.join("bench/results"));
-    let stamp = now_stamp();
-    let logs = case::logs_dir(&out, &format!("whatif-{stamp}"))?;
+    let (out, stamp, logs) =
+        case::results(a.out.as_deref(), env.repo.join("bench/results"), "whatif")?;
     let target = crate::env::target_arg(&a.target)?;
     let launcher = env.launcher(Runner::Vaced)?;
     // at cpu.scale = 0 both runs must predict the same (otherwise the
