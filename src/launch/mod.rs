@@ -255,7 +255,18 @@ fn run_job(
             };
             cleanup::remove_job_files(cmd, &seg_name, &job.shm_prefix());
             // the replays use the cores the ranks had
-            let replayed = whatif.map(|w| w.replay_others(a.nranks, cores));
+            let replayed =
+                match whatif.map(|w| w.replay_others(a.nranks, cores, &signals, &INTERRUPTS)) {
+                    Some(Err(sig)) => {
+                        eprintln!(
+                            "{cmd}: interrupted by {} while replaying the other configurations",
+                            signame::name(sig)
+                        );
+                        return 128 + sig;
+                    }
+                    Some(Ok(r)) => Some(r),
+                    None => None,
+                };
             let part = whatif
                 .zip(replayed.as_deref())
                 .map(|(w, r)| summary::WhatIfPart {

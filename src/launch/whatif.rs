@@ -81,22 +81,46 @@ impl WhatIf {
         self.configs[i].label(&self.bases)
     }
 
-    /// Replay every configuration but the first, `threads` at a time.
-    pub fn replay_others(&self, nranks: u32, threads: u32) -> Vec<Replayed> {
+    /// Replay every configuration but the first, `threads` at a time; an
+    /// interrupt (Ctrl-C...) among `signals` stops them: its number, then.
+    pub fn replay_others(
+        &self,
+        nranks: u32,
+        threads: u32,
+        signals: &crate::transport::process::SignalSet,
+        interrupts: &[i32],
+    ) -> Result<Vec<Replayed>, i32> {
         let models: Vec<_> = self.configs[1..].iter().map(|c| c.model.clone()).collect();
         // a replay that fails says why in its outcome: no panic messages
         let hook = std::panic::take_hook();
         std::panic::set_hook(Box::new(|_| {}));
-        let outcomes = crate::replay::replay_all(&self.logs(), nranks, &models, threads);
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let mut caught = None;
+        let outcomes = std::thread::scope(|s| {
+            let h = s
+                .spawn(|| crate::replay::replay_all(&self.logs(), nranks, &models, threads, &stop));
+            while !h.is_finished() {
+                if let Some(sig) = signals.wait(std::time::Duration::from_millis(100)) {
+                    if interrupts.contains(&sig) && caught.is_none() {
+                        caught = Some(sig);
+                        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+            }
+            h.join().expect("the replays do not panic")
+        });
         std::panic::set_hook(hook);
-        outcomes
+        if let Some(sig) = caught {
+            return Err(sig);
+        }
+        Ok(outcomes
             .into_iter()
             .enumerate()
             .map(|(i, outcome)| Replayed {
                 label: self.label(i + 1),
                 outcome,
             })
-            .collect()
+            .collect())
     }
 
     /// Remove the configurations' files and the logs.

@@ -52,10 +52,20 @@ pub struct Outcome {
 /// only the pages touched take memory).
 const STACK: usize = 256 * 1024;
 
+/// The failure of a replay that `stop` ended.
+pub const INTERRUPTED: &str = "interrupted";
+
 /// Replay the `nranks` call logs in `dir` under each of `models`, at most
 /// `threads` configurations at a time (each on one host thread, its ranks
-/// coroutines of that thread).
-pub fn replay_all(dir: &Path, nranks: u32, models: &[Model], threads: u32) -> Vec<Outcome> {
+/// coroutines of that thread). Setting `stop` ends them all soon, failed
+/// ([`INTERRUPTED`]).
+pub fn replay_all(
+    dir: &Path,
+    nranks: u32,
+    models: &[Model],
+    threads: u32,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Vec<Outcome> {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let out: Vec<std::sync::Mutex<Option<Outcome>>> =
         models.iter().map(|_| std::sync::Mutex::new(None)).collect();
@@ -64,7 +74,7 @@ pub fn replay_all(dir: &Path, nranks: u32, models: &[Model], threads: u32) -> Ve
             s.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 let Some(m) = models.get(i) else { break };
-                let o = replay(dir, nranks, m);
+                let o = replay_until(dir, nranks, m, stop);
                 *out[i].lock().unwrap() = Some(o);
             });
         }
@@ -81,6 +91,21 @@ pub fn replay_all(dir: &Path, nranks: u32, models: &[Model], threads: u32) -> Ve
 /// Replay the `nranks` call logs in `dir` under `model`, every rank a
 /// coroutine of the calling thread.
 pub fn replay(dir: &Path, nranks: u32, model: &Model) -> Outcome {
+    replay_until(
+        dir,
+        nranks,
+        model,
+        &std::sync::atomic::AtomicBool::new(false),
+    )
+}
+
+/// [`replay`], ended (failed) once `stop` is set.
+fn replay_until(
+    dir: &Path,
+    nranks: u32,
+    model: &Model,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Outcome {
     let began = Instant::now();
     let slots = if model.contention_window().is_some() {
         crate::launch::job::FLOW_SLOTS
@@ -125,7 +150,12 @@ pub fn replay(dir: &Path, nranks: u32, model: &Model) -> Outcome {
     let mut results: Vec<Option<Result<rank::RankReplay, String>>> =
         (0..nranks).map(|_| None).collect();
     let mut left = nranks;
+    let mut interrupted = false;
     while left > 0 {
+        if !interrupted && stop.load(std::sync::atomic::Ordering::Relaxed) {
+            interrupted = true;
+            shared.stop();
+        }
         let Some(r) = shared.next_ready() else {
             // Nothing to resume and ranks unfinished: wake them to fail.
             shared.stop();
@@ -148,12 +178,16 @@ pub fn replay(dir: &Path, nranks: u32, model: &Model) -> Outcome {
         .into_iter()
         .map(|x| x.unwrap_or_else(|| Err("the replay stalled: no rank could go on".into())))
         .collect();
-    let failure = results
-        .iter()
-        .enumerate()
-        .filter_map(|(r, x)| x.as_ref().err().map(|e| (r, e)))
-        .find(|(_, e)| !e.contains(STOPPED))
-        .map(|(r, e)| format!("rank {r}: {e}"));
+    let failure = if interrupted {
+        Some(INTERRUPTED.to_string())
+    } else {
+        results
+            .iter()
+            .enumerate()
+            .filter_map(|(r, x)| x.as_ref().err().map(|e| (r, e)))
+            .find(|(_, e)| !e.contains(STOPPED))
+            .map(|(r, e)| format!("rank {r}: {e}"))
+    };
     let differing = results.iter().flatten().map(|x| x.differing).sum();
     if let Some(f) = failure {
         return Outcome {
