@@ -40,25 +40,28 @@ pub struct Shared {
     generation: AtomicU64,
     deciders: AtomicU32,
     stopped: AtomicBool,
-    /// Coroutine mode: the ranks to resume, and which ranks wait.
-    ready: Option<Mutex<VecDeque<u32>>>,
+    /// Coroutine mode: per scheduling thread (rank r belongs to thread
+    /// r mod threads), the ranks to resume and what it sleeps on; which
+    /// ranks wait; how many threads are resuming a rank now.
+    ready: Option<Vec<(Mutex<VecDeque<u32>>, Condvar)>>,
     waiting: Vec<AtomicBool>,
+    running: AtomicU32,
 }
 
 impl Shared {
     /// A job of `n` ranks as threads, with `flow_slots` registry entries
     /// each.
     pub fn new(n: u32, flow_slots: u32) -> Arc<Shared> {
-        Shared::build(n, flow_slots, false)
+        Shared::build(n, flow_slots, 0)
     }
 
-    /// A job of `n` ranks as coroutines of one thread: every rank is ready
-    /// to start.
-    pub fn coroutines(n: u32, flow_slots: u32) -> Arc<Shared> {
-        Shared::build(n, flow_slots, true)
+    /// A job of `n` ranks as coroutines of `threads` host threads (rank r
+    /// on thread r mod threads): every rank is ready to start.
+    pub fn coroutines(n: u32, flow_slots: u32, threads: u32) -> Arc<Shared> {
+        Shared::build(n, flow_slots, threads.max(1))
     }
 
-    fn build(n: u32, flow_slots: u32, coroutines: bool) -> Arc<Shared> {
+    fn build(n: u32, flow_slots: u32, threads: u32) -> Arc<Shared> {
         Arc::new(Shared {
             boxes: (0..n)
                 .map(|_| Inbox {
@@ -80,14 +83,49 @@ impl Shared {
             generation: AtomicU64::new(0),
             deciders: AtomicU32::new(0),
             stopped: AtomicBool::new(false),
-            ready: coroutines.then(|| Mutex::new((0..n).collect())),
+            ready: (threads > 0).then(|| {
+                (0..threads)
+                    .map(|t| {
+                        let mine = (t..n).step_by(threads as usize).collect();
+                        (Mutex::new(mine), Condvar::new())
+                    })
+                    .collect()
+            }),
             waiting: (0..n).map(|_| AtomicBool::new(false)).collect(),
+            running: AtomicU32::new(0),
         })
     }
 
-    /// Coroutine mode: the next rank to resume, if any is ready.
-    pub fn next_ready(&self) -> Option<u32> {
-        self.ready.as_ref()?.lock().unwrap().pop_front()
+    /// Coroutine mode: the next rank scheduling thread `t` is to resume,
+    /// waiting up to `patience` for one; None if none came.
+    pub fn next_ready(&self, t: u32, patience: std::time::Duration) -> Option<u32> {
+        let (q, cv) = &self.ready.as_ref()?[t as usize];
+        let mut q = q.lock().unwrap();
+        if q.is_empty() && !patience.is_zero() {
+            q = cv.wait_timeout(q, patience).unwrap().0;
+        }
+        q.pop_front()
+    }
+
+    /// Coroutine mode: a scheduling thread resumes a rank (`on`) or is
+    /// back from it.
+    pub fn resuming(&self, on: bool) {
+        if on {
+            self.running.fetch_add(1, Ordering::SeqCst);
+        } else {
+            self.running.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Coroutine mode: no rank runs and none is ready, yet some have not
+    /// finished: nothing can wake them any more.
+    pub fn stalled(&self) -> bool {
+        self.running.load(Ordering::SeqCst) == 0
+            && self
+                .ready
+                .as_ref()
+                .is_some_and(|r| r.iter().all(|(q, _)| q.lock().unwrap().is_empty()))
+            && self.running.load(Ordering::SeqCst) == 0
     }
 
     /// Rank `r` may have something to do now.
@@ -95,9 +133,11 @@ impl Shared {
         let b = &self.boxes[r as usize];
         match &self.ready {
             None => b.cv.notify_all(),
-            Some(q) => {
+            Some(groups) => {
                 if self.waiting[r as usize].swap(false, Ordering::SeqCst) {
+                    let (q, cv) = &groups[r as usize % groups.len()];
                     q.lock().unwrap().push_back(r);
+                    cv.notify_one();
                 }
             }
         }
@@ -109,6 +149,9 @@ impl Shared {
         for (r, b) in self.boxes.iter().enumerate() {
             let _q = b.q.lock().unwrap_or_else(|e| e.into_inner());
             self.wake(r as u32);
+        }
+        for (_, cv) in self.ready.iter().flatten() {
+            cv.notify_all();
         }
     }
 }

@@ -56,9 +56,9 @@ const STACK: usize = 256 * 1024;
 pub const INTERRUPTED: &str = "interrupted";
 
 /// Replay the `nranks` call logs in `dir` under each of `models`, at most
-/// `threads` configurations at a time (each on one host thread, its ranks
-/// coroutines of that thread). Setting `stop` ends them all soon, failed
-/// ([`INTERRUPTED`]).
+/// `threads` host threads in all: configurations side by side, each on one
+/// thread or more (its ranks coroutines of those threads). Setting `stop`
+/// ends them all soon, failed ([`INTERRUPTED`]).
 pub fn replay_all(
     dir: &Path,
     nranks: u32,
@@ -69,12 +69,16 @@ pub fn replay_all(
     let next = std::sync::atomic::AtomicUsize::new(0);
     let out: Vec<std::sync::Mutex<Option<Outcome>>> =
         models.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    // configurations side by side, and the threads left over shared among
+    // them (one configuration on two cores: two threads)
+    let workers = threads.max(1).min(models.len().max(1) as u32);
+    let each = (threads.max(1) / workers).max(1);
     std::thread::scope(|s| {
-        for _ in 0..threads.max(1).min(models.len() as u32) {
+        for _ in 0..workers {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 let Some(m) = models.get(i) else { break };
-                let o = replay_until(dir, nranks, m, stop);
+                let o = replay_until(dir, nranks, m, each, stop);
                 *out[i].lock().unwrap() = Some(o);
             });
         }
@@ -91,19 +95,27 @@ pub fn replay_all(
 /// Replay the `nranks` call logs in `dir` under `model`, every rank a
 /// coroutine of the calling thread.
 pub fn replay(dir: &Path, nranks: u32, model: &Model) -> Outcome {
+    replay_on(dir, nranks, model, 1)
+}
+
+/// [`replay`] on `threads` host threads (rank r on thread r mod threads).
+pub fn replay_on(dir: &Path, nranks: u32, model: &Model, threads: u32) -> Outcome {
     replay_until(
         dir,
         nranks,
         model,
+        threads,
         &std::sync::atomic::AtomicBool::new(false),
     )
 }
 
-/// [`replay`], ended (failed) once `stop` is set.
+/// [`replay`] on `threads` host threads (rank r on thread r mod
+/// threads), ended (failed) once `stop` is set.
 fn replay_until(
     dir: &Path,
     nranks: u32,
     model: &Model,
+    threads: u32,
     stop: &std::sync::atomic::AtomicBool,
 ) -> Outcome {
     let began = Instant::now();
@@ -112,67 +124,45 @@ fn replay_until(
     } else {
         0
     };
-    let shared = Shared::coroutines(nranks, slots);
-    // (a coroutine owns what it uses)
-    let dir = std::sync::Arc::new(dir.to_path_buf());
-    let model = std::sync::Arc::new(model.clone());
-    type Co = Coroutine<(), (), Result<rank::RankReplay, String>>;
-    let mut ranks: Vec<Option<Co>> = Vec::with_capacity(nranks as usize);
-    for r in 0..nranks {
-        let stack = match DefaultStack::new(STACK) {
-            Ok(s) => s,
+    let threads = threads.clamp(1, nranks.max(1));
+    let shared = Shared::coroutines(nranks, slots, threads);
+    let interrupted = std::sync::atomic::AtomicBool::new(false);
+    let mut results: Vec<Option<Result<rank::RankReplay, String>>> =
+        (0..nranks).map(|_| None).collect();
+    let per_thread: Vec<ThreadOutcome> = std::thread::scope(|s| {
+        let hs: Vec<_> = (0..threads)
+            .map(|t| {
+                let (shared, interrupted) = (shared.clone(), &interrupted);
+                std::thread::Builder::new()
+                    .name(format!("replay-{t}"))
+                    .spawn_scoped(s, move || {
+                        schedule(dir, nranks, model, t, threads, &shared, stop, interrupted)
+                    })
+                    .expect("a replay thread starts")
+            })
+            .collect();
+        hs.into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| Err(panic_text(p))))
+            .collect()
+    });
+    for part in per_thread {
+        match part {
+            Ok(v) => {
+                for (r, x) in v {
+                    results[r as usize] = Some(x);
+                }
+            }
             Err(e) => {
                 return Outcome {
                     ranks: Vec::new(),
                     differing: 0,
-                    failure: Some(format!("cannot allocate a replay stack: {e}")),
+                    failure: Some(e),
                     wall: began.elapsed(),
                 }
             }
-        };
-        let shared = shared.clone();
-        let (dir, model) = (dir.clone(), model.clone());
-        ranks.push(Some(Coroutine::with_stack(
-            stack,
-            move |y: &Yielder, ()| {
-                let link = rank::link(r, shared.clone()).in_coroutine(y);
-                let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    rank::replay_rank(&dir, r, link, &model)
-                }));
-                let out = run.unwrap_or_else(|p| Err(panic_text(p)));
-                if out.is_err() {
-                    shared.stop();
-                }
-                out
-            },
-        )));
-    }
-    let mut results: Vec<Option<Result<rank::RankReplay, String>>> =
-        (0..nranks).map(|_| None).collect();
-    let mut left = nranks;
-    let mut interrupted = false;
-    while left > 0 {
-        if !interrupted && stop.load(std::sync::atomic::Ordering::Relaxed) {
-            interrupted = true;
-            shared.stop();
-        }
-        let Some(r) = shared.next_ready() else {
-            // Nothing to resume and ranks unfinished: wake them to fail.
-            shared.stop();
-            if shared.next_ready().is_none() {
-                break;
-            }
-            continue;
-        };
-        let Some(co) = ranks[r as usize].as_mut() else {
-            continue;
-        };
-        if let CoroutineResult::Return(x) = co.resume(()) {
-            results[r as usize] = Some(x);
-            ranks[r as usize] = None;
-            left -= 1;
         }
     }
+    let interrupted = interrupted.load(std::sync::atomic::Ordering::SeqCst);
     let wall = began.elapsed();
     let results: Vec<Result<rank::RankReplay, String>> = results
         .into_iter()
@@ -203,6 +193,84 @@ fn replay_until(
         failure: None,
         wall,
     }
+}
+
+/// A replayed rank's number and outcome.
+type RankOutcome = (u32, Result<rank::RankReplay, String>);
+
+/// What a scheduling thread gives: its ranks' outcomes (Err: it could not
+/// start them).
+type ThreadOutcome = Result<Vec<RankOutcome>, String>;
+
+/// One scheduling thread `t` of `threads`: creates the coroutines of its
+/// ranks (r mod threads = t) and resumes whichever of them is ready until
+/// they are all done; returns each one's outcome.
+#[allow(clippy::too_many_arguments)]
+fn schedule(
+    dir: &Path,
+    nranks: u32,
+    model: &Model,
+    t: u32,
+    threads: u32,
+    shared: &std::sync::Arc<Shared>,
+    stop: &std::sync::atomic::AtomicBool,
+    interrupted: &std::sync::atomic::AtomicBool,
+) -> ThreadOutcome {
+    use std::sync::atomic::Ordering;
+    type Co = Coroutine<(), (), Result<rank::RankReplay, String>>;
+    // (a coroutine owns what it uses)
+    let dir = std::sync::Arc::new(dir.to_path_buf());
+    let model = std::sync::Arc::new(model.clone());
+    let mine: Vec<u32> = (t..nranks).step_by(threads as usize).collect();
+    let mut ranks: Vec<Option<Co>> = Vec::with_capacity(mine.len());
+    for &r in &mine {
+        let stack =
+            DefaultStack::new(STACK).map_err(|e| format!("cannot allocate a replay stack: {e}"))?;
+        let shared = shared.clone();
+        let (dir, model) = (dir.clone(), model.clone());
+        ranks.push(Some(Coroutine::with_stack(
+            stack,
+            move |y: &Yielder, ()| {
+                let link = rank::link(r, shared.clone()).in_coroutine(y);
+                let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    rank::replay_rank(&dir, r, link, &model)
+                }));
+                let out = run.unwrap_or_else(|p| Err(panic_text(p)));
+                if out.is_err() {
+                    shared.stop();
+                }
+                out
+            },
+        )));
+    }
+    let mut out = Vec::with_capacity(mine.len());
+    let patience = std::time::Duration::from_millis(20);
+    while out.len() < mine.len() {
+        if stop.load(Ordering::Relaxed) && !interrupted.swap(true, Ordering::SeqCst) {
+            shared.stop();
+        }
+        let Some(r) = shared.next_ready(t, patience) else {
+            if shared.stalled() {
+                // nothing can wake the ranks left: make them fail
+                shared.stop();
+                if shared.next_ready(t, std::time::Duration::ZERO).is_none() {
+                    break;
+                }
+            }
+            continue;
+        };
+        let Some(co) = ranks[(r / threads) as usize].as_mut() else {
+            continue;
+        };
+        shared.resuming(true);
+        let step = co.resume(());
+        shared.resuming(false);
+        if let CoroutineResult::Return(x) = step {
+            out.push((r, x));
+            ranks[(r / threads) as usize] = None;
+        }
+    }
+    Ok(out)
 }
 
 fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
@@ -289,16 +357,23 @@ default_hops = 4
         .unwrap();
         let own = run_logged(other.clone(), 0, 6, 4096, None, program);
         assert_ne!(own, ran, "the targets differ");
-        for (m, want) in [(&other, &own), (&first, &ran)] {
-            let out = replay(&dir, 6, m);
+        for (m, want, threads) in [
+            (&other, &own, 1),
+            (&first, &ran, 1),
+            (&other, &own, 2),
+            (&other, &own, 4),
+        ] {
+            let out = replay_on(&dir, 6, m, threads);
             assert_eq!(out.failure, None);
             assert_eq!(out.differing, 0);
             let got: Vec<u64> = out.ranks.iter().map(|r| r.vtime_ps).collect();
             assert_eq!(&got, want);
         }
         // a log that is not there: the replay fails, naming it
-        let out = replay(&dir, 7, &first);
-        assert!(out.failure.unwrap().contains("rank 6"));
+        for threads in [1, 3] {
+            let out = replay_on(&dir, 7, &first, threads);
+            assert!(out.failure.unwrap().contains("rank 6"), "{threads} threads");
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
