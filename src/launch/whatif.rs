@@ -100,7 +100,8 @@ impl WhatIf {
             let h = s
                 .spawn(|| crate::replay::replay_all(&self.logs(), nranks, &models, threads, &stop));
             while !h.is_finished() {
-                if let Some(sig) = signals.wait(std::time::Duration::from_millis(100)) {
+                // (10 ms: how late the launcher sees the replays end)
+                if let Some(sig) = signals.wait(std::time::Duration::from_millis(10)) {
                     if interrupts.contains(&sig) && caught.is_none() {
                         caught = Some(sig);
                         stop.store(true, std::sync::atomic::Ordering::Relaxed);
