@@ -255,6 +255,13 @@ fn run_job(
             };
             cleanup::remove_job_files(cmd, &seg_name, &job.shm_prefix());
             // the replays use the cores the ranks had
+            if let (Some(w), false) = (whatif, a.quiet) {
+                let others = match w.configs.len() - 1 {
+                    1 => "the other configuration".to_string(),
+                    n => format!("the {n} other configurations"),
+                };
+                eprintln!("{cmd}: the run is over; replaying it under {others} (Ctrl-C stops)");
+            }
             let replayed =
                 match whatif.map(|w| w.replay_others(a.nranks, cores, &signals, &INTERRUPTS)) {
                     Some(Err(sig)) => {
