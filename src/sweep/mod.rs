@@ -249,7 +249,16 @@ fn sweep(who: &str, a: &SweepArgs) -> Result<i32, (i32, String)> {
     let program = std::path::Path::new(&a.cmd.program)
         .file_name()
         .map_or("program".into(), |n| n.to_string_lossy().into_owned());
-    for f in plot::write_all(&a.out, &bases, &configs, &outcomes, &program).map_err(io)? {
+    for f in plot::write_all(
+        &a.out,
+        &bases,
+        &configs,
+        &outcomes,
+        &program,
+        results::how(a.separate),
+    )
+    .map_err(io)?
+    {
         println!("{}", f.display());
     }
     Ok(0)

@@ -105,13 +105,15 @@ fn x_axis(key: &str, kind: Numeric, max: f64) -> (f64, String) {
 }
 
 /// The SVG of the figure of key `key` (`kind`: what its values are).
-/// `label_keys` names what the lines' labels list.
+/// `label_keys` names what the lines' labels list; `how` says how the
+/// configurations were predicted (`results::how`).
 pub fn render(
     key: &str,
     kind: Numeric,
     lines: &[Line],
     label_keys: &[String],
     title: &str,
+    how: &str,
 ) -> PlotResult<String> {
     let all = lines.iter().flat_map(|l| l.points.iter());
     let x_lo = all.clone().map(|p| p.0).fold(f64::INFINITY, f64::min);
@@ -174,11 +176,7 @@ pub fn render(
             n.push(String::new());
             ("lines".to_string(), n)
         };
-        notes.extend([
-            "one run per configuration;".to_string(),
-            "a single execution for all".to_string(),
-            "of them is planned".to_string(),
-        ]);
+        notes.extend(wrap(how, 28));
         style::legend(&side, 40, &heading, &entries, &notes)?;
         root.present().map_err(err)?;
     }
@@ -201,14 +199,30 @@ pub fn file_name(key: &str) -> String {
     format!("sweep-{safe}.svg")
 }
 
+/// `text` in lines of at most `width` characters, cut between words.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in text.split_whitespace() {
+        match out.last_mut() {
+            Some(l) if l.chars().count() + 1 + w.chars().count() <= width => {
+                l.push(' ');
+                l.push_str(w);
+            }
+            _ => out.push(w.to_string()),
+        }
+    }
+    out
+}
+
 /// Writes the figure of every swept key with two values or more into
-/// `dir`; the files written.
+/// `dir`; the files written. `how`: see [`render`].
 pub fn write_all(
     dir: &std::path::Path,
     bases: &[Base],
     configs: &[Config],
     outcomes: &[Outcome],
     program: &str,
+    how: &str,
 ) -> Result<Vec<std::path::PathBuf>, String> {
     let Some(first) = configs.first() else {
         return Ok(Vec::new());
@@ -231,7 +245,14 @@ pub fn write_all(
         }
         let ls = lines(bases, configs, outcomes, key);
         let title = format!("{program}: predicted time against {key}");
-        let svg = render(key, kind, &ls, &label_keys(bases, configs, key), &title)?;
+        let svg = render(
+            key,
+            kind,
+            &ls,
+            &label_keys(bases, configs, key),
+            &title,
+            how,
+        )?;
         let path = dir.join(file_name(key));
         std::fs::write(&path, svg).map_err(|e| format!("{}: {e}", path.display()))?;
         out.push(path);
@@ -282,6 +303,7 @@ mod tests {
             &ls,
             &keys,
             "t: predicted time against network.latency",
+            "one run per configuration",
         )
         .unwrap();
         let doc = roxmltree::Document::parse(&svg).unwrap();
@@ -296,7 +318,7 @@ mod tests {
             "cpu.scale",
             "0",
             "1",
-            "one run per configuration;",
+            "one run per configuration",
         ] {
             assert!(texts.contains(&s), "`{s}` missing: {texts:?}");
         }
