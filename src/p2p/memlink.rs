@@ -97,28 +97,31 @@ impl Shared {
     }
 
     /// Coroutine mode: the next rank scheduling thread `t` is to resume,
-    /// waiting up to `patience` for one; None if none came.
+    /// waiting up to `patience` for one; None if none came. The rank counts
+    /// as running from the moment it leaves the queue (under its lock, so
+    /// that [`Shared::stalled`] never sees it in neither place) until
+    /// [`Shared::resumed`].
     pub fn next_ready(&self, t: u32, patience: std::time::Duration) -> Option<u32> {
         let (q, cv) = &self.ready.as_ref()?[t as usize];
         let mut q = q.lock().unwrap();
         if q.is_empty() && !patience.is_zero() {
             q = cv.wait_timeout(q, patience).unwrap().0;
         }
-        q.pop_front()
+        let r = q.pop_front()?;
+        self.running.fetch_add(1, Ordering::SeqCst);
+        Some(r)
     }
 
-    /// Coroutine mode: a scheduling thread resumes a rank (`on`) or is
-    /// back from it.
-    pub fn resuming(&self, on: bool) {
-        if on {
-            self.running.fetch_add(1, Ordering::SeqCst);
-        } else {
-            self.running.fetch_sub(1, Ordering::SeqCst);
-        }
+    /// Coroutine mode: the rank [`Shared::next_ready`] gave is back (it
+    /// suspended or finished).
+    pub fn resumed(&self) {
+        self.running.fetch_sub(1, Ordering::SeqCst);
     }
 
     /// Coroutine mode: no rank runs and none is ready, yet some have not
-    /// finished: nothing can wake them any more.
+    /// finished: nothing can wake them any more. (A rank moves from a queue
+    /// to running under the queue's lock, so reading `running` again after
+    /// the queues catches one taken meanwhile.)
     pub fn stalled(&self) -> bool {
         self.running.load(Ordering::SeqCst) == 0
             && self

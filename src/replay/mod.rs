@@ -92,13 +92,8 @@ pub fn replay_all(
         .collect()
 }
 
-/// Replay the `nranks` call logs in `dir` under `model`, every rank a
-/// coroutine of the calling thread.
-pub fn replay(dir: &Path, nranks: u32, model: &Model) -> Outcome {
-    replay_on(dir, nranks, model, 1)
-}
-
-/// [`replay`] on `threads` host threads (rank r on thread r mod threads).
+/// Replay the `nranks` call logs in `dir` under `model` on `threads` host
+/// threads (rank r a coroutine of thread r mod threads).
 pub fn replay_on(dir: &Path, nranks: u32, model: &Model, threads: u32) -> Outcome {
     replay_until(
         dir,
@@ -164,19 +159,25 @@ fn replay_until(
     }
     let interrupted = interrupted.load(std::sync::atomic::Ordering::SeqCst);
     let wall = began.elapsed();
+    const STALLED: &str = "the replay stalled: no rank could go on";
     let results: Vec<Result<rank::RankReplay, String>> = results
         .into_iter()
-        .map(|x| x.unwrap_or_else(|| Err("the replay stalled: no rank could go on".into())))
+        .map(|x| x.unwrap_or_else(|| Err(STALLED.into())))
         .collect();
-    let failure = if interrupted {
-        Some(INTERRUPTED.to_string())
-    } else {
+    let errors = || {
         results
             .iter()
             .enumerate()
             .filter_map(|(r, x)| x.as_ref().err().map(|e| (r, e)))
+    };
+    // a rank's own error, else (ranks only stopped) a stall
+    let failure = if interrupted {
+        Some(INTERRUPTED.to_string())
+    } else {
+        errors()
             .find(|(_, e)| !e.contains(STOPPED))
             .map(|(r, e)| format!("rank {r}: {e}"))
+            .or_else(|| errors().next().map(|_| STALLED.to_string()))
     };
     let differing = results.iter().flatten().map(|x| x.differing).sum();
     if let Some(f) = failure {
@@ -245,26 +246,30 @@ fn schedule(
     }
     let mut out = Vec::with_capacity(mine.len());
     let patience = std::time::Duration::from_millis(20);
+    let mut stop_sent = false;
     while out.len() < mine.len() {
         if stop.load(Ordering::Relaxed) && !interrupted.swap(true, Ordering::SeqCst) {
             shared.stop();
         }
         let Some(r) = shared.next_ready(t, patience) else {
             if shared.stalled() {
-                // nothing can wake the ranks left: make them fail
-                shared.stop();
-                if shared.next_ready(t, std::time::Duration::ZERO).is_none() {
+                if stop_sent {
+                    // stopping woke nobody: give up on the ranks left
                     break;
                 }
+                // nothing can wake the ranks left: make them fail (they
+                // wake and find the job stopped)
+                shared.stop();
+                stop_sent = true;
             }
             continue;
         };
         let Some(co) = ranks[(r / threads) as usize].as_mut() else {
+            shared.resumed();
             continue;
         };
-        shared.resuming(true);
         let step = co.resume(());
-        shared.resuming(false);
+        shared.resumed();
         if let CoroutineResult::Return(x) = step {
             out.push((r, x));
             ranks[(r / threads) as usize] = None;

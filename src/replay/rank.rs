@@ -276,14 +276,18 @@ impl Replayer {
                 } else {
                     self.core.improbe(src, tag, ctx)
                 };
-                let (st, h) = match got {
-                    Some(x) => x,
+                let h = match got {
+                    Some((st, h)) => {
+                        self.compare(found, Some(seen(st)));
+                        h
+                    }
+                    // the program found one: one differing outcome, and
+                    // the message is taken as the program took it
                     None => {
                         self.differing += 1;
-                        self.core.mprobe(src, tag, ctx)
+                        self.core.mprobe(src, tag, ctx).1
                     }
                 };
-                self.compare(found, Some(seen(st)));
                 self.matched.insert(m, h);
             }
         }

@@ -31,14 +31,8 @@ pub struct Outcome {
 }
 
 impl Job {
-    /// The arguments of `vaced run` for target file `target` and report
-    /// `report`.
-    pub fn argv(&self, target: &Path, report: &Path) -> Vec<OsString> {
-        self.argv_all(&[target], report)
-    }
-
-    /// The arguments of `vaced run` for every target file of `targets` at
-    /// once (a what-if run).
+    /// The arguments of `vaced run` for the target files `targets` (several:
+    /// a what-if run) and report `report`.
     pub fn argv_all(&self, targets: &[&Path], report: &Path) -> Vec<OsString> {
         let mut v: Vec<OsString> = vec!["run".into(), "-n".into(), self.nranks.to_string().into()];
         for t in targets {
@@ -144,7 +138,7 @@ mod tests {
             args: vec!["--x".into(), "1".into()],
         };
         let v: Vec<String> = j
-            .argv(Path::new("d/c.toml"), Path::new("d/c.json"))
+            .argv_all(&[Path::new("d/c.toml")], Path::new("d/c.json"))
             .iter()
             .map(|s| s.to_string_lossy().into_owned())
             .collect();
