@@ -312,13 +312,11 @@ impl Reader {
             }
             self.buf.drain(..self.pos);
             self.pos = 0;
-            let have = self.buf.len();
-            self.buf.resize(have + CHUNK, 0);
-            let n = self
-                .inp
-                .read(&mut self.buf[have..])
+            // (appended as read: no zero-filling of a chunk first)
+            let n = (&mut self.inp)
+                .take(CHUNK as u64)
+                .read_to_end(&mut self.buf)
                 .map_err(|e| format!("cannot read the call log {}: {e}", self.path))?;
-            self.buf.truncate(have + n);
             self.eof = n == 0;
         }
     }
