@@ -18,6 +18,7 @@ pub mod mpi;
 pub mod mpit;
 pub mod p2p;
 pub mod plot;
+pub mod ranks;
 pub mod replay;
 pub mod report;
 pub mod rma;

@@ -8,6 +8,12 @@
 //! true, then checks `sleeping` and only if set bumps the sequence and wakes.
 //! The two SeqCst fences (owner: after announcing, ringer: before checking)
 //! make sure at least one side sees the other's store.
+//!
+//! Many-ranks mode (see `hosting`): a rank that is a user-level context of a
+//! host process announces `sleeping = HOSTED` and suspends its context
+//! instead of sleeping in the kernel; a ringer that sees `HOSTED` bumps the
+//! sequence and tells its caller, who queues the rank on its host's ready
+//! stack and rings the host ([`super::Segment::ring`]).
 
 use super::futex;
 use std::sync::atomic::{fence, AtomicU32, Ordering};
@@ -18,9 +24,34 @@ pub struct Doorbell {
     sleeping: AtomicU32,
 }
 
+/// `sleeping` of a rank suspended as a user-level context.
+const HOSTED: u32 = 2;
+
 impl Doorbell {
-    /// Sleep until `cond()` holds. Only the doorbell's owner calls this.
+    /// Sleep until `cond()` holds. Only the doorbell's owner calls this. A
+    /// rank of the many-ranks mode suspends its context instead.
     pub fn wait_until(&self, mut cond: impl FnMut() -> bool) {
+        let Some(park) = super::hosting::park_hook() else {
+            return self.wait_in_kernel(cond);
+        };
+        loop {
+            if cond() {
+                return;
+            }
+            self.sleeping.store(HOSTED, Ordering::SeqCst);
+            fence(Ordering::SeqCst);
+            if cond() {
+                self.sleeping.store(0, Ordering::Relaxed);
+                return;
+            }
+            park();
+            self.sleeping.store(0, Ordering::Relaxed);
+        }
+    }
+
+    /// [`Doorbell::wait_until`] in the kernel (also for a host process
+    /// waiting for any of its ranks to become ready).
+    pub fn wait_in_kernel(&self, mut cond: impl FnMut() -> bool) {
         loop {
             if cond() {
                 return;
@@ -38,11 +69,22 @@ impl Doorbell {
     }
 
     /// Wake the owner if it sleeps (call after making its condition true).
-    pub fn ring(&self) {
+    /// True when the owner is a suspended context of a host process, which
+    /// the caller must then wake (see [`super::Segment::ring`]).
+    #[must_use]
+    pub fn ring(&self) -> bool {
         fence(Ordering::SeqCst);
-        if self.sleeping.load(Ordering::SeqCst) != 0 {
-            self.seq.fetch_add(1, Ordering::SeqCst);
-            futex::wake(&self.seq, i32::MAX);
+        match self.sleeping.load(Ordering::SeqCst) {
+            0 => false,
+            HOSTED => {
+                self.seq.fetch_add(1, Ordering::SeqCst);
+                true
+            }
+            _ => {
+                self.seq.fetch_add(1, Ordering::SeqCst);
+                futex::wake(&self.seq, i32::MAX);
+                false
+            }
         }
     }
 }
@@ -83,7 +125,7 @@ mod tests {
                     while mine < 2 * ROUNDS {
                         s.bells[me as usize].wait_until(|| s.turn.load(Ordering::Acquire) == mine);
                         s.turn.store(mine + 1, Ordering::Release);
-                        s.bells[1 - me as usize].ring();
+                        let _ = s.bells[1 - me as usize].ring();
                         mine += 2;
                     }
                 })

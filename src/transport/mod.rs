@@ -39,6 +39,7 @@ pub mod cputime;
 mod doorbell;
 pub mod flows;
 mod futex;
+pub mod hosting;
 mod inbox;
 pub mod jitter;
 pub mod process;
@@ -77,6 +78,9 @@ pub struct Port {
     jitter: Option<jitter::Jitter>,
     /// The rank our next sleep waits for, if known ([`Port::prefer_next`]).
     prefer: Option<u32>,
+    /// A rank of the many-ranks mode: its host holds the core, the port
+    /// takes no token (see `hosting`).
+    hosted: bool,
 }
 
 impl Port {
@@ -95,6 +99,7 @@ impl Port {
             wake: Vec::new(),
             jitter: jitter::Jitter::from_env(rank),
             prefer: None,
+            hosted: hosting::is_host(),
         }
     }
     pub fn rank(&self) -> u32 {
@@ -348,7 +353,7 @@ impl Port {
         poke_rank(&self.seg, j);
     }
     pub fn acquire_token(&mut self) {
-        if !self.holds_token {
+        if !self.holds_token && !self.hosted {
             tokens::acquire(&self.seg, self.rank);
             self.holds_token = true;
         }
@@ -362,7 +367,9 @@ impl Port {
     /// Give the token to the next waiting rank, if any, and queue for it again.
     /// (Without a token, this acquires one.)
     pub fn yield_token(&mut self) {
-        if self.holds_token {
+        if self.hosted {
+            hosting::yield_now();
+        } else if self.holds_token {
             tokens::yield_(&self.seg, self.rank);
         } else {
             self.acquire_token();
@@ -373,7 +380,7 @@ impl Port {
 /// [`Port::wake`] without a port (any thread of the process).
 pub fn wake_rank(seg: &Segment, j: u32) {
     if !tokens::claim_parked(seg, j) {
-        seg.slot(j).bell.ring();
+        seg.ring(j);
     }
 }
 
@@ -434,7 +441,7 @@ fn space_freed(seg: &Segment, own: &Inbox<'_>, wake: &mut Vec<u32>) {
         waiters::take_fitting(seg, own, own.free_space(), wake);
     }
     for r in wake.drain(..) {
-        seg.slot(r).bell.ring();
+        seg.ring(r);
     }
 }
 

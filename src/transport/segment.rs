@@ -162,9 +162,32 @@ pub struct RankSlot {
     /// instead of waking it, so that it wakes once, token in hand, on the
     /// CPU of whoever hands the token over; later reasons need nothing.
     pub(super) parked: AtomicU32,
+    /// Many-ranks mode (see `hosting`): the first rank + 1 of the host
+    /// process that runs this rank (0: the rank is a process of its own).
+    pub(super) host: AtomicU32,
+    /// Whether the rank is on its host's ready stack, and the next rank + 1
+    /// there (0 = end).
+    pub(super) rq_queued: AtomicU32,
+    pub(super) rq_next: AtomicU32,
+    /// In the slot of a host's first rank: the host's ready stack (top
+    /// rank + 1, 0 = empty), the rank it runs now + 1 (0: none, e.g. while
+    /// it sleeps), and the doorbell the host sleeps on when no rank of its
+    /// own can run.
+    pub(super) rq_head: AtomicU32,
+    pub(super) host_current: AtomicU32,
+    pub(super) host_bell: Doorbell,
 }
 
 impl RankSlot {
+    /// The first rank of the host process that runs this rank, in the
+    /// many-ranks mode.
+    pub fn host(&self) -> Option<u32> {
+        self.host.load(Ordering::Acquire).checked_sub(1)
+    }
+    /// In a host's first slot: the rank the host runs now, if any.
+    pub fn host_current(&self) -> Option<u32> {
+        self.host_current.load(Ordering::Acquire).checked_sub(1)
+    }
     pub fn set_pid(&self, pid: u32) {
         self.pid.store(pid, Ordering::Release);
     }
@@ -294,7 +317,7 @@ impl RankSlot {
 }
 
 const MAGIC: u64 = u64::from_le_bytes(*b"VACEDSEG");
-const VERSION: u32 = 6;
+const VERSION: u32 = 7;
 /// Smallest accepted inbox.
 pub const MIN_INBOX_BYTES: u32 = 256;
 /// Largest accepted inbox.

@@ -188,7 +188,7 @@ fn wait_granted(seg: &Segment, rank: u32) {
 /// token's CPU first, so that it wakes there.
 fn wake_granted(seg: &Segment, w: u32, id: u32) {
     pin(seg, w, id);
-    seg.slot(w).bell.ring();
+    seg.ring(w);
 }
 
 /// The CPUs this process may run on, in order (empty if unknown).

@@ -1,0 +1,121 @@
+//! The transport's side of the many-ranks mode (`mpirun
+//! --ranks-per-process`): a host process runs a contiguous block of ranks
+//! as user-level contexts on one thread.
+//!
+//! * A hosted rank that would sleep on its doorbell suspends its context
+//!   instead: [`park_hook`] is set on the host's thread, and
+//!   `Doorbell::wait_until` calls it.
+//! * Whoever rings a suspended rank ([`Segment::ring`]) pushes it on its
+//!   host's ready stack (a lock-free stack of ranks through their slots, in
+//!   the slot of the host's first rank) and rings the host's own doorbell.
+//!   From another process this costs what ringing a sleeping rank costs;
+//!   within the host it costs no system call (the host is awake).
+//! * The host takes the whole stack at once ([`take_ready`]) and sleeps in
+//!   the kernel on its doorbell only when none of its ranks can run
+//!   ([`wait_ready`]).
+//! * Core tokens are the host's business: hosted ports take none.
+use super::segment::Segment;
+use std::cell::Cell;
+use std::sync::atomic::Ordering;
+
+thread_local! {
+    /// Set on a host's thread: suspend the running rank until it is ready.
+    static PARK: Cell<Option<fn()>> = const { Cell::new(None) };
+    /// Set on a host's thread: let the host's other ready ranks run first.
+    static YIELD: Cell<Option<fn()>> = const { Cell::new(None) };
+}
+
+/// Make the calling thread a host: `park` suspends the running rank until it
+/// is ready again, `yield_` lets the host's other ready ranks run first.
+pub fn set_hooks(park: fn(), yield_: fn()) {
+    PARK.set(Some(park));
+    YIELD.set(Some(yield_));
+}
+
+/// The calling thread's park hook, if it is a host.
+pub fn park_hook() -> Option<fn()> {
+    PARK.get()
+}
+
+/// Whether the calling thread is a host (its ranks take no core tokens).
+pub fn is_host() -> bool {
+    PARK.get().is_some()
+}
+
+/// On a host's thread: let the host's other ready ranks run first (a rank's
+/// `MPI_Test` that found nothing). Elsewhere nothing.
+pub fn yield_now() {
+    if let Some(y) = YIELD.get() {
+        y()
+    }
+}
+
+impl Segment {
+    /// Ring rank `j`'s doorbell; a suspended hosted rank is pushed on its
+    /// host's ready stack and the host woken.
+    pub fn ring(&self, j: u32) {
+        let slot = self.slot(j);
+        if !slot.bell.ring() {
+            return;
+        }
+        let Some(first) = slot.host() else {
+            return;
+        };
+        if slot.rq_queued.swap(1, Ordering::SeqCst) == 0 {
+            let hs = self.slot(first);
+            let mut head = hs.rq_head.load(Ordering::SeqCst);
+            loop {
+                slot.rq_next.store(head, Ordering::Relaxed);
+                match hs.rq_head.compare_exchange_weak(
+                    head,
+                    j + 1,
+                    Ordering::SeqCst,
+                    Ordering::SeqCst,
+                ) {
+                    Ok(_) => break,
+                    Err(h) => head = h,
+                }
+            }
+        }
+        let _ = self.slot(first).host_bell.ring();
+    }
+
+    /// Ranks `first..first + count` are run by one host process.
+    pub fn assign_host(&self, first: u32, count: u32) {
+        for r in first..first + count {
+            self.slot(r).host.store(first + 1, Ordering::Release);
+        }
+    }
+}
+
+/// The host whose first rank is `first`: take every rank pushed on its ready
+/// stack since the last call, appending them to `out` in the order they
+/// were pushed.
+pub fn take_ready(seg: &Segment, first: u32, out: &mut Vec<u32>) {
+    let mut top = seg.slot(first).rq_head.swap(0, Ordering::SeqCst);
+    let start = out.len();
+    while top != 0 {
+        let r = top - 1;
+        let s = seg.slot(r);
+        top = s.rq_next.load(Ordering::Relaxed);
+        s.rq_queued.store(0, Ordering::SeqCst);
+        out.push(r);
+    }
+    out[start..].reverse();
+}
+
+/// The host whose first rank is `first`: sleep in the kernel until a rank
+/// was pushed on its ready stack.
+pub fn wait_ready(seg: &Segment, first: u32) {
+    let hs = seg.slot(first);
+    hs.host_bell
+        .wait_in_kernel(|| hs.rq_head.load(Ordering::SeqCst) != 0);
+}
+
+/// The host whose first rank is `first` runs `rank` now (`None`: none).
+/// The launcher names it when the host dies of a signal.
+pub fn set_current(seg: &Segment, first: u32, rank: Option<u32>) {
+    seg.slot(first)
+        .host_current
+        .store(rank.map_or(0, |r| r + 1), Ordering::Release);
+}
