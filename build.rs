@@ -31,6 +31,12 @@ fn main() {
     // itself and calls PMPI_SEND reaches ours, not itself again (the
     // Fortran PMPI_ entry points forward to the MPI_ ones).
     println!("cargo:rustc-cdylib-link-arg=-Wl,-Bsymbolic-functions");
+    // A host process of the many-ranks mode interposes `exit`,
+    // `pthread_create` and `fork` for the
+    // program copies it loads (see src/ranks/entry.rs).
+    println!("cargo:rustc-link-arg-bin=vaced=-Wl,--export-dynamic-symbol=exit");
+    println!("cargo:rustc-link-arg-bin=vaced=-Wl,--export-dynamic-symbol=pthread_create");
+    println!("cargo:rustc-link-arg-bin=vaced=-Wl,--export-dynamic-symbol=fork");
 
     let bindings = bindgen::Builder::default()
         .header(header.to_str().unwrap())

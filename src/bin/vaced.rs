@@ -3,8 +3,9 @@
 
 use clap::{CommandFactory, Parser, Subcommand};
 use clap_complete::Shell;
-use std::ffi::OsString;
+use std::ffi::{c_int, c_void, OsString};
 use std::path::Path;
+use std::sync::atomic::{AtomicPtr, Ordering};
 use vaced::launch::{self, args::RunArgs, calibrate, dashes, shellenv, wrappers};
 
 /// The end of `vaced --help`: what the subcommands do not say.
@@ -125,6 +126,9 @@ fn main() {
     let mut argv = std::env::args_os();
     let argv0 = argv.next().unwrap_or_else(|| "vaced".into());
     let rest: Vec<OsString> = argv.collect();
+    if vaced::ranks::entry::is_host(&argv0) {
+        host(&rest);
+    }
     let name = launch::args::command_name(&argv0);
     let code = if let Some(w) = wrappers::Wrapper::from_name(&name) {
         wrappers::run(&name, w, &rest)
@@ -283,6 +287,126 @@ fn target(who: &str, command: TargetCmd) -> i32 {
             print!("{}", hops_table(&m, &rs));
             0
         }
+    }
+}
+
+/// A host process of the many-ranks mode (`mpirun --ranks-per-process`):
+/// see `vaced::ranks`. Never returns.
+fn host(rest: &[OsString]) -> ! {
+    let Some(program) = rest.first() else {
+        eprintln!("vaced-host: no program to run");
+        std::process::exit(127);
+    };
+    match vaced::ranks::entry::prepare(Path::new(program)) {
+        Ok(start) => {
+            RANK_EXIT.store(start.rank_exit as *mut c_void, Ordering::Release);
+            RANK_REFUSE.store(start.rank_refuse as *mut c_void, Ordering::Release);
+            // SAFETY: `prepare` found the host's entry and the first rank's
+            // copy and main, which is what the entry takes.
+            let code = unsafe { (start.host_main)(start.first_copy, start.first_main) };
+            std::process::exit(code)
+        }
+        Err(e) => {
+            eprintln!("vaced: host process: {e}");
+            std::process::exit(127)
+        }
+    }
+}
+
+/// The library's `vaced_rank_exit` while this process hosts ranks.
+static RANK_EXIT: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
+
+/// `exit`, interposed for the ranks of a host process (this executable's
+/// symbols come first for every library and program copy it loads): a rank
+/// calling `exit` (or the Fortran runtime's STOP) ends that rank only; the
+/// host itself, or any other `vaced` process, exits as usual.
+#[no_mangle]
+pub extern "C" fn exit(code: c_int) -> ! {
+    let f = RANK_EXIT.load(Ordering::Acquire);
+    if !f.is_null() {
+        // SAFETY: RANK_EXIT is only ever the library's vaced_rank_exit.
+        let f = unsafe { std::mem::transmute::<*mut c_void, extern "C" fn(c_int)>(f) };
+        f(code);
+    }
+    real_exit(code)
+}
+
+/// The library's `vaced_rank_refuse` while this process hosts ranks.
+static RANK_REFUSE: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
+
+/// Whether a rank of a host process makes call `what` (then the job ends
+/// there, naming it: see `vaced::ranks::host::vaced_rank_refuse`).
+fn refuse_in_rank(what: &std::ffi::CStr) {
+    let f = RANK_REFUSE.load(Ordering::Acquire);
+    if !f.is_null() {
+        // SAFETY: RANK_REFUSE is only ever the library's vaced_rank_refuse.
+        // (it reads `what`, a C string)
+        unsafe {
+            let f = std::mem::transmute::<
+                *mut c_void,
+                unsafe extern "C" fn(*const std::ffi::c_char) -> c_int,
+            >(f);
+            f(what.as_ptr());
+        }
+    }
+}
+
+/// The next definition of `name` after this executable (libc's).
+fn next_symbol(name: &std::ffi::CStr) -> *mut c_void {
+    // SAFETY: dlsym with RTLD_NEXT and a C string.
+    unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr()) }
+}
+
+/// `pthread_create`, refused for the ranks of a host process.
+///
+/// # Safety
+/// As libc's `pthread_create`.
+#[no_mangle]
+pub unsafe extern "C" fn pthread_create(
+    thread: *mut libc::pthread_t,
+    attr: *const libc::pthread_attr_t,
+    start: extern "C" fn(*mut c_void) -> *mut c_void,
+    arg: *mut c_void,
+) -> c_int {
+    refuse_in_rank(c"pthread_create");
+    type F = unsafe extern "C" fn(
+        *mut libc::pthread_t,
+        *const libc::pthread_attr_t,
+        extern "C" fn(*mut c_void) -> *mut c_void,
+        *mut c_void,
+    ) -> c_int;
+    let p = next_symbol(c"pthread_create");
+    if p.is_null() {
+        return libc::EAGAIN;
+    }
+    // SAFETY: libc's pthread_create has this signature; the arguments are
+    // the caller's.
+    unsafe { std::mem::transmute::<*mut c_void, F>(p)(thread, attr, start, arg) }
+}
+
+/// `fork`, refused for the ranks of a host process.
+#[no_mangle]
+pub extern "C" fn fork() -> libc::pid_t {
+    refuse_in_rank(c"fork");
+    let p = next_symbol(c"fork");
+    if p.is_null() {
+        return -1;
+    }
+    // SAFETY: libc's fork has this signature.
+    unsafe { std::mem::transmute::<*mut c_void, extern "C" fn() -> libc::pid_t>(p)() }
+}
+
+/// libc's own `exit`.
+fn real_exit(code: c_int) -> ! {
+    let p = next_symbol(c"exit");
+    // SAFETY: the next definition of `exit` after this executable is
+    // libc's, with the same signature.
+    unsafe {
+        if p.is_null() {
+            libc::_exit(code);
+        }
+        let f = std::mem::transmute::<*mut c_void, extern "C" fn(c_int) -> !>(p);
+        f(code)
     }
 }
 

@@ -10,6 +10,10 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// Linker option that puts `main` in the dynamic symbol table (see
+/// `crate::ranks::loader`).
+pub const EXPORT_MAIN: &str = "-Wl,--export-dynamic-symbol=main";
+
 /// Which wrapper was invoked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Wrapper {
@@ -219,6 +223,8 @@ pub fn plan(
         let mut rpath = OsString::from("-Wl,-rpath,");
         rpath.push(&paths.lib);
         argv.push(rpath);
+        // The many-ranks mode finds each rank copy's main by name.
+        argv.push(EXPORT_MAIN.into());
         argv.push("-lvaced".into());
     }
     Plan { mode, argv }
@@ -297,7 +303,7 @@ mod tests {
         (p.mode, show(&p.argv))
     }
 
-    const LINK: &str = "-I/opt/vaced/include -L/opt/vaced/lib -Wl,-rpath,/opt/vaced/lib -lvaced";
+    const LINK: &str = "-I/opt/vaced/include -L/opt/vaced/lib -Wl,-rpath,/opt/vaced/lib -Wl,--export-dynamic-symbol=main -lvaced";
 
     #[test]
     fn linking_adds_the_library_after_user_arguments() {
@@ -407,7 +413,7 @@ mod tests {
                 shown(w, &["a.f", "-fallow-argument-mismatch", "-o", "a"]),
                 format!(
                     "gfortran a.f -fallow-argument-mismatch -o a -I/opt/vaced/include \
-                     -I/opt/vaced/lib/fmod -L/opt/vaced/lib -Wl,-rpath,/opt/vaced/lib -lvaced"
+                     -I/opt/vaced/lib/fmod -L/opt/vaced/lib -Wl,-rpath,/opt/vaced/lib -Wl,--export-dynamic-symbol=main -lvaced"
                 )
             );
         }

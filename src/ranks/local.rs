@@ -154,7 +154,10 @@ unsafe impl<T> Sync for RankCell<T> {}
 impl<T: Copy + Send + 'static> PerThread<T> {
     /// `thread` is the default mode's thread-local; `init` makes a rank's
     /// first value (the same as the thread-local's).
-    pub const fn new(thread: &'static std::thread::LocalKey<Cell<T>>, init: fn() -> RankCell<T>) -> Self {
+    pub const fn new(
+        thread: &'static std::thread::LocalKey<Cell<T>>,
+        init: fn() -> RankCell<T>,
+    ) -> Self {
         PerThread {
             thread,
             rank: RankLocal::new(init),

@@ -6,6 +6,11 @@
 //! decisions are the default mode's, unchanged: the mode changes the host,
 //! never the prediction.
 //!
-//! Files: `local` (the library's per-rank statics).
+//! Files: `local` (the library's per-rank statics), `loader` (one copy
+//! of the program per rank), `host` (the host process: contexts and their
+//! scheduling), `entry` (the `vaced` executable starting a host).
 
+pub mod entry;
+pub mod host;
+pub mod loader;
 pub mod local;

@@ -6,17 +6,22 @@
 //!   instead: [`park_hook`] is set on the host's thread, and
 //!   `Doorbell::wait_until` calls it.
 //! * Whoever rings a suspended rank ([`Segment::ring`]) pushes it on its
-//!   host's ready stack (a lock-free stack of ranks through their slots, in
-//!   the slot of the host's first rank) and rings the host's own doorbell.
-//!   From another process this costs what ringing a sleeping rank costs;
-//!   within the host it costs no system call (the host is awake).
-//! * The host takes the whole stack at once ([`take_ready`]) and sleeps in
-//!   the kernel on its doorbell only when none of its ranks can run
-//!   ([`wait_ready`]).
+//!   host's ready stack (a lock-free stack of ranks through their slots,
+//!   its top in the slot of the host's first rank).
+//! * The host takes the whole stack at once ([`take_ready`]). When none of
+//!   its ranks can run it sleeps in the kernel on the stack's top word
+//!   ([`wait_ready`]), after marking the empty stack [`SLEEPING`]; a pusher
+//!   that replaces a marked top wakes it. From another process a push costs
+//!   what ringing a sleeping rank costs; within the host it costs no system
+//!   call (the host is awake).
 //! * Core tokens are the host's business: hosted ports take none.
+use super::futex;
 use super::segment::Segment;
 use std::cell::Cell;
 use std::sync::atomic::Ordering;
+
+/// The top word of an empty ready stack whose host sleeps on it.
+const SLEEPING: u32 = 1 << 31;
 
 thread_local! {
     /// Set on a host's thread: suspend the running rank until it is ready.
@@ -61,23 +66,24 @@ impl Segment {
         let Some(first) = slot.host() else {
             return;
         };
-        if slot.rq_queued.swap(1, Ordering::SeqCst) == 0 {
-            let hs = self.slot(first);
-            let mut head = hs.rq_head.load(Ordering::SeqCst);
-            loop {
-                slot.rq_next.store(head, Ordering::Relaxed);
-                match hs.rq_head.compare_exchange_weak(
-                    head,
-                    j + 1,
-                    Ordering::SeqCst,
-                    Ordering::SeqCst,
-                ) {
-                    Ok(_) => break,
-                    Err(h) => head = h,
-                }
+        if slot.rq_queued.swap(1, Ordering::SeqCst) != 0 {
+            return;
+        }
+        let hs = self.slot(first);
+        let mut head = hs.rq_head.load(Ordering::SeqCst);
+        loop {
+            slot.rq_next.store(head & !SLEEPING, Ordering::Relaxed);
+            match hs
+                .rq_head
+                .compare_exchange_weak(head, j + 1, Ordering::SeqCst, Ordering::SeqCst)
+            {
+                Ok(_) => break,
+                Err(h) => head = h,
             }
         }
-        let _ = self.slot(first).host_bell.ring();
+        if head == SLEEPING {
+            futex::wake(&hs.rq_head, 1);
+        }
     }
 
     /// Ranks `first..first + count` are run by one host process.
@@ -92,7 +98,7 @@ impl Segment {
 /// stack since the last call, appending them to `out` in the order they
 /// were pushed.
 pub fn take_ready(seg: &Segment, first: u32, out: &mut Vec<u32>) {
-    let mut top = seg.slot(first).rq_head.swap(0, Ordering::SeqCst);
+    let mut top = seg.slot(first).rq_head.swap(0, Ordering::SeqCst) & !SLEEPING;
     let start = out.len();
     while top != 0 {
         let r = top - 1;
@@ -107,9 +113,13 @@ pub fn take_ready(seg: &Segment, first: u32, out: &mut Vec<u32>) {
 /// The host whose first rank is `first`: sleep in the kernel until a rank
 /// was pushed on its ready stack.
 pub fn wait_ready(seg: &Segment, first: u32) {
-    let hs = seg.slot(first);
-    hs.host_bell
-        .wait_in_kernel(|| hs.rq_head.load(Ordering::SeqCst) != 0);
+    let top = &seg.slot(first).rq_head;
+    loop {
+        match top.compare_exchange(0, SLEEPING, Ordering::SeqCst, Ordering::SeqCst) {
+            Ok(_) | Err(SLEEPING) => futex::wait(top, SLEEPING),
+            Err(_) => return,
+        }
+    }
 }
 
 /// The host whose first rank is `first` runs `rank` now (`None`: none).

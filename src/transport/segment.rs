@@ -170,12 +170,10 @@ pub struct RankSlot {
     pub(super) rq_queued: AtomicU32,
     pub(super) rq_next: AtomicU32,
     /// In the slot of a host's first rank: the host's ready stack (top
-    /// rank + 1, 0 = empty), the rank it runs now + 1 (0: none, e.g. while
-    /// it sleeps), and the doorbell the host sleeps on when no rank of its
-    /// own can run.
+    /// rank + 1, 0 = empty; also the futex word the host sleeps on, see
+    /// `hosting`), and the rank it runs now + 1 (0: none).
     pub(super) rq_head: AtomicU32,
     pub(super) host_current: AtomicU32,
-    pub(super) host_bell: Doorbell,
 }
 
 impl RankSlot {

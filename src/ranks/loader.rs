@@ -1,0 +1,230 @@
+//! Private copies of the program, one per rank: the executable (a PIE) is
+//! copied to a file of the host's own, its "this is an executable" flag
+//! (`DF_1_PIE`) cleared so that the dynamic linker accepts it as a shared
+//! object, and the copy loaded with `dlopen`. Each copy has its own global
+//! and static data (C statics, Fortran COMMON blocks, SAVE and module
+//! variables), while the libraries it needs (libc, the Fortran runtime,
+//! libvaced) are loaded once for the whole host. The copy's file is removed
+//! once loaded (the mapping outlives it).
+//!
+//! `main` is found by name: our compiler wrappers export it
+//! (`-Wl,--export-dynamic-symbol=main`); for a program linked otherwise it
+//! is looked up in the file's own symbol table, when it was not stripped.
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+/// A program's `main`.
+pub type MainFn = unsafe extern "C" fn(c_int, *mut *mut c_char, *mut *mut c_char) -> c_int;
+
+/// The program, read once and made loadable.
+pub struct Image {
+    path: PathBuf,
+    bytes: Vec<u8>,
+    /// `main`'s address relative to the load base, from the symbol table
+    /// (used when `main` is not exported).
+    main_offset: Option<u64>,
+    dir: PathBuf,
+}
+
+/// One rank's loaded copy.
+pub struct Copy {
+    pub handle: *mut c_void,
+    pub main: MainFn,
+}
+
+const ET_DYN: u16 = 3;
+const PT_DYNAMIC: u32 = 2;
+const DT_NULL: i64 = 0;
+const DT_FLAGS_1: i64 = 0x6fff_fffb;
+const DF_1_PIE: u64 = 0x0800_0000;
+const SHT_SYMTAB: u32 = 2;
+
+fn u16_at(b: &[u8], off: usize) -> Option<u16> {
+    Some(u16::from_le_bytes(b.get(off..off + 2)?.try_into().ok()?))
+}
+fn u32_at(b: &[u8], off: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(b.get(off..off + 4)?.try_into().ok()?))
+}
+fn u64_at(b: &[u8], off: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(b.get(off..off + 8)?.try_into().ok()?))
+}
+
+impl Image {
+    /// Read `path` and check that it can be loaded once per rank; copies
+    /// are written under `dir` (which must exist).
+    pub fn open(path: &Path, dir: &Path) -> Result<Image, String> {
+        let name = path.display();
+        let mut bytes =
+            std::fs::read(path).map_err(|e| format!("cannot read the program {name}: {e}"))?;
+        if !bytes.starts_with(b"\x7fELF\x02\x01") {
+            return Err(format!(
+                "{name} is not a 64-bit little-endian ELF executable: the many-ranks mode loads \
+                 the program itself (not a script) once per rank"
+            ));
+        }
+        if u16_at(&bytes, 16) != Some(ET_DYN) {
+            return Err(format!(
+                "{name} is not position-independent (it was linked with -no-pie): the \
+                 many-ranks mode loads one copy of the program per rank; rebuild it as a PIE \
+                 (the default of vaced's mpicc and of Debian's compilers)"
+            ));
+        }
+        clear_pie_flag(&mut bytes).ok_or_else(|| format!("{name}: malformed ELF headers"))?;
+        let main_offset = symtab_main(&bytes);
+        Ok(Image {
+            path: path.to_path_buf(),
+            bytes,
+            main_offset,
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    /// Load the copy for `rank`.
+    pub fn load(&self, rank: u32) -> Result<Copy, String> {
+        let file = self.dir.join(format!("rank-{rank}"));
+        std::fs::write(&file, &self.bytes).map_err(|e| {
+            format!(
+                "cannot write a copy of the program to {}: {e}",
+                file.display()
+            )
+        })?;
+        let c = CString::new(file.as_os_str().as_bytes()).expect("no NUL in a temp path");
+        // SAFETY: dlopen with a valid C string; the copy's constructors run
+        // now, as the program's would at start-up.
+        let handle = unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+        let _ = std::fs::remove_file(&file);
+        if handle.is_null() {
+            return Err(format!(
+                "cannot load a copy of {} for rank {rank}: {}",
+                self.path.display(),
+                dlerror()
+            ));
+        }
+        let main = self.find_main(handle).ok_or_else(|| {
+            format!(
+                "{}: cannot find its main function: rebuild it with vaced's mpicc / mpif90 \
+                 (they export main), or do not strip it",
+                self.path.display()
+            )
+        })?;
+        Ok(Copy { handle, main })
+    }
+
+    fn find_main(&self, handle: *mut c_void) -> Option<MainFn> {
+        // SAFETY: `handle` is a live dlopen handle, the name a C string.
+        let sym = unsafe { libc::dlsym(handle, c"main".as_ptr()) };
+        let addr = if !sym.is_null() && owns(handle, sym) {
+            sym as usize
+        } else {
+            let off = self.main_offset?;
+            base(handle)? + off as usize
+        };
+        // SAFETY: `addr` is the copy's `main` (its dynamic symbol, or its
+        // symbol table entry relocated by the copy's load base), a function
+        // with C's main signature.
+        Some(unsafe { std::mem::transmute::<usize, MainFn>(addr) })
+    }
+}
+
+/// The copy's load base (`l_addr`).
+fn base(handle: *mut c_void) -> Option<usize> {
+    let mut map: *mut libc::c_void = std::ptr::null_mut();
+    // SAFETY: RTLD_DI_LINKMAP writes a `struct link_map *` into `map`.
+    let rc = unsafe {
+        libc::dlinfo(
+            handle,
+            libc::RTLD_DI_LINKMAP,
+            &mut map as *mut *mut c_void as *mut c_void,
+        )
+    };
+    if rc != 0 || map.is_null() {
+        return None;
+    }
+    // SAFETY: glibc's link_map begins with `ElfW(Addr) l_addr`.
+    Some(unsafe { *(map as *const usize) })
+}
+
+/// Whether `sym` was found in the copy itself (dlsym also searches the
+/// copy's libraries, where some other object may define `main`).
+fn owns(handle: *mut c_void, sym: *mut c_void) -> bool {
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: dladdr fills `info` for an address.
+    if unsafe { libc::dladdr(sym, &mut info) } == 0 {
+        return false;
+    }
+    base(handle).is_some_and(|b| b == info.dli_fbase as usize)
+}
+
+fn dlerror() -> String {
+    // SAFETY: dlerror returns null or a C string valid until the next call.
+    let e = unsafe { libc::dlerror() };
+    if e.is_null() {
+        "unknown error".into()
+    } else {
+        // SAFETY: as above.
+        unsafe { CStr::from_ptr(e) }.to_string_lossy().into_owned()
+    }
+}
+
+/// Clear DF_1_PIE in the dynamic section (found through the program
+/// headers). None if the headers are out of bounds.
+fn clear_pie_flag(b: &mut [u8]) -> Option<()> {
+    let phoff = u64_at(b, 32)? as usize;
+    let phentsize = u16_at(b, 54)? as usize;
+    let phnum = u16_at(b, 56)? as usize;
+    for i in 0..phnum {
+        let ph = phoff + i * phentsize;
+        if u32_at(b, ph)? != PT_DYNAMIC {
+            continue;
+        }
+        let off = u64_at(b, ph + 8)? as usize;
+        let size = u64_at(b, ph + 32)? as usize;
+        let mut d = off;
+        while d + 16 <= off + size {
+            let tag = u64_at(b, d)? as i64;
+            if tag == DT_NULL {
+                break;
+            }
+            if tag == DT_FLAGS_1 {
+                let v = u64_at(b, d + 8)? & !DF_1_PIE;
+                b.get_mut(d + 8..d + 16)?.copy_from_slice(&v.to_le_bytes());
+            }
+            d += 16;
+        }
+    }
+    Some(())
+}
+
+/// `main`'s value in the section symbol table, if the file has one.
+fn symtab_main(b: &[u8]) -> Option<u64> {
+    let shoff = u64_at(b, 40)? as usize;
+    let shentsize = u16_at(b, 58)? as usize;
+    let shnum = u16_at(b, 60)? as usize;
+    for i in 0..shnum {
+        let sh = shoff + i * shentsize;
+        if u32_at(b, sh + 4)? != SHT_SYMTAB {
+            continue;
+        }
+        let off = u64_at(b, sh + 24)? as usize;
+        let size = u64_at(b, sh + 32)? as usize;
+        let link = u32_at(b, sh + 40)? as usize;
+        let entsize = u64_at(b, sh + 56)? as usize;
+        let strsh = shoff + link * shentsize;
+        let stroff = u64_at(b, strsh + 24)? as usize;
+        if entsize < 24 {
+            return None;
+        }
+        for s in (off..off + size).step_by(entsize) {
+            let name = u32_at(b, s)? as usize;
+            let info = *b.get(s + 4)?;
+            let value = u64_at(b, s + 8)?;
+            let start = stroff + name;
+            let end = start + b.get(start..)?.iter().position(|&c| c == 0)?;
+            if &b[start..end] == b"main" && info & 0xf == 2 && value != 0 {
+                return Some(value);
+            }
+        }
+    }
+    None
+}
