@@ -128,6 +128,65 @@ fn zero_ranks_is_a_usage_error() {
     );
 }
 
+/// `mpirun ARGS...` (the vaced binary under that name).
+fn mpirun(args: &[&str]) -> Command {
+    use std::os::unix::process::CommandExt;
+    let mut c = Command::new(VACED);
+    c.arg0("mpirun").args(args).env_remove("VACED_TARGET");
+    c
+}
+
+#[test]
+fn bad_ranks_per_process_is_a_usage_error() {
+    for (k, why) in [
+        (
+            "0",
+            "the number of ranks per process must be at least 1 (or `auto`)",
+        ),
+        (
+            "abc",
+            "expected a whole number of ranks per process or `auto`, got `abc`",
+        ),
+    ] {
+        let o = mpirun(&["-n", "4", "--ranks-per-process", k, "/bin/true"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{k}");
+        let e = stderr(&o);
+        assert!(
+            e.starts_with(&format!(
+                "mpirun: invalid value '{k}' for '--ranks-per-process <K|auto>': {why}\n"
+            )),
+            "{e}"
+        );
+    }
+}
+
+/// More host processes than cores is refused before anything is created.
+#[test]
+fn more_host_processes_than_cores_is_refused() {
+    let mut c = mpirun(&[
+        "-n",
+        "10",
+        "--cores",
+        "2",
+        "--ranks-per-process",
+        "3",
+        "/bin/true",
+    ]);
+    let child = c.stderr(Stdio::piped()).spawn().unwrap();
+    let pid = child.id();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "mpirun: --ranks-per-process 3: 10 ranks need 4 host processes, more than the job's 2 \
+         cores (--cores); host processes do not share core tokens yet, so more host processes \
+         than cores is not supported: use --ranks-per-process auto, or K of at least 5\n"
+    );
+    assert!(shm_files_of(pid).is_empty());
+}
+
 #[test]
 fn unknown_option_is_a_usage_error() {
     let o = vaced_run(&["-n", "2", "--frobnicate", "/bin/true"])

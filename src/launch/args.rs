@@ -68,7 +68,8 @@ number for a signal).";
 #[derive(Debug, Clone, PartialEq, Eq, Args)]
 #[command(args_override_self = true, after_help = AFTER_HELP)]
 pub struct RunArgs {
-    /// Number of ranks, each a process on this host (also -np N)
+    /// Number of ranks, each a process on this host unless
+    /// --ranks-per-process (also -np N)
     #[arg(
         short = 'n',
         alias = "np",
@@ -127,6 +128,17 @@ pub struct RunArgs {
         value_parser = timeline_format()
     )]
     pub timeline_format: Format,
+    /// Many ranks per process, a second execution mode: the ranks run as
+    /// user-level contexts in a few host processes, each running a
+    /// contiguous block of K ranks (`auto`: as many host processes as
+    /// cores, the ranks split evenly). Default: one process per rank
+    #[arg(
+        long,
+        value_name = "K|auto",
+        allow_hyphen_values = true,
+        value_parser = ranks_per_process
+    )]
+    pub ranks_per_process: Option<RanksPerProcess>,
     /// No live progress line on stderr (ranks finished, slowest and fastest
     /// virtual clock, host wall; shown only when stderr is a terminal, after
     /// 1 s; VACED_PROGRESS=0 also turns it off)
@@ -134,6 +146,16 @@ pub struct RunArgs {
     pub quiet: bool,
     #[command(flatten)]
     pub cmd: Program,
+}
+
+/// `--ranks-per-process K|auto`: how many ranks each host process runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RanksPerProcess {
+    /// As many host processes as the job's cores (at most one per rank),
+    /// the ranks split evenly.
+    Auto,
+    /// K ranks per host process (the last one fewer).
+    Fixed(u32),
 }
 
 /// The end of a command line that runs a program (`mpirun`, `vaced sweep`):
@@ -191,6 +213,19 @@ fn ranks(value: &str) -> Result<u32, String> {
 
 fn cores(value: &str) -> Result<u32, String> {
     at_least_one(value, "cores")
+}
+
+fn ranks_per_process(value: &str) -> Result<RanksPerProcess, String> {
+    if value == "auto" {
+        return Ok(RanksPerProcess::Auto);
+    }
+    match value.parse::<u32>() {
+        Ok(0) => Err("the number of ranks per process must be at least 1 (or `auto`)".into()),
+        Ok(k) => Ok(RanksPerProcess::Fixed(k)),
+        Err(_) => Err(format!(
+            "expected a whole number of ranks per process or `auto`, got `{value}`"
+        )),
+    }
 }
 
 fn non_empty(value: &str) -> Result<String, String> {
@@ -318,6 +353,7 @@ pub(crate) mod tests {
                 timeline: None,
                 timeline_format: Format::Perfetto,
                 sync_fast: false,
+                ranks_per_process: None,
                 quiet: false,
                 cmd: Program {
                     program: "./app".into(),
@@ -404,6 +440,38 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn ranks_per_process() {
+        assert_eq!(run(&["p"]).ranks_per_process, None);
+        assert_eq!(
+            run(&["--ranks-per-process", "auto", "p"]).ranks_per_process,
+            Some(RanksPerProcess::Auto)
+        );
+        assert_eq!(
+            run(&["--ranks-per-process=16", "-n", "64", "p"]).ranks_per_process,
+            Some(RanksPerProcess::Fixed(16))
+        );
+        assert_eq!(
+            run(&["-ranks-per-process", "1", "p"]).ranks_per_process,
+            Some(RanksPerProcess::Fixed(1))
+        );
+        assert_eq!(
+            msg(&["--ranks-per-process", "0", "p"]),
+            "invalid value '0' for '--ranks-per-process <K|auto>': the number of ranks per \
+             process must be at least 1 (or `auto`)"
+        );
+        for bad in ["abc", "-2", "Auto", "1.5", ""] {
+            assert_eq!(
+                msg(&["--ranks-per-process", bad, "p"]),
+                format!(
+                    "invalid value '{bad}' for '--ranks-per-process <K|auto>': expected a whole \
+                     number of ranks per process or `auto`, got `{bad}`"
+                ),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
     fn later_option_wins() {
         assert_eq!(run(&["-n", "2", "-np", "7", "p"]).nranks, 7);
         assert!(!run(&["--sync", "fast", "--sync", "exact", "p"]).sync_fast);
@@ -472,6 +540,8 @@ pub(crate) mod tests {
             "fast",
             "--report <FILE.json>",
             "-q, --quiet",
+            "--ranks-per-process <K|auto>",
+            "second execution mode",
             "VACED_PROGRESS=0",
             "MPIEXEC_TIMEOUT",
             "VACED_HOST_JITTER",

@@ -1,5 +1,6 @@
 //! What the supervisor reads about each rank while it runs: whether it reached
-//! MPI_Finalize and whether it recorded an abort. The job's segment is the real
+//! MPI_Finalize and whether it recorded an abort (and, in the many-ranks
+//! mode, which rank a host process runs). The job's segment is the real
 //! board; tests use stand-ins so supervision can be checked with plain programs.
 
 use crate::transport::{RankState, Segment};
@@ -22,6 +23,13 @@ pub trait RankBoard {
     fn clock(&self, rank: u32) -> (bool, u64) {
         (self.finalized(rank), 0)
     }
+    /// The many-ranks mode: the rank the host process whose first rank is
+    /// `first` runs now, as it last published it (`None`: none, or not a
+    /// host).
+    fn host_running(&self, first: u32) -> Option<u32> {
+        let _ = first;
+        None
+    }
 }
 
 impl RankBoard for Segment {
@@ -38,6 +46,9 @@ impl RankBoard for Segment {
     fn clock(&self, rank: u32) -> (bool, u64) {
         let slot = self.slot(rank);
         (slot.state() == RankState::Finalized, slot.vtime())
+    }
+    fn host_running(&self, first: u32) -> Option<u32> {
+        self.slot(first).host_current()
     }
 }
 

@@ -13,6 +13,13 @@ pub const ENV_SIZE: &str = "VACED_SIZE";
 pub const ENV_TARGET: &str = "VACED_TARGET";
 pub const ENV_CMA: &str = "VACED_CMA";
 
+/// Given to each host process of the many-ranks mode (`--ranks-per-process`)
+/// instead of `VACED_RANK`: `<first>,<count>`, the block of ranks it runs.
+pub const ENV_HOSTED: &str = "VACED_HOSTED";
+/// Given to each host process: the argv[0] its ranks get (the program as
+/// written on mpirun's command line).
+pub const ENV_HOST_ARGV0: &str = "VACED_HOST_ARGV0";
+
 /// The default target when neither `--target` nor `$VACED_TARGET` names one.
 pub const DEFAULT_TARGET: &str = "tianhe1a";
 
@@ -124,6 +131,11 @@ mod tests {
         for (got, want) in env.iter().zip(want) {
             assert_eq!((got.0, got.1.as_str()), want);
         }
+        // what the host processes read (`--ranks-per-process`)
+        assert_eq!(
+            (ENV_HOSTED, ENV_HOST_ARGV0),
+            ("VACED_HOSTED", "VACED_HOST_ARGV0")
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod board;
 pub mod calibrate;
 pub mod cleanup;
 pub mod dashes;
+pub mod hosts;
 pub mod job;
 pub mod memory;
 pub mod outcome;
@@ -129,6 +130,31 @@ fn run_job(
         .unwrap_or(1);
     let cores = a.cores.unwrap_or(host_cores).min(a.nranks);
 
+    // --ranks-per-process: the block of ranks each host process runs (none:
+    // one process per rank), and the executable hosts are (ourselves)
+    let hosts = match a
+        .ranks_per_process
+        .map(|k| hosts::split(a.nranks, cores, k))
+    {
+        None => Vec::new(),
+        Some(Ok(b)) => b,
+        Some(Err(e)) => {
+            eprintln!("{cmd}: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let host_exe = if hosts.is_empty() {
+        None
+    } else {
+        match std::env::current_exe() {
+            Ok(e) => Some(e),
+            Err(e) => {
+                eprintln!("{cmd}: cannot find the vaced executable to start host processes: {e}");
+                return 1;
+            }
+        }
+    };
+
     // The ranks inherit the synchronisation mode (and VACED_HOST_JITTER).
     let sync_mode = if a.sync_fast { "fast" } else { "exact" };
     std::env::set_var("VACED_SYNC", sync_mode);
@@ -180,6 +206,10 @@ fn run_job(
         }
     };
 
+    for b in &hosts {
+        seg.assign_host(b.first, b.count);
+    }
+
     let (stdin0, forward) = match stdin::rank0_stdin() {
         Ok(x) => x,
         Err(e) => {
@@ -190,15 +220,28 @@ fn run_job(
         }
     };
     let cgroup = memory::JobCgroup::create(&job.id);
-    let (spawned, stop) = spawn::spawn_ranks(
-        &program,
-        &a.cmd.program,
-        &a.cmd.args,
-        &job,
-        stdin0,
-        Some(&signals),
-        cgroup.as_ref(),
-    );
+    let (spawned, stop) = match &host_exe {
+        None => spawn::spawn_ranks(
+            &program,
+            &a.cmd.program,
+            &a.cmd.args,
+            &job,
+            stdin0,
+            Some(&signals),
+            cgroup.as_ref(),
+        ),
+        Some(exe) => hosts::spawn_hosts(
+            exe,
+            &program,
+            &a.cmd.program,
+            &a.cmd.args,
+            &job,
+            &hosts,
+            stdin0,
+            Some(&signals),
+            cgroup.as_ref(),
+        ),
+    };
     let mut live = Live::new(&spawned);
 
     let end = |live: &mut Live, msg: String, code: i32| -> i32 {
@@ -222,6 +265,16 @@ fn run_job(
             );
             return end(&mut live, msg, 1);
         }
+        Some(SpawnStop::HostFailed { host, error }) => {
+            let exe = host_exe.as_deref().unwrap_or(std::path::Path::new("vaced"));
+            let msg = format!(
+                "cannot start the host process of {} of {} (`{}`): {error}",
+                host.describe(),
+                a.nranks,
+                exe.display()
+            );
+            return end(&mut live, msg, 1);
+        }
     }
     if let Some(w) = forward {
         stdin::start_forwarding(w);
@@ -236,7 +289,7 @@ fn run_job(
             let (msg, code) = outcome::timed_out(l);
             end(&mut live, msg, code)
         }
-        Outcome::Failed(f) => end(&mut live, f.message(), f.exit_code()),
+        Outcome::Failed(f) => end(&mut live, f.message_in(&spawned.hosts), f.exit_code()),
         Outcome::Interrupted(sig) => {
             let (msg, code) = outcome::interrupted(sig);
             end(&mut live, msg, code)
@@ -251,6 +304,12 @@ fn run_job(
                 startup: spawned.startup,
                 peak_memory: memory::job_peak(cgroup.as_ref()),
                 sync_fast: a.sync_fast,
+                ranks_per_process: (!hosts.is_empty()).then(|| hosts::largest(&hosts)),
+                processes: if hosts.is_empty() {
+                    a.nranks
+                } else {
+                    hosts.len() as u32
+                },
                 results: (0..a.nranks).map(|r| seg.slot(r).result()).collect(),
             };
             cleanup::remove_job_files(cmd, &seg_name, &job.shm_prefix());

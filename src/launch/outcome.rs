@@ -1,5 +1,6 @@
 //! How a job ended: the one message the launcher prints and its exit status.
 
+use super::hosts::Block;
 use super::signame;
 
 /// Why a job was ended early because of one rank.
@@ -27,6 +28,17 @@ pub enum Failure {
 impl Failure {
     /// One line naming the rank and the signal, status or abort code.
     pub fn message(&self) -> String {
+        self.message_in(&[])
+    }
+
+    /// The same in the many-ranks mode, where `hosts` (the blocks of ranks
+    /// by host process; empty: one process per rank) say which host
+    /// process the pid is: `rank 4 (host process 99 of ranks 3-5) ...`.
+    pub fn message_in(&self, hosts: &[Block]) -> String {
+        let who = |rank: u32, pid: u32| match hosts.iter().find(|b| b.contains(rank)) {
+            Some(b) => format!("rank {rank} (host process {pid} of {})", b.describe()),
+            None => format!("rank {rank} (pid {pid})"),
+        };
         match self {
             Failure::Signaled {
                 rank,
@@ -34,24 +46,27 @@ impl Failure {
                 sig,
                 core,
             } => format!(
-                "rank {rank} (pid {pid}) was killed by signal {}{}; the job was aborted",
+                "{} was killed by signal {}{}; the job was aborted",
+                who(*rank, *pid),
                 signame::describe(*sig),
                 if *core { ", core dumped" } else { "" }
             ),
             Failure::NoFinalize { rank, pid, status } => format!(
-                "rank {rank} (pid {pid}) exited with status {status} without calling MPI_Finalize; the job was aborted"
+                "{} exited with status {status} without calling MPI_Finalize; the job was aborted",
+                who(*rank, *pid)
             ),
             Failure::BadExitAfterFinalize { rank, pid, status } => format!(
-                "rank {rank} (pid {pid}) exited with status {status} after MPI_Finalize; the job was aborted"
+                "{} exited with status {status} after MPI_Finalize; the job was aborted",
+                who(*rank, *pid)
             ),
             Failure::Aborted {
                 rank,
                 code,
                 message,
             } => match message.as_deref().map(str::trim) {
-                Some(m) if !m.is_empty() => format!(
-                    "rank {rank} ended the job with error code {code}: {m}"
-                ),
+                Some(m) if !m.is_empty() => {
+                    format!("rank {rank} ended the job with error code {code}: {m}")
+                }
                 _ => format!(
                     "rank {rank} called MPI_Abort with error code {code}; the job was aborted"
                 ),
@@ -192,6 +207,48 @@ mod tests {
             f.message(),
             "rank 0 called MPI_Abort with error code -4; the job was aborted"
         );
+    }
+
+    #[test]
+    fn messages_name_the_host_process() {
+        let hosts = [Block { first: 0, count: 3 }, Block { first: 3, count: 1 }];
+        let f = Failure::Signaled {
+            rank: 1,
+            pid: 99,
+            sig: libc::SIGSEGV,
+            core: false,
+        };
+        assert_eq!(
+            f.message_in(&hosts),
+            "rank 1 (host process 99 of ranks 0-2) was killed by signal SIGSEGV (segmentation \
+             fault); the job was aborted"
+        );
+        let f = Failure::NoFinalize {
+            rank: 3,
+            pid: 7,
+            status: 0,
+        };
+        assert_eq!(
+            f.message_in(&hosts),
+            "rank 3 (host process 7 of rank 3) exited with status 0 without calling \
+             MPI_Finalize; the job was aborted"
+        );
+        let f = Failure::BadExitAfterFinalize {
+            rank: 0,
+            pid: 8,
+            status: 2,
+        };
+        assert_eq!(
+            f.message_in(&hosts),
+            "rank 0 (host process 8 of ranks 0-2) exited with status 2 after MPI_Finalize; the \
+             job was aborted"
+        );
+        let f = Failure::Aborted {
+            rank: 2,
+            code: 7,
+            message: None,
+        };
+        assert_eq!(f.message_in(&hosts), f.message());
     }
 
     #[test]

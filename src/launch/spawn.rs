@@ -2,6 +2,7 @@
 //! environment, rank 0 on our stdin, death with the launcher; by exec, or by
 //! executing rank 0 alone and letting it fork the others (`zygote`).
 
+use super::hosts::Block;
 use super::job::JobSpec;
 use super::memory::JobCgroup;
 use super::zygote;
@@ -14,17 +15,32 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The ranks that were started.
+/// The processes that were started: the ranks, or the host processes of the
+/// many-ranks mode (`--ranks-per-process`, see `hosts`).
 #[derive(Debug)]
 pub struct Spawned {
-    /// Process id of each rank started so far, by rank.
+    /// Process id of each process started so far, in order: by rank, or by
+    /// host.
     pub pids: Vec<u32>,
-    /// Their process group (rank 0's pid); 0 if none was started.
+    /// The block of ranks each host runs, by host (every host, started or
+    /// not); empty when each rank is a process.
+    pub hosts: Vec<Block>,
+    /// Their process group (the first process's pid); 0 if none was started.
     pub pgid: u32,
     /// When spawning began.
     pub began: Instant,
     /// From `began` until the last rank was started.
     pub startup: Duration,
+}
+
+impl Spawned {
+    /// The ranks that the `i`th process started runs.
+    pub fn ranks_of(&self, i: usize) -> Block {
+        match self.hosts.get(i) {
+            Some(&b) => b,
+            None => Block::one(i as u32),
+        }
+    }
 }
 
 /// Why spawning stopped before every rank was started.
@@ -34,10 +50,12 @@ pub enum SpawnStop {
     Interrupted(i32),
     /// Rank `rank` could not be started.
     Failed { rank: u32, error: io::Error },
+    /// The host process of `host` could not be started.
+    HostFailed { host: Block, error: io::Error },
 }
 
-/// How often (in ranks) the spawn loop looks for a pending interrupt.
-const INTERRUPT_CHECK_EVERY: u32 = 32;
+/// How often (in processes) the spawn loop looks for a pending interrupt.
+pub(super) const INTERRUPT_CHECK_EVERY: u32 = 32;
 
 /// Start `job.nranks` processes of `program` (`argv0` as their argv[0]).
 /// `stdin0` is rank 0's stdin; the other ranks get /dev/null. `signals`, if
@@ -58,6 +76,7 @@ pub fn spawn_ranks(
     let began = Instant::now();
     let mut out = Spawned {
         pids: Vec::with_capacity(job.nranks as usize),
+        hosts: Vec::new(),
         pgid: 0,
         began,
         startup: Duration::ZERO,
@@ -222,7 +241,7 @@ fn start_by_fork(
     }
 }
 
-fn interrupt_pending(signals: &SignalSet) -> Option<i32> {
+pub(super) fn interrupt_pending(signals: &SignalSet) -> Option<i32> {
     while let Some(sig) = signals.poll() {
         if sig != libc::SIGCHLD {
             return Some(sig);

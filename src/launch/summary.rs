@@ -26,6 +26,11 @@ pub struct JobSummary {
     pub peak_memory: Option<PeakMemory>,
     /// `--sync fast`: timing-dependent outcomes were decided on host arrival.
     pub sync_fast: bool,
+    /// `--ranks-per-process`: the most ranks a host process ran (`None`:
+    /// one process per rank).
+    pub ranks_per_process: Option<u32>,
+    /// Processes that ran the ranks: one per rank, or the host processes.
+    pub processes: u32,
     /// Every rank's result slot, by rank.
     pub results: Vec<RankResult>,
 }
@@ -60,6 +65,8 @@ pub fn emit_report(
         host_cpu: Duration::from_nanos(s.host_cpu_ns),
         startup: Some(s.startup),
         peak_memory: s.peak_memory.map(|p| (p.bytes(), p.upper_bound())),
+        ranks_per_process: s.ranks_per_process,
+        host_processes: Some(s.processes),
     };
     let report = Report::new(info, s.results.clone());
     eprint!("{}", render_text(&report));

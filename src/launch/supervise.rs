@@ -4,6 +4,7 @@
 //! busy polling.
 
 use super::board::{first_abort, RankBoard};
+use super::hosts::Block;
 use super::outcome::Failure;
 use super::progress::{Progress, Snapshot};
 use super::spawn::Spawned;
@@ -30,12 +31,13 @@ pub enum Outcome {
     TimedOut(Duration),
 }
 
-/// Ranks still to be reaped, by pid.
+/// Processes still to be reaped, by pid, with the ranks each runs: one
+/// rank, or a host's block (`--ranks-per-process`).
 pub struct Live {
     pgid: u32,
-    ranks: HashMap<u32, u32>,
-    /// The process group has no child of ours left (ranks that changed group
-    /// are then looked at one by one).
+    procs: HashMap<u32, Block>,
+    /// The process group has no child of ours left (processes that changed
+    /// group are then looked at one by one).
     group_empty: bool,
 }
 
@@ -43,11 +45,11 @@ impl Live {
     pub fn new(sp: &Spawned) -> Live {
         Live {
             pgid: sp.pgid,
-            ranks: sp
+            procs: sp
                 .pids
                 .iter()
                 .enumerate()
-                .map(|(r, &pid)| (pid, r as u32))
+                .map(|(i, &pid)| (pid, sp.ranks_of(i)))
                 .collect(),
             group_empty: sp.pids.is_empty(),
         }
@@ -57,21 +59,22 @@ impl Live {
         self.pgid
     }
 
-    /// Pids of the ranks not reaped yet.
+    /// Pids of the processes not reaped yet.
     pub fn pids(&self) -> Vec<u32> {
-        self.ranks.keys().copied().collect()
+        self.procs.keys().copied().collect()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ranks.is_empty()
+        self.procs.is_empty()
     }
 
-    /// Reap one rank that has ended, without blocking: `(rank, pid, status)`.
-    pub fn reap_one(&mut self) -> Option<(u32, u32, WaitStatus)> {
+    /// Reap one process that has ended, without blocking: `(its ranks,
+    /// pid, status)`.
+    pub fn reap_one(&mut self) -> Option<(Block, u32, WaitStatus)> {
         while !self.group_empty {
             match os::try_wait_group(self.pgid) {
-                Ok(Some((pid, st))) => match self.ranks.remove(&pid) {
-                    Some(rank) => return Some((rank, pid, st)),
+                Ok(Some((pid, st))) => match self.procs.remove(&pid) {
+                    Some(ranks) => return Some((ranks, pid, st)),
                     None => continue, // an orphan of a rank, reaped as subreaper
                 },
                 Ok(None) => return None,
@@ -80,31 +83,32 @@ impl Live {
             }
         }
         let found = self
-            .ranks
+            .procs
             .iter()
-            .find_map(|(&pid, &rank)| match os::try_wait_pid(pid) {
-                Ok(Some(st)) => Some((rank, pid, st)),
+            .find_map(|(&pid, &ranks)| match os::try_wait_pid(pid) {
+                Ok(Some(st)) => Some((ranks, pid, st)),
                 _ => None,
             });
         if let Some((_, pid, _)) = found {
-            self.ranks.remove(&pid);
+            self.procs.remove(&pid);
         }
         found
     }
 
-    /// Kill every remaining rank (and anything else in their group) and reap them.
+    /// Kill every remaining process (and anything else in their group) and
+    /// reap them.
     pub fn kill_and_reap(&mut self) {
-        if self.ranks.is_empty() {
+        if self.procs.is_empty() {
             return;
         }
         os::kill_group(self.pgid, libc::SIGKILL);
-        for &pid in self.ranks.keys() {
+        for &pid in self.procs.keys() {
             os::kill_pid(pid, libc::SIGKILL);
         }
         while !self.group_empty {
             match os::wait_group(self.pgid) {
                 Ok((pid, _)) => {
-                    self.ranks.remove(&pid);
+                    self.procs.remove(&pid);
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(_) => self.group_empty = true,
@@ -112,7 +116,7 @@ impl Live {
         }
         for pid in self.pids() {
             let _ = os::wait_pid(pid);
-            self.ranks.remove(&pid);
+            self.procs.remove(&pid);
         }
     }
 }
@@ -136,8 +140,8 @@ pub fn supervise(
 ) -> Outcome {
     let deadline = limit.map(|l| (l, progress.began() + l));
     loop {
-        while let Some((rank, pid, status)) = live.reap_one() {
-            if let Some(f) = judge(board, nranks, rank, pid, status) {
+        while let Some((ranks, pid, status)) = live.reap_one() {
+            if let Some(f) = judge(board, nranks, ranks, pid, status) {
                 return Outcome::Failed(f);
             }
             if live.is_empty() {
@@ -182,16 +186,17 @@ pub fn supervise(
     }
 }
 
-/// What the end of `rank` means for the job: `None` if it ended normally.
+/// What the end of process `pid`, which ran `ranks`, means for the job:
+/// `None` if it ended normally (exit status 0, every rank of it finalized).
 fn judge(
     board: &dyn RankBoard,
     nranks: u32,
-    rank: u32,
+    ranks: Block,
     pid: u32,
     status: WaitStatus,
 ) -> Option<Failure> {
-    let normal = status == WaitStatus::Exited(0) && board.finalized(rank);
-    if normal {
+    let unfinished = ranks.ranks().find(|&r| !board.finalized(r));
+    if status == WaitStatus::Exited(0) && unfinished.is_none() {
         return None;
     }
     // An abort recorded anywhere is the cause (MPI_Abort may kill its peers).
@@ -203,16 +208,25 @@ fn judge(
         });
     }
     Some(match status {
+        // a host names the rank it was running, else its first unfinished
         WaitStatus::Signaled { sig, core } => Failure::Signaled {
-            rank,
+            rank: board
+                .host_running(ranks.first)
+                .filter(|&r| ranks.contains(r))
+                .or(unfinished)
+                .unwrap_or(ranks.first),
             pid,
             sig,
             core,
         },
-        WaitStatus::Exited(status) if board.finalized(rank) => {
-            Failure::BadExitAfterFinalize { rank, pid, status }
-        }
-        WaitStatus::Exited(status) => Failure::NoFinalize { rank, pid, status },
+        WaitStatus::Exited(status) => match unfinished {
+            None => Failure::BadExitAfterFinalize {
+                rank: ranks.first,
+                pid,
+                status,
+            },
+            Some(rank) => Failure::NoFinalize { rank, pid, status },
+        },
     })
 }
 
@@ -222,6 +236,7 @@ mod tests {
     /// measured by benchmarks, not asserted where a busy machine could flake.
     const HANG_GUARD_S: u64 = 10;
     use super::super::board::Abort;
+    use super::super::hosts::spawn_hosts;
     use super::super::job::JobSpec;
     use super::super::spawn::spawn_ranks;
     use super::*;
@@ -230,7 +245,8 @@ mod tests {
     use std::process::Stdio;
 
     /// A board kept in files: `fin.R` exists once rank R "finalized";
-    /// `abort.R` holds "CODE MESSAGE".
+    /// `abort.R` holds "CODE MESSAGE"; `cur.F` the rank that the host whose
+    /// first rank is F runs.
     struct FileBoard(PathBuf);
 
     impl RankBoard for FileBoard {
@@ -244,6 +260,10 @@ mod tests {
                 code: code.parse().ok()?,
                 message: (!msg.is_empty()).then(|| msg.to_string()),
             })
+        }
+        fn host_running(&self, first: u32) -> Option<u32> {
+            let s = std::fs::read_to_string(self.0.join(format!("cur.{first}"))).ok()?;
+            s.trim().parse().ok()
         }
     }
 
@@ -261,6 +281,32 @@ mod tests {
     }
 
     fn run_limited(name: &str, nranks: u32, script: &str, limit: Option<Duration>) -> Run {
+        run_job(name, nranks, &[], script, limit)
+    }
+
+    /// Run one host process per block of `hosts` (`--ranks-per-process`):
+    /// `sh` given a script file holding `script`, with $D the board
+    /// directory and $F, $C the host's first rank and rank count (from
+    /// VACED_HOSTED); supervise them, then kill and reap whatever is left.
+    fn run_hosts(name: &str, nranks: u32, hosts: &[(u32, u32)], script: &str) -> Run {
+        let hosts: Vec<Block> = hosts
+            .iter()
+            .map(|&(first, count)| Block { first, count })
+            .collect();
+        run_job(name, nranks, &hosts, script, None)
+    }
+
+    /// A fake host's script: mark every rank of its block finalized.
+    const HOST_FINALIZES_ALL: &str =
+        "r=$F; while [ $r -lt $((F + C)) ]; do touch $D/fin.$r; r=$((r + 1)); done";
+
+    fn run_job(
+        name: &str,
+        nranks: u32,
+        hosts: &[Block],
+        script: &str,
+        limit: Option<Duration>,
+    ) -> Run {
         let dir =
             std::env::temp_dir().join(format!("vaced-sup-test-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -273,17 +319,37 @@ mod tests {
             target: "tianhe1a".into(),
             cma: false,
         };
-        let script = format!("D={}; {script}", dir.display());
-        let args = [OsString::from("-c"), script.into()];
-        let (sp, stop) = spawn_ranks(
-            Path::new("/bin/sh"),
-            OsStr::new("sh"),
-            &args,
-            &job,
-            Stdio::null(),
-            None,
-            None,
-        );
+        let (sp, stop) = if hosts.is_empty() {
+            let script = format!("D={}; {script}", dir.display());
+            let args = [OsString::from("-c"), script.into()];
+            spawn_ranks(
+                Path::new("/bin/sh"),
+                OsStr::new("sh"),
+                &args,
+                &job,
+                Stdio::null(),
+                None,
+                None,
+            )
+        } else {
+            let file = dir.join("host.sh");
+            let text = format!(
+                "D={}; F=${{VACED_HOSTED%,*}}; C=${{VACED_HOSTED#*,}}\n{script}\n",
+                dir.display()
+            );
+            std::fs::write(&file, text).unwrap();
+            spawn_hosts(
+                Path::new("/bin/sh"),
+                &file,
+                OsStr::new("prog"),
+                &[],
+                &job,
+                hosts,
+                Stdio::null(),
+                None,
+                None,
+            )
+        };
         assert!(stop.is_none());
         let board = FileBoard(dir.clone());
         let t = Instant::now();
@@ -466,6 +532,142 @@ mod tests {
                 core: false
             })
         );
+        assert_nothing_left(&r);
+    }
+
+    #[test]
+    fn hosts_that_finalize_all_their_ranks_complete_the_job() {
+        let r = run_hosts(
+            "hosts-ok",
+            7,
+            &[(0, 3), (3, 2), (5, 2)],
+            &format!("{HOST_FINALIZES_ALL}; exit 0"),
+        );
+        assert!(
+            matches!(r.outcome, Outcome::Completed { .. }),
+            "{:?}",
+            r.outcome
+        );
+        assert_eq!(r.pids.len(), 3);
+        assert_nothing_left(&r);
+    }
+
+    #[test]
+    fn a_host_killed_names_the_rank_it_runs() {
+        let r = run_hosts(
+            "hosts-segv",
+            6,
+            &[(0, 3), (3, 3)],
+            "if [ $F = 3 ]; then touch $D/fin.3; echo 4 > $D/cur.3; kill -SEGV $$; fi; sleep 30",
+        );
+        assert_eq!(
+            r.outcome,
+            Outcome::Failed(Failure::Signaled {
+                rank: 4,
+                pid: r.pids[1],
+                sig: libc::SIGSEGV,
+                core: false
+            })
+        );
+        assert!(
+            r.elapsed < Duration::from_secs(HANG_GUARD_S),
+            "took {:?}",
+            r.elapsed
+        );
+        assert_nothing_left(&r);
+    }
+
+    /// Without a running rank published (or with one not its own), a killed
+    /// host names the first of its ranks that did not finalize.
+    #[test]
+    fn a_host_killed_between_ranks_names_its_first_unfinished_rank() {
+        let r = run_hosts(
+            "hosts-bus",
+            6,
+            &[(0, 3), (3, 3)],
+            "if [ $F = 0 ]; then touch $D/fin.0 $D/fin.2; echo 5 > $D/cur.0; kill -BUS $$; fi; sleep 30",
+        );
+        assert_eq!(
+            r.outcome,
+            Outcome::Failed(Failure::Signaled {
+                rank: 1,
+                pid: r.pids[0],
+                sig: libc::SIGBUS,
+                core: false
+            })
+        );
+        assert_nothing_left(&r);
+    }
+
+    #[test]
+    fn a_host_exiting_with_an_unfinished_rank() {
+        let r = run_hosts(
+            "hosts-nofin",
+            6,
+            &[(0, 2), (2, 2), (4, 2)],
+            "if [ $F = 2 ]; then touch $D/fin.2; exit 0; fi; sleep 30",
+        );
+        assert_eq!(
+            r.outcome,
+            Outcome::Failed(Failure::NoFinalize {
+                rank: 3,
+                pid: r.pids[1],
+                status: 0
+            })
+        );
+        assert_nothing_left(&r);
+    }
+
+    #[test]
+    fn a_host_exiting_nonzero_after_its_ranks_finalized() {
+        let r = run_hosts(
+            "hosts-badexit",
+            4,
+            &[(0, 2), (2, 2)],
+            &format!("{HOST_FINALIZES_ALL}; if [ $F = 2 ]; then exit 6; fi; sleep 30"),
+        );
+        assert_eq!(
+            r.outcome,
+            Outcome::Failed(Failure::BadExitAfterFinalize {
+                rank: 2,
+                pid: r.pids[1],
+                status: 6
+            })
+        );
+        assert_nothing_left(&r);
+    }
+
+    #[test]
+    fn an_abort_by_a_hosted_rank_wins() {
+        let r = run_hosts(
+            "hosts-abort",
+            6,
+            &[(0, 3), (3, 3)],
+            "if [ $F = 3 ]; then echo '9 oops' > $D/abort.5; exit 1; fi; sleep 30",
+        );
+        assert_eq!(
+            r.outcome,
+            Outcome::Failed(Failure::Aborted {
+                rank: 5,
+                code: 9,
+                message: Some("oops".into())
+            })
+        );
+        assert_nothing_left(&r);
+    }
+
+    #[test]
+    fn hosts_past_the_limit_are_ended_with_what_they_started() {
+        let hosts = [Block { first: 0, count: 2 }, Block { first: 2, count: 1 }];
+        let r = run_job(
+            "hosts-limit",
+            3,
+            &hosts,
+            "sleep 30 & wait",
+            Some(Duration::from_millis(300)),
+        );
+        assert_eq!(r.outcome, Outcome::TimedOut(Duration::from_millis(300)));
+        assert_eq!(r.pids.len(), 2);
         assert_nothing_left(&r);
     }
 }

@@ -142,6 +142,9 @@ impl Replayed {
             host_cpu: Duration::ZERO,
             startup: None,
             peak_memory: None,
+            // replayed in the launcher, by no process of the job
+            ranks_per_process: None,
+            host_processes: None,
             ..like.clone()
         };
         Some(Report::new(info, self.outcome.ranks.clone()))

@@ -63,6 +63,11 @@ struct ReportJson<'a> {
     /// Bytes; `peak_memory_upper_bound`: only a bound (see the text report).
     peak_memory_bytes: Option<u64>,
     peak_memory_upper_bound: Option<bool>,
+    /// The execution mode: the most ranks a host process ran
+    /// (`--ranks-per-process`), `null` for one process per rank.
+    ranks_per_process: Option<u32>,
+    /// Processes that ran the ranks (`null` in a what-if replay).
+    host_processes: Option<u32>,
     efficiency: Option<f64>,
     slowdown: Option<f64>,
     ranks: Vec<RankJson>,
@@ -97,6 +102,8 @@ pub fn to_json(r: &Report) -> serde_json::Value {
         startup_s: j.startup.map(|d| d.as_secs_f64()),
         peak_memory_bytes: j.peak_memory.map(|p| p.0),
         peak_memory_upper_bound: j.peak_memory.map(|p| p.1),
+        ranks_per_process: j.ranks_per_process,
+        host_processes: j.host_processes,
         efficiency: r.efficiency,
         slowdown: r.slowdown,
         ranks: r
@@ -171,6 +178,8 @@ mod tests {
         assert_eq!(v["startup_s"], 0.0015);
         assert_eq!(v["peak_memory_bytes"], 3 << 20);
         assert_eq!(v["peak_memory_upper_bound"], false);
+        assert_eq!(v["ranks_per_process"], Value::Null);
+        assert_eq!(v["host_processes"], 4);
         assert_eq!(v["efficiency"], 0.8);
         assert_eq!(v["slowdown"], 1000.0);
         let ranks = v["ranks"].as_array().unwrap();
@@ -202,5 +211,20 @@ mod tests {
         assert_eq!(v["peak_memory_bytes"], Value::Null);
         assert_eq!(v["peak_memory_upper_bound"], Value::Null);
         assert_eq!(v["efficiency"], Value::Null);
+    }
+
+    #[test]
+    fn execution_mode() {
+        let mut r = sample();
+        r.job.ranks_per_process = Some(3);
+        r.job.host_processes = Some(2);
+        let v = to_json(&r);
+        assert_eq!(v["ranks_per_process"], 3);
+        assert_eq!(v["host_processes"], 2);
+        r.job.ranks_per_process = None;
+        r.job.host_processes = None;
+        let v = to_json(&r);
+        assert_eq!(v["ranks_per_process"], Value::Null);
+        assert_eq!(v["host_processes"], Value::Null);
     }
 }

@@ -34,6 +34,12 @@ pub struct JobInfo {
     /// Peak memory of the whole job in bytes, if measured, and whether that
     /// is only an upper bound (a sum of the ranks' peaks).
     pub peak_memory: Option<(u64, bool)>,
+    /// The execution mode: `--ranks-per-process`'s largest block of ranks
+    /// per host process, or `None` for one process per rank (the default).
+    pub ranks_per_process: Option<u32>,
+    /// How many processes ran the ranks (the host processes, or one per
+    /// rank); `None` when none did (a what-if replay).
+    pub host_processes: Option<u32>,
 }
 
 /// The finished report.
@@ -145,6 +151,8 @@ pub(crate) mod tests {
                 host_cpu: Duration::from_millis(9),
                 startup: Some(Duration::from_micros(1500)),
                 peak_memory: Some((3 << 20, false)),
+                ranks_per_process: None,
+                host_processes: Some(4),
             },
             vec![
                 rank(4_000_000, 1_000_000, 2_000_000, 1_000_000, 3, 300),

@@ -110,10 +110,12 @@ pub fn render_text(r: &Report) -> String {
         human_duration(r.app_cpu)
     );
     if let Some((bytes, upper)) = j.peak_memory {
-        let how = if upper {
-            "at most: the ranks' peak resident sizes summed"
-        } else {
+        let how = if !upper {
             "whole job"
+        } else if j.ranks_per_process.is_some() {
+            "at most: the host processes' peak resident sizes summed"
+        } else {
+            "at most: the ranks' peak resident sizes summed"
         };
         let per_rank = bytes / (r.ranks.len().max(1) as u64);
         let _ = writeln!(
@@ -144,6 +146,15 @@ pub fn render_text(r: &Report) -> String {
         j.cores,
         j.sync_mode
     );
+    if let (Some(k), Some(h)) = (j.ranks_per_process, j.host_processes) {
+        let _ = writeln!(
+            out,
+            "  {:<15}{h} host process{}, up to {k} rank{} each (--ranks-per-process)",
+            "processes",
+            if h == 1 { "" } else { "es" },
+            if k == 1 { "" } else { "s" }
+        );
+    }
     let _ = writeln!(out, "  {:<15}{}", "target", j.target);
     out
 }
@@ -187,5 +198,34 @@ vaced: predicted time on tianhe1a: 5.000 us  (0.000005000000 s, rank 1)
   target         tianhe1a
 ";
         assert_eq!(render_text(&sample()), expected);
+    }
+
+    /// `--ranks-per-process`: one more line, and the memory bound says
+    /// whose peaks were summed.
+    #[test]
+    fn many_ranks_mode_lines() {
+        let mut r = sample();
+        r.job.ranks_per_process = Some(3);
+        r.job.host_processes = Some(2);
+        r.job.peak_memory = Some((3 << 20, true));
+        let text = render_text(&r);
+        let tail: Vec<&str> = text.lines().rev().take(3).collect();
+        assert_eq!(
+            tail,
+            [
+                "  target         tianhe1a",
+                "  processes      2 host processes, up to 3 ranks each (--ranks-per-process)",
+                "  ranks          4 on 2 cores, sync conservative",
+            ]
+        );
+        assert!(text.contains(
+            "  peak memory    3.0 MiB  (at most: the host processes' peak resident sizes \
+             summed; 768.0 KiB per rank)\n"
+        ));
+        r.job.ranks_per_process = Some(1);
+        r.job.host_processes = Some(1);
+        assert!(render_text(&r).contains(
+            "  processes      1 host process, up to 1 rank each (--ranks-per-process)\n"
+        ));
     }
 }
