@@ -131,7 +131,8 @@ pub struct RunArgs {
     /// Many ranks per process, a second execution mode: the ranks run as
     /// user-level contexts in a few host processes, each running a
     /// contiguous block of K ranks (`auto`: as many host processes as
-    /// cores, the ranks split evenly). Default: one process per rank
+    /// cores, the ranks split evenly). Default: one process per rank, or
+    /// $VACED_RANKS_PER_PROCESS
     #[arg(
         long,
         value_name = "K|auto",
@@ -213,6 +214,11 @@ fn ranks(value: &str) -> Result<u32, String> {
 
 fn cores(value: &str) -> Result<u32, String> {
     at_least_one(value, "cores")
+}
+
+/// `--ranks-per-process`'s value (also `$VACED_RANKS_PER_PROCESS`'s).
+pub fn parse_ranks_per_process(value: &str) -> Result<RanksPerProcess, String> {
+    ranks_per_process(value)
 }
 
 fn ranks_per_process(value: &str) -> Result<RanksPerProcess, String> {

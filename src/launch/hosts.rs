@@ -16,7 +16,11 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The name a host process is started under (its argv[0]).
-pub const HOST_ARGV0: &str = "vaced-host";
+pub const HOST_ARGV0: &str = crate::ranks::entry::HOST_ARGV0;
+
+/// The environment variable that gives `--ranks-per-process` when the
+/// command line does not (e.g. to run a whole test suite in the mode).
+pub const ENV_RANKS_PER_PROCESS: &str = "VACED_RANKS_PER_PROCESS";
 
 /// A contiguous block of ranks: `first..first + count`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -15,10 +15,10 @@ pub const ENV_CMA: &str = "VACED_CMA";
 
 /// Given to each host process of the many-ranks mode (`--ranks-per-process`)
 /// instead of `VACED_RANK`: `<first>,<count>`, the block of ranks it runs.
-pub const ENV_HOSTED: &str = "VACED_HOSTED";
+pub const ENV_HOSTED: &str = crate::ranks::host::ENV_HOSTED;
 /// Given to each host process: the argv[0] its ranks get (the program as
 /// written on mpirun's command line).
-pub const ENV_HOST_ARGV0: &str = "VACED_HOST_ARGV0";
+pub const ENV_HOST_ARGV0: &str = crate::ranks::host::ENV_HOST_ARGV0;
 
 /// The default target when neither `--target` nor `$VACED_TARGET` names one.
 pub const DEFAULT_TARGET: &str = "tianhe1a";

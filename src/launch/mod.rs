@@ -132,10 +132,21 @@ fn run_job(
 
     // --ranks-per-process: the block of ranks each host process runs (none:
     // one process per rank), and the executable hosts are (ourselves)
-    let hosts = match a
-        .ranks_per_process
-        .map(|k| hosts::split(a.nranks, cores, k))
-    {
+    let rpp = match a.ranks_per_process {
+        Some(k) => Some(k),
+        None => match std::env::var(hosts::ENV_RANKS_PER_PROCESS) {
+            Ok(v) if v.is_empty() => None,
+            Ok(v) => match args::parse_ranks_per_process(&v) {
+                Ok(k) => Some(k),
+                Err(e) => {
+                    eprintln!("{cmd}: {}={v:?}: {e}", hosts::ENV_RANKS_PER_PROCESS);
+                    return EXIT_USAGE;
+                }
+            },
+            Err(_) => None,
+        },
+    };
+    let hosts = match rpp.map(|k| hosts::split(a.nranks, cores, k)) {
         None => Vec::new(),
         Some(Ok(b)) => b,
         Some(Err(e)) => {

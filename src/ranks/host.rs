@@ -152,13 +152,15 @@ pub unsafe extern "C" fn vaced_host_main(
         // SAFETY: the caller found `first_main` as the copy's main.
         main: unsafe { std::mem::transmute::<*mut c_void, super::loader::MainFn>(first_main) },
     };
-    match run(first) {
-        Ok(status) => std::process::exit(status),
-        Err(e) => {
-            eprintln!("vaced: host process: {e}");
-            std::process::exit(127)
-        }
-    }
+    let status = run(first).unwrap_or_else(|e| {
+        eprintln!("vaced: host process: {e}");
+        127
+    });
+    // libc's exit, not std's: a rank that ended by calling exit left std's
+    // own exit marked as running (it never returned).
+    // SAFETY: exit runs the exit handlers and flushes stdio; it does not
+    // return.
+    unsafe { libc::exit(status) }
 }
 
 /// `<first>,<count>` of [`ENV_HOSTED`].
