@@ -60,11 +60,12 @@ fn find(w: &crate::mpi::World, comm: MPI_Comm, kv: c_int) -> crate::mpi::error::
     if kv == sys::MPI_LASTUSEDCODE {
         // the one predefined attribute whose value changes
         w.comms.get(comm)?;
-        let p = crate::mpi::errcodes::LAST_USED.as_ptr();
+        let p = crate::mpi::errcodes::LAST_USED.get().as_ptr();
         return Ok(Found::User(Seen {
             c: p as usize,
-            fortran: crate::mpi::errcodes::LAST_USED.load(std::sync::atomic::Ordering::Relaxed)
-                as isize,
+            fortran: crate::mpi::errcodes::LAST_USED
+                .get()
+                .load(std::sync::atomic::Ordering::Relaxed) as isize,
         }));
     }
     w.comms.get_attr(comm, kv)

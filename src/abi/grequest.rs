@@ -11,16 +11,18 @@ use crate::abi::state::{call, lock};
 use crate::mpi::error::MpiError;
 use crate::mpi::grequest::Hooks;
 use crate::mpi::status::empty_status;
+use crate::ranks::local::RankLocal;
 use crate::sys::{self, MPI_Request, MPI_Status};
 use std::os::raw::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-/// Set by the first MPI_Grequest_start: until then [`around`] does nothing.
-static IN_USE: AtomicBool = AtomicBool::new(false);
+/// Set by the rank's first MPI_Grequest_start: until then [`around`] does
+/// nothing.
+static IN_USE: RankLocal<AtomicBool> = RankLocal::new(|| AtomicBool::new(false));
 
 pub(crate) fn mark_in_use() {
-    IN_USE.store(true, Ordering::Relaxed);
+    IN_USE.get().store(true, Ordering::Relaxed);
 }
 
 /// Run `body`, a Wait / Test call on the `count` requests at `hs`, with the
@@ -33,7 +35,7 @@ pub(crate) fn around(
     name: &str,
     body: impl FnOnce() -> c_int,
 ) -> c_int {
-    if !IN_USE.load(Ordering::Relaxed) {
+    if !IN_USE.get().load(Ordering::Relaxed) {
         return body();
     }
     if crate::abi::threads::multi() && name.starts_with("MPI_Wait") {

@@ -49,6 +49,8 @@ pub mod pack;
 pub mod partitioned;
 pub mod pcoll;
 pub mod persistent;
+#[cfg(test)]
+mod rank_local_tests;
 pub mod reduce;
 pub mod rma;
 // ---- RMA windows (dynamic, shared, error handlers) ----

@@ -190,9 +190,16 @@ mpi_fn! {
                 return Err(INVALID);
             }
             s.init()?;
-            // The interface's state is behind a lock: any level is safe.
+            // The interface's state is behind a lock: any level is safe,
+            // but in the many-ranks mode a rank has no threads of its own
+            // (at most MPI_THREAD_FUNNELED, as MPI_Init_thread).
+            let level = if crate::ranks::local::hosted() {
+                required.min(sys::MPI_THREAD_FUNNELED)
+            } else {
+                required
+            };
             // SAFETY: checked non-null int pointer (caller).
-            unsafe { provided.write(required) };
+            unsafe { provided.write(level) };
             Ok(())
         })
     }

@@ -12,6 +12,7 @@ use crate::mpi::coll_calls::{self, Data};
 use crate::mpi::datatype::Datatype;
 use crate::mpi::error::{fail, MpiResult};
 use crate::mpi::op::{How, OpTable, Reduction};
+use crate::ranks::local::RankLocal;
 use crate::sys::{self, MPI_Datatype, MPI_Op, MPI_User_function};
 use parking_lot::Mutex;
 use std::os::raw::{c_int, c_void};
@@ -29,11 +30,11 @@ extern "C" {
     ) -> c_int;
 }
 
-/// User operators of this process. Taken after the world's lock, briefly.
-static OPS: Mutex<Option<OpTable>> = parking_lot::const_mutex(None);
+/// User operators of this rank. Taken after the world's lock, briefly.
+static OPS: RankLocal<Mutex<Option<OpTable>>> = RankLocal::new(|| parking_lot::const_mutex(None));
 
 fn with_ops<R>(f: impl FnOnce(&mut OpTable) -> R) -> R {
-    let mut g = OPS.lock();
+    let mut g = OPS.get().lock();
     f(g.get_or_insert_with(OpTable::new))
 }
 

@@ -26,6 +26,7 @@ use crate::mpi::error::{code_class, fail, MpiError, MpiResult};
 use crate::mpi::info::{with_infos, Info};
 use crate::mpi::session::{parse_thread_level, pset, thread_level_name, Session, PSETS};
 use crate::mpi::World;
+use crate::ranks::local::RankLocal;
 use crate::sys::{self, MPI_Comm, MPI_Errhandler, MPI_Group, MPI_Info, MPI_Session};
 use parking_lot::Mutex;
 use std::ffi::CStr;
@@ -35,15 +36,16 @@ use std::sync::Once;
 /// Session error handlers created before the process joined the job (the
 /// standard allows it, to hand one to the first MPI_Session_init): the
 /// world adopts them, in order, when it is set up, so their handles are the
-/// ones the error-handler table gives.
-static EARLY: Mutex<Vec<UserFn>> = parking_lot::const_mutex(Vec::new());
+/// ones the error-handler table gives. The rank's (`crate::ranks`).
+static EARLY: RankLocal<Mutex<Vec<UserFn>>> =
+    RankLocal::new(|| parking_lot::const_mutex(Vec::new()));
 
 /// First user error-handler handle (`mpi::errhandler`'s numbering).
 const EH_BASE: u32 = 0x9400_0000;
 
 /// The world takes the handlers created before it (see [`EARLY`]).
 pub(crate) fn adopt_early_handlers(w: &mut World) {
-    for f in EARLY.lock().drain(..) {
+    for f in EARLY.get().lock().drain(..) {
         // fresh table: cannot run out of handles here
         let _ = w.errhandlers.create(f);
     }
@@ -64,7 +66,7 @@ pub(crate) unsafe fn errhandler_free_outside(errhandler: *mut MPI_Errhandler) ->
     let r = match lock().0.as_mut() {
         Some(w) => w.errhandlers.free(*eh),
         None => {
-            let early = (*eh as u32).wrapping_sub(EH_BASE) < EARLY.lock().len() as u32;
+            let early = (*eh as u32).wrapping_sub(EH_BASE) < EARLY.get().lock().len() as u32;
             if is_predefined(*eh) || early {
                 Ok(())
             } else {
@@ -156,6 +158,10 @@ fn requested_level(info: MPI_Info) -> MpiResult<c_int> {
 
 /// At process exit: a process whose models have all ended leaves the job
 /// (see the module's doc). One that still has a model active does not.
+/// It acts on the calling thread's current rank state: in the many-ranks
+/// mode (`crate::ranks`) the process's exit reaches none of the hosted
+/// ranks (the host has to do this for each rank whose program ended, with
+/// the rank's store entered).
 extern "C" fn leave_at_exit() {
     let Some(mut g) = state::try_lock() else {
         return;
@@ -188,7 +194,7 @@ mpi_fn! {
         let mut g = lock();
         if g.0.is_none() {
             let known = is_predefined(errhandler)
-                || EARLY.lock().len() > (errhandler as u32).wrapping_sub(EH_BASE) as usize;
+                || EARLY.get().lock().len() > (errhandler as u32).wrapping_sub(EH_BASE) as usize;
             if !known {
                 drop(g);
                 let e = MpiError::new(
@@ -419,7 +425,7 @@ mpi_fn! {
             *o = match w {
                 Some(w) => w.errhandlers.create(f)?,
                 None => {
-                    let mut early = EARLY.lock();
+                    let mut early = EARLY.get().lock();
                     early.push(f);
                     (EH_BASE + early.len() as u32 - 1) as MPI_Errhandler
                 }

@@ -1,8 +1,12 @@
-//! The process-wide MPI state behind a mutex, the init/finalize phase (an
+//! The MPI state of the rank behind a mutex, the init/finalize phase (an
 //! atomic, so MPI_Initialized / MPI_Finalized never block), and the one path
 //! every MPI call takes: lock, check the phase, `enter`, work, `leave`, and
 //! errors through the communicator's error handler (a program's handler
 //! runs after the lock is released: it may call MPI).
+//!
+//! All of it is the rank's: in the many-ranks mode (`crate::ranks`) each
+//! rank a host runs has its own state, phase and thread-locals
+//! ([`RankLocal`], [`PerThread`]).
 //!
 //! Threads (see `abi::threads`): calls from several threads run one at a
 //! time. Under MPI_THREAD_MULTIPLE a thread that finds the lock taken wakes
@@ -17,6 +21,7 @@ use crate::mpi::blocking;
 use crate::mpi::errhandler::{Action, UserFn};
 use crate::mpi::error::{fatal_message, MpiError, MpiResult};
 use crate::mpi::World;
+use crate::ranks::local::{PerThread, RankCell, RankLocal};
 use crate::sys::{self, MPI_Comm};
 use parking_lot::{Mutex, MutexGuard};
 use std::cell::Cell;
@@ -33,65 +38,80 @@ pub(crate) struct Global(pub(crate) Option<World>);
 // the process until their operation completes, whatever thread calls MPI.
 unsafe impl Send for Global {}
 
-static STATE: Mutex<Global> = parking_lot::const_mutex(Global(None));
+static STATE: RankLocal<Mutex<Global>> = RankLocal::new(|| parking_lot::const_mutex(Global(None)));
 
 pub(crate) const UNINIT: u8 = 0;
 pub(crate) const RUNNING: u8 = 1;
 pub(crate) const FINALIZED: u8 = 2;
-static PHASE: AtomicU8 = AtomicU8::new(UNINIT);
+static PHASE: RankLocal<AtomicU8> = RankLocal::new(|| AtomicU8::new(UNINIT));
 
 pub(crate) fn phase() -> u8 {
-    PHASE.load(Ordering::Acquire)
+    PHASE.get().load(Ordering::Acquire)
 }
 
 pub(crate) fn set_phase(p: u8) {
-    PHASE.store(p, Ordering::Release)
+    PHASE.get().store(p, Ordering::Release)
 }
 
 /// Whether MPI runs (the world model or a session is active): the world's
 /// [`World::running`], kept where MPI_Wtime and the calls that work at any
 /// time read it without the lock.
-static ACTIVE: AtomicBool = AtomicBool::new(false);
+static ACTIVE: RankLocal<AtomicBool> = RankLocal::new(|| AtomicBool::new(false));
 
 pub(crate) fn active() -> bool {
-    ACTIVE.load(Ordering::Acquire)
+    ACTIVE.get().load(Ordering::Acquire)
 }
 
 /// Publish whether `w` runs (after MPI_Init, MPI_Finalize, and a session's
 /// init and finalize).
 pub(crate) fn refresh_active(w: &World) {
-    ACTIVE.store(w.running(), Ordering::Release)
+    ACTIVE.get().store(w.running(), Ordering::Release)
 }
 
 pub(crate) fn lock() -> MutexGuard<'static, Global> {
-    if let Some(g) = STATE.try_lock() {
+    let state = STATE.get();
+    if let Some(g) = state.try_lock() {
         return g;
     }
     if !threads::multi() {
-        return STATE.lock();
+        return state.lock();
     }
     // the holder may sleep in a blocking wait: wake it to let us in
     threads::want_begin();
-    let g = STATE.lock();
+    let g = state.lock();
     threads::want_end();
     g
 }
 
 /// The lock if it is free now (at process exit, where waiting could hang).
 pub(crate) fn try_lock() -> Option<MutexGuard<'static, Global>> {
-    STATE.try_lock()
+    STATE.get().try_lock()
 }
 
+/// A pointer to the world, as a value of [`HELD`].
+#[derive(Clone, Copy)]
+struct HeldWorld(*mut World);
+
+// SAFETY: a HeldWorld is only dereferenced by the thread that armed it
+// (HELD is a thread-local, or the rank's in the many-ranks mode, where a
+// rank runs on its host's one thread), while it holds the lock it got the
+// world from.
+unsafe impl Send for HeldWorld {}
+
 thread_local! {
-    /// The world while this thread holds the lock in [`call`] (null
-    /// otherwise): a call this thread makes meanwhile is nested.
-    static HELD: Cell<*mut World> = const { Cell::new(std::ptr::null_mut()) };
+    static HELD_THREAD: Cell<HeldWorld> = const { Cell::new(HeldWorld(std::ptr::null_mut())) };
 }
+
+/// The world while this thread (the rank, in the many-ranks mode) holds the
+/// lock in [`call`] (null otherwise): a call it makes meanwhile is nested.
+static HELD: PerThread<HeldWorld> = PerThread::new(&HELD_THREAD, || {
+    RankCell::new(HeldWorld(std::ptr::null_mut()))
+});
 
 /// Whether this thread holds the lock (a call from inside a callback the
 /// library runs).
 pub(crate) fn nested_now() -> bool {
-    !HELD.get().is_null()
+    !HELD.get().0.is_null()
 }
 
 /// Arms [`HELD`] for the lifetime of a locked call.
@@ -99,14 +119,14 @@ struct Held;
 
 impl Held {
     fn arm(w: &mut World) -> Held {
-        HELD.set(w as *mut World);
+        HELD.set(HeldWorld(w as *mut World));
         Held
     }
 }
 
 impl Drop for Held {
     fn drop(&mut self) {
-        HELD.set(std::ptr::null_mut());
+        HELD.set(HeldWorld(std::ptr::null_mut()));
     }
 }
 
@@ -156,7 +176,7 @@ const NESTED_OK: &[&str] = &[
 /// MPI_Wtime from inside a callback the library runs: the virtual time of
 /// the call it interrupts (None when not nested).
 pub(crate) fn nested_vtime() -> Option<crate::model::VTime> {
-    let held = HELD.get();
+    let held = HELD.get().0;
     // SAFETY: as in `nested`; only read.
     (!held.is_null()).then(|| unsafe { (*held).ep.vtime() })
 }
@@ -164,7 +184,7 @@ pub(crate) fn nested_vtime() -> Option<crate::model::VTime> {
 /// MPI_Abort from inside a callback the library runs (the standard allows
 /// it in a user reduction operator): end the job now.
 pub(crate) fn nested_abort(code: c_int, msg: &str) {
-    let held = HELD.get();
+    let held = HELD.get().0;
     if !held.is_null() {
         // SAFETY: as in `nested`; the process exits in abort.
         unsafe { (*held).ep.abort(code, msg) }
@@ -214,8 +234,13 @@ struct Pending {
 }
 
 thread_local! {
-    static PENDING: Cell<Option<Pending>> = const { Cell::new(None) };
+    static PENDING_THREAD: Cell<Option<Pending>> = const { Cell::new(None) };
 }
+
+/// The handler [`raise_through`] queued for [`run_pending`] (per thread, or
+/// per rank in the many-ranks mode).
+static PENDING: PerThread<Option<Pending>> =
+    PerThread::new(&PENDING_THREAD, || RankCell::new(None));
 
 /// Raise error code `code` through handler `eh` of object `handle`, from
 /// `call`: under MPI_ERRORS_RETURN return the code; under
@@ -267,7 +292,7 @@ pub(crate) fn error(w: &mut World, comm: MPI_Comm, call: &str, e: MpiError) -> c
 /// Call the program's error handler that [`error`] queued, if any. Only
 /// without the state lock: the handler may call MPI.
 pub(crate) fn run_pending() {
-    let Some(p) = PENDING.take() else {
+    let Some(p) = PENDING.replace(None) else {
         return;
     };
     let (mut handle, mut code) = (p.handle, p.code);
@@ -337,7 +362,7 @@ pub(crate) fn call(
     comm: MPI_Comm,
     f: impl FnOnce(&mut World) -> MpiResult<()>,
 ) -> c_int {
-    let held = HELD.get();
+    let held = HELD.get().0;
     if !held.is_null() {
         return nested(held, call, comm, f);
     }
@@ -379,7 +404,7 @@ pub(crate) fn call_mut(
     comm: MPI_Comm,
     mut f: impl FnMut(&mut World) -> MpiResult<()>,
 ) -> c_int {
-    if !threads::multi() || !HELD.get().is_null() {
+    if !threads::multi() || nested_now() {
         return self::call(call, comm, f);
     }
     loop {

@@ -1,7 +1,8 @@
 //! Error classes and codes the program adds (MPI_Add_error_class,
 //! MPI_Add_error_code) and the strings it gives them (MPI_Add_error_string),
 //! process-wide as the standard defines them (MPI_Error_class and
-//! MPI_Error_string may be called at any time, without a communicator).
+//! MPI_Error_string may be called at any time, without a communicator):
+//! the rank's, in the many-ranks mode (`crate::ranks`).
 //!
 //! Classes and codes share one number space above MPI_ERR_LASTCODE, as
 //! MPICH's (its dynamic classes and codes have bit 0x40000000 set): the
@@ -10,14 +11,17 @@
 //! MPI_LASTUSEDCODE attribute of MPI_COMM_WORLD, which the standard wants
 //! at least MPI_ERR_LASTCODE) follows; it starts at MPI_ERR_LASTCODE.
 use crate::mpi::error::{fail, MpiResult};
+use crate::ranks::local::RankLocal;
 use crate::sys;
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicI32, Ordering};
 
-/// The largest error class or code in use (MPI_LASTUSEDCODE).
-pub static LAST_USED: AtomicI32 = AtomicI32::new(sys::MPI_ERR_LASTCODE);
+/// The largest error class or code in use (MPI_LASTUSEDCODE; the program
+/// reads the attribute through a pointer to it).
+pub static LAST_USED: RankLocal<AtomicI32> =
+    RankLocal::new(|| AtomicI32::new(sys::MPI_ERR_LASTCODE));
 
 /// The first value handed out.
 const FIRST: c_int = sys::MPI_ERR_LASTCODE + 1;
@@ -28,9 +32,11 @@ struct Registry {
     strings: BTreeMap<c_int, String>,
 }
 
-static REGISTRY: Mutex<Registry> = parking_lot::const_mutex(Registry {
-    class_of: Vec::new(),
-    strings: BTreeMap::new(),
+static REGISTRY: RankLocal<Mutex<Registry>> = RankLocal::new(|| {
+    parking_lot::const_mutex(Registry {
+        class_of: Vec::new(),
+        strings: BTreeMap::new(),
+    })
 });
 
 impl Registry {
@@ -47,7 +53,7 @@ impl Registry {
                 Ok,
             )?;
         self.class_of.push(class.unwrap_or(v));
-        LAST_USED.store(v, Ordering::Release);
+        LAST_USED.get().store(v, Ordering::Release);
         Ok(v)
     }
 }
@@ -59,13 +65,13 @@ fn predefined(code: c_int) -> bool {
 
 /// MPI_Add_error_class: a new class.
 pub fn add_class() -> MpiResult<c_int> {
-    REGISTRY.lock().next(None)
+    REGISTRY.get().lock().next(None)
 }
 
 /// MPI_Add_error_code: a new code of `class` (a predefined class other
 /// than MPI_SUCCESS, or one added by the program).
 pub fn add_code(class: c_int) -> MpiResult<c_int> {
-    let mut r = REGISTRY.lock();
+    let mut r = REGISTRY.get().lock();
     let is_class =
         (class != sys::MPI_SUCCESS && predefined(class)) || r.added(class) == Some(class);
     if !is_class {
@@ -80,7 +86,7 @@ pub fn add_code(class: c_int) -> MpiResult<c_int> {
 /// MPI_Add_error_string: the text of an added class or code (replacing an
 /// earlier one); predefined ones cannot be changed.
 pub fn add_string(code: c_int, text: &str) -> MpiResult<()> {
-    let mut r = REGISTRY.lock();
+    let mut r = REGISTRY.get().lock();
     if r.added(code).is_none() {
         let why = if predefined(code) || code == sys::MPI_SUCCESS {
             "a predefined error class, whose string cannot be changed"
@@ -106,13 +112,13 @@ pub fn add_string(code: c_int, text: &str) -> MpiResult<()> {
 
 /// The class of an added class or code, None if `code` was not added.
 pub fn class_of(code: c_int) -> Option<c_int> {
-    REGISTRY.lock().added(code)
+    REGISTRY.get().lock().added(code)
 }
 
 /// The string of an added class or code ("" until MPI_Add_error_string
 /// sets one), None if `code` was not added.
 pub fn string_of(code: c_int) -> Option<String> {
-    let r = REGISTRY.lock();
+    let r = REGISTRY.get().lock();
     r.added(code)?;
     Some(r.strings.get(&code).cloned().unwrap_or_default())
 }
@@ -126,10 +132,10 @@ mod tests {
     fn classes_codes_and_strings() {
         let c1 = add_class().unwrap();
         assert!(c1 > sys::MPI_ERR_LASTCODE);
-        assert_eq!(LAST_USED.load(Ordering::Acquire), c1);
+        assert_eq!(LAST_USED.get().load(Ordering::Acquire), c1);
         let k1 = add_code(c1).unwrap();
         assert_eq!(k1, c1 + 1);
-        assert_eq!(LAST_USED.load(Ordering::Acquire), k1);
+        assert_eq!(LAST_USED.get().load(Ordering::Acquire), k1);
         let k2 = add_code(sys::MPI_ERR_ARG).unwrap();
         assert_eq!(class_of(c1), Some(c1));
         assert_eq!(class_of(k1), Some(c1));

@@ -14,7 +14,9 @@ use crate::mpi::error::MpiResult;
 use crate::mpi::request::{Kind, Req, ReqState};
 use crate::mpi::World;
 use crate::p2p::Endpoint;
+use crate::ranks::local::{PerThread, RankCell};
 use crate::sys::{MPI_Comm, MPI_Request};
+use std::cell::Cell;
 
 /// A user buffer the schedule writes when it completes.
 pub type OutBuf = Box<dyn UserBuf>;
@@ -22,15 +24,15 @@ pub type OutBuf = Box<dyn UserBuf>;
 /// The tag of the next nonblocking collective on `comm` (inside
 /// [`with_tag`], that tag; inside [`validating`], recorded).
 pub fn next_tag(w: &mut World<Endpoint>, comm: MPI_Comm) -> MpiResult<i32> {
-    if let Some(t) = FIXED_TAG.with(|f| f.get()) {
+    if let Some(t) = FIXED_TAG.get() {
         return Ok(t);
     }
     let c = w.comms.get_mut(comm)?;
     let seq = c.nbc_seq;
     c.nbc_seq = c.nbc_seq.wrapping_add(1);
     let tag = nbc::nbc_tag(seq);
-    if VALIDATING.with(|v| v.get()) {
-        INIT_TAG.with(|t| t.set(Some(tag)));
+    if VALIDATING.get() {
+        INIT_TAG.set(Some(tag));
     }
     Ok(tag)
 }
@@ -44,15 +46,22 @@ fn nbc_comm(cc: &CollComm, tag: i32) -> NbcComm<'_> {
     }
 }
 
+// The flags below are per thread, and per rank in the many-ranks mode
+// (`crate::ranks`); these are their thread-locals.
 thread_local! {
-    /// Set while a persistent collective's init checks its arguments
-    /// through the nonblocking call (see [`validating`]).
-    static VALIDATING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    /// The tag the validated call took.
-    static INIT_TAG: std::cell::Cell<Option<i32>> = const { std::cell::Cell::new(None) };
-    /// The tag a persistent collective's Start uses (see [`with_tag`]).
-    static FIXED_TAG: std::cell::Cell<Option<i32>> = const { std::cell::Cell::new(None) };
+    static VALIDATING_THREAD: Cell<bool> = const { Cell::new(false) };
+    static INIT_TAG_THREAD: Cell<Option<i32>> = const { Cell::new(None) };
+    static FIXED_TAG_THREAD: Cell<Option<i32>> = const { Cell::new(None) };
 }
+
+/// Set while a persistent collective's init checks its arguments
+/// through the nonblocking call (see [`validating`]).
+static VALIDATING: PerThread<bool> = PerThread::new(&VALIDATING_THREAD, || RankCell::new(false));
+/// The tag the validated call took.
+static INIT_TAG: PerThread<Option<i32>> = PerThread::new(&INIT_TAG_THREAD, || RankCell::new(None));
+/// The tag a persistent collective's Start uses (see [`with_tag`]).
+static FIXED_TAG: PerThread<Option<i32>> =
+    PerThread::new(&FIXED_TAG_THREAD, || RankCell::new(None));
 
 /// Run `f` (a nonblocking collective call of this thread) so that it checks
 /// its arguments and builds its schedule but starts nothing: its request
@@ -60,26 +69,26 @@ thread_local! {
 /// call took: a persistent collective is matched by the order of the init
 /// calls (MPI-4), so every Start of it uses that tag.
 pub fn validating<R>(f: impl FnOnce() -> R) -> (R, Option<i32>) {
-    VALIDATING.with(|v| v.set(true));
-    INIT_TAG.with(|t| t.set(None));
+    VALIDATING.set(true);
+    INIT_TAG.set(None);
     let r = f();
-    VALIDATING.with(|v| v.set(false));
-    (r, INIT_TAG.with(|t| t.take()))
+    VALIDATING.set(false);
+    (r, INIT_TAG.replace(None))
 }
 
 /// Run `f` (a nonblocking collective call) with `tag` as its tag, not the
 /// communicator's next one (a persistent collective's Start).
 pub fn with_tag<R>(tag: i32, f: impl FnOnce() -> R) -> R {
-    FIXED_TAG.with(|t| t.set(Some(tag)));
+    FIXED_TAG.set(Some(tag));
     let r = f();
-    FIXED_TAG.with(|t| t.set(None));
+    FIXED_TAG.set(None);
     r
 }
 
 /// Start `s` on `comm`'s behalf: the request handle (MPI_REQUEST_NULL,
 /// nothing started, inside [`validating`]).
 pub fn start(w: &mut World<Endpoint>, comm: MPI_Comm, s: Schedule) -> MpiResult<MPI_Request> {
-    if VALIDATING.with(|v| v.get()) {
+    if VALIDATING.get() {
         return Ok(crate::sys::MPI_REQUEST_NULL);
     }
     let group = w.comms.get(comm)?.group.clone();

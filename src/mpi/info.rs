@@ -1,6 +1,7 @@
 //! Info objects (MPI_Info): ordered (key, value) lists of strings, and the
-//! process-wide handle table that holds them. The table lives outside the
-//! per-process MPI state (`World`) because MPI-4 lets programs use info
+//! rank's handle table that holds them (the process's, one rank per
+//! process by default; see `crate::ranks`). The table lives outside the
+//! rank's MPI state (`World`) because MPI-4 lets programs use info
 //! objects before MPI_Init and after MPI_Finalize; other modules (windows,
 //! files, communicators) take and return info objects through
 //! [`with_infos`] and [`Info`].
@@ -14,6 +15,7 @@
 //! MPI_INFO_ENV is predefined (its entries are given by the ABI layer,
 //! [`InfoTable::set_env`]) and cannot be modified or freed.
 use crate::mpi::error::{fail, MpiResult};
+use crate::ranks::local::RankLocal;
 use crate::sys::{self, MPI_Info};
 use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
@@ -257,15 +259,15 @@ fn bad_info(h: MPI_Info) -> String {
     }
 }
 
-static INFOS: Mutex<InfoTable> = Mutex::new(InfoTable::new());
+static INFOS: RankLocal<Mutex<InfoTable>> = RankLocal::new(|| Mutex::new(InfoTable::new()));
 
-/// The process's info table. Hold the guard briefly and never call into
+/// The rank's info table (the process's, one rank per process by default). Hold the guard briefly and never call into
 /// the MPI state (or raise an MPI error) while holding it.
 pub fn infos() -> MutexGuard<'static, InfoTable> {
-    INFOS.lock().unwrap_or_else(|e| e.into_inner())
+    INFOS.get().lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Run `f` on the process's info table.
+/// Run `f` on the rank's info table.
 pub fn with_infos<T>(f: impl FnOnce(&mut InfoTable) -> T) -> T {
     f(&mut infos())
 }

@@ -20,6 +20,7 @@ pub mod cvars;
 pub mod pvars;
 
 use crate::model::Model;
+use crate::ranks::local::RankLocal;
 use crate::sys;
 use std::collections::BTreeMap;
 use std::os::raw::c_int;
@@ -103,7 +104,11 @@ pub fn enum_handle(i: usize) -> usize {
 /// The value of MPI_T_PVAR_ALL_HANDLES.
 pub const ALL_HANDLES: usize = 1;
 
-/// The registry; None until the first MPI_T_init_thread.
+/// The registry; None until the first MPI_T_init_thread. One for the
+/// process, also in the many-ranks mode (`crate::ranks`): it describes the
+/// job's target and settings (the environment's, which every rank of a
+/// host shares), the same on every rank; the values of the performance
+/// variables are read from the calling rank's engine.
 static REGISTRY: OnceLock<Result<Registry, String>> = OnceLock::new();
 
 /// Build (once) the registry of this process's target.
@@ -185,17 +190,20 @@ impl State {
     }
 }
 
-static STATE: Mutex<State> = Mutex::new(State {
-    refcount: 0,
-    next: 0,
-    cvar_handles: BTreeMap::new(),
-    sessions: BTreeMap::new(),
-    pvar_handles: BTreeMap::new(),
+/// The rank's MPI_T state (its initializations, sessions and handles).
+static STATE: RankLocal<Mutex<State>> = RankLocal::new(|| {
+    Mutex::new(State {
+        refcount: 0,
+        next: 0,
+        cvar_handles: BTreeMap::new(),
+        sessions: BTreeMap::new(),
+        pvar_handles: BTreeMap::new(),
+    })
 });
 
 /// The interface's state (MPI_T calls may come from any thread).
 pub fn state() -> MutexGuard<'static, State> {
-    STATE.lock().unwrap_or_else(|p| p.into_inner())
+    STATE.get().lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Copy `s` into a C string buffer the MPI_T way: `len` is the buffer size

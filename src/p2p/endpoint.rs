@@ -2,26 +2,32 @@
 //! `mpirun` set up (or a singleton job), publishing results, aborting.
 use super::core::Core;
 use super::link::Link;
+use crate::launch::job::ENV_RANK;
 use crate::model::{Model, VTime};
+use crate::ranks::local::{PerThread, RankCell};
 use crate::transport::threads;
 use crate::transport::Port;
 use crate::transport::{cma, cputime, FlowRecord, RankState, Segment, SegmentConfig};
 use std::cell::Cell;
 
 thread_local! {
-    /// The calling thread's CPU clock at its library entries and exits
-    /// (each thread that calls MPI has its own).
-    static CALL_CLOCK: Cell<Option<cputime::CallClock>> = const { Cell::new(None) };
+    static CALL_CLOCK_THREAD: Cell<Option<cputime::CallClock>> = const { Cell::new(None) };
 }
+
+/// The calling thread's CPU clock at its library entries and exits (each
+/// thread that calls MPI has its own). In the many-ranks mode each rank
+/// has its own (`crate::ranks`): its host thread's CPU clock, which only
+/// the rank advances between the rank's exit from the library and its
+/// next entry (ranks are switched inside MPI calls only).
+static CALL_CLOCK: PerThread<Option<cputime::CallClock>> =
+    PerThread::new(&CALL_CLOCK_THREAD, || RankCell::new(None));
 
 /// Run `f` on the calling thread's [`cputime::CallClock`].
 fn with_call_clock(f: impl FnOnce(&mut cputime::CallClock) -> u64) -> u64 {
-    CALL_CLOCK.with(|c| {
-        let mut clock = c.get().unwrap_or_default();
-        let t = f(&mut clock);
-        c.set(Some(clock));
-        t
-    })
+    let mut clock = CALL_CLOCK.get().unwrap_or_default();
+    let t = f(&mut clock);
+    CALL_CLOCK.set(Some(clock));
+    t
 }
 
 /// The shared-memory transport as a [`Link`].
@@ -242,10 +248,15 @@ impl Core<PortLink> {
             Ok(name) => {
                 let seg = Segment::attach(&name)
                     .map_err(|e| format!("cannot attach to the job's segment {name}: {e}"))?;
-                let rank = env_u32("VACED_RANK")?;
+                // a hosted rank's is its host's to say (the environment is
+                // the host process's, shared by all its ranks)
+                let (rank, from) = match crate::ranks::local::hosted_rank() {
+                    Some(r) => (r, "hosted rank "),
+                    None => (env_u32(ENV_RANK)?, "VACED_RANK="),
+                };
                 if rank >= seg.nranks() {
                     return Err(format!(
-                        "VACED_RANK={rank} but the job has {} ranks",
+                        "{from}{rank} but the job has {} ranks",
                         seg.nranks()
                     ));
                 }
@@ -280,7 +291,7 @@ impl Core<PortLink> {
         crate::transport::batch_policy();
         port.acquire_token();
         port.segment().slot(rank).set_state(RankState::Running);
-        CALL_CLOCK.with(|c| c.set(Some(cputime::CallClock::new())));
+        CALL_CLOCK.set(Some(cputime::CallClock::new()));
         let link = PortLink {
             port,
             pid,

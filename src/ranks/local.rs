@@ -14,6 +14,7 @@
 //! results until the host exits), so `get` hands out `&'static` references.
 
 use std::cell::Cell;
+use std::ffi::c_void;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -25,6 +26,9 @@ pub struct Store {
     vals: [AtomicPtr<()>; MAX_KEYS],
     /// The rank this store belongs to (many-ranks mode), else `None`.
     rank: Option<u32>,
+    /// The `dlopen` handle of the rank's own copy of the program (null:
+    /// none, symbols of the program are looked up with `RTLD_DEFAULT`).
+    program: AtomicPtr<c_void>,
 }
 
 impl Store {
@@ -38,7 +42,16 @@ impl Store {
         Store {
             vals: [const { AtomicPtr::new(std::ptr::null_mut()) }; MAX_KEYS],
             rank,
+            program: AtomicPtr::new(std::ptr::null_mut()),
         }
+    }
+
+    /// The host loaded this rank's copy of the program as `handle` (what
+    /// `dlopen` returned): the library looks the program's symbols up there
+    /// (e.g. the Fortran COMMON blocks of `abi::fortran::commons`). Set it
+    /// before the rank runs: lookups are made once per rank, on first use.
+    pub fn set_program_handle(&self, handle: *mut c_void) {
+        self.program.store(handle, Ordering::Release);
     }
 }
 
@@ -77,6 +90,14 @@ pub fn enter(store: Option<&'static Store>) -> Option<&'static Store> {
 /// default mode, where the rank comes from the environment).
 pub fn hosted_rank() -> Option<u32> {
     current().rank
+}
+
+/// The `dlopen` handle of the running rank's copy of the program (many-ranks
+/// mode, once the host set it); `None` in the default mode, where the
+/// program is the process's executable (look it up with `RTLD_DEFAULT`).
+pub fn program_handle() -> Option<*mut c_void> {
+    let p = current().program.load(Ordering::Acquire);
+    (!p.is_null()).then_some(p)
 }
 
 /// Whether the calling thread runs a rank of the many-ranks mode.

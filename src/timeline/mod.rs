@@ -7,7 +7,9 @@
 //!   line per event: [`record`]) as the rank runs, so memory stays bounded
 //!   whatever the run's length or number of ranks. The hooks below are
 //!   called by the library (abi: MPI calls; p2p: messages and receives);
-//!   with no timeline they cost one relaxed atomic load and a branch;
+//!   with no timeline they cost one relaxed atomic load and a branch. The
+//!   recorder is the rank's (`crate::ranks`: a host of many ranks has one
+//!   per rank);
 //! * at the end of a job that completed, `mpirun` merges the rank files into
 //!   the output ([`write`]): [`perfetto`] streams them into one JSON file,
 //!   [`paraver`] sorts their records by time (an external merge sort, in
@@ -38,6 +40,7 @@ pub mod recorder;
 use crate::engine::wire::Msg;
 use crate::model::VTime;
 use crate::p2p::Status;
+use crate::ranks::local::RankLocal;
 use parking_lot::Mutex;
 use recorder::Recorder;
 use std::path::{Path, PathBuf};
@@ -66,19 +69,22 @@ impl Format {
     }
 }
 
-/// A timeline is being recorded in this process.
-static ON: AtomicBool = AtomicBool::new(false);
-static REC: Mutex<Option<Recorder>> = parking_lot::const_mutex(None);
+/// Some rank of this process opened a timeline (never cleared): without
+/// one, the hooks stop at this process-wide flag.
+static ANY: AtomicBool = AtomicBool::new(false);
+/// The rank records a timeline.
+static ON: RankLocal<AtomicBool> = RankLocal::new(|| AtomicBool::new(false));
+static REC: RankLocal<Mutex<Option<Recorder>>> = RankLocal::new(|| parking_lot::const_mutex(None));
 
 /// Whether this rank records a timeline.
 #[inline]
 pub fn on() -> bool {
-    ON.load(Ordering::Relaxed)
+    ANY.load(Ordering::Relaxed) && ON.get().load(Ordering::Relaxed)
 }
 
 #[cold]
 fn with(f: impl FnOnce(&mut Recorder)) {
-    if let Some(r) = REC.lock().as_mut() {
+    if let Some(r) = REC.get().lock().as_mut() {
         f(r)
     }
 }
@@ -92,8 +98,9 @@ pub fn open_from_env(rank: u32) -> Result<(), String> {
     let path = rank_file(Path::new(&dir), rank);
     let r = Recorder::create(&path, rank)
         .map_err(|e| format!("cannot create the timeline file {}: {e}", path.display()))?;
-    *REC.lock() = Some(r);
-    ON.store(true, Ordering::Relaxed);
+    *REC.get().lock() = Some(r);
+    ON.get().store(true, Ordering::Relaxed);
+    ANY.store(true, Ordering::Relaxed);
     Ok(())
 }
 
@@ -150,8 +157,8 @@ pub fn received(st: &Status) {
 #[inline]
 pub fn finish(t: VTime) {
     if on() {
-        ON.store(false, Ordering::Relaxed);
-        if let Some(r) = REC.lock().take() {
+        ON.get().store(false, Ordering::Relaxed);
+        if let Some(r) = REC.get().lock().take() {
             r.finish(t);
         }
     }

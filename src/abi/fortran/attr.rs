@@ -25,6 +25,7 @@ use crate::abi::attr::MPIR_Dup_fn;
 use crate::abi::obj_attr::{self, Kind};
 use crate::mpi::attr::NewValue;
 use crate::mpi::attr::{CopyFn, DeleteFn};
+use crate::ranks::local::RankLocal;
 use crate::sys::{self, MPI_Aint, MPI_Comm, MPI_Fint};
 use std::ffi::CStr;
 use std::os::raw::{c_int, c_void};
@@ -256,16 +257,16 @@ fn predefined_procs() -> [(&'static CStr, usize, Predefined); 12] {
 
 /// Which predefined procedure the address a Fortran program passed is:
 /// ours, or what the dynamic linker resolves the symbol to (a non-PIE
-/// program's canonical address), as for the COMMON blocks.
+/// program's canonical address), as for the COMMON blocks: resolved once
+/// per rank, in the rank's copy of the program in the many-ranks mode
+/// (`commons::program_symbol`).
 pub fn predefined(addr: usize) -> Option<Predefined> {
-    static RESOLVED: OnceLock<Vec<(usize, Predefined)>> = OnceLock::new();
-    let resolved = RESOLVED.get_or_init(|| {
+    static RESOLVED: RankLocal<OnceLock<Vec<(usize, Predefined)>>> = RankLocal::new(OnceLock::new);
+    let resolved = RESOLVED.get().get_or_init(|| {
         predefined_procs()
             .iter()
             .flat_map(|&(sym, own, what)| {
-                // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name
-                // only looks the symbol up.
-                let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, sym.as_ptr()) } as usize;
+                let p = super::commons::program_symbol(sym) as usize;
                 [(own, what), (p, what)]
             })
             .filter(|&(a, _)| a != 0)

@@ -11,6 +11,12 @@
 //! Fortran code uses is the one the dynamic linker resolves first, found
 //! with `dlsym(RTLD_DEFAULT, ...)`; our own definition is used when the
 //! program never names the block.
+//!
+//! In the many-ranks mode (`crate::ranks`) every rank runs its own copy of
+//! the program, with its own COMMON blocks, and this library is loaded once
+//! for all of them: the addresses are the rank's, looked up in its copy
+//! (`ranks::local::program_handle`, see [`program_symbol`]).
+use crate::ranks::local::{program_handle, RankLocal};
 use crate::sys::{MPI_Fint, MPI_STATUS_SIZE};
 use std::cell::UnsafeCell;
 use std::ffi::CStr;
@@ -89,14 +95,25 @@ pub fn block_names() -> [String; N] {
     ours().map(|(s, _, _)| s.to_string_lossy().trim_end_matches('_').to_string())
 }
 
-/// The addresses Fortran code uses for the blocks (see the module doc).
+/// The address the running program resolves symbol `sym` to (null: none):
+/// looked up in the global scope (`RTLD_DEFAULT`, the executable first) in the
+/// default mode, in the rank's copy of the program and the objects it
+/// loaded in the many-ranks mode (once the host has given its handle).
+pub(crate) fn program_symbol(sym: &CStr) -> *mut c_void {
+    let handle = program_handle().unwrap_or(libc::RTLD_DEFAULT);
+    // SAFETY: dlsym with RTLD_DEFAULT or a handle dlopen returned (the
+    // host keeps the rank's program loaded as long as the rank exists), and
+    // a NUL-terminated name, only looks the symbol up.
+    unsafe { libc::dlsym(handle, sym.as_ptr()) }
+}
+
+/// The addresses Fortran code uses for the blocks (see the module doc),
+/// resolved once per rank.
 fn resolved() -> &'static [(usize, Special); N] {
-    static ADDRS: OnceLock<[(usize, Special); N]> = OnceLock::new();
-    ADDRS.get_or_init(|| {
+    static ADDRS: RankLocal<OnceLock<[(usize, Special); N]>> = RankLocal::new(OnceLock::new);
+    ADDRS.get().get_or_init(|| {
         ours().map(|(sym, own, what)| {
-            // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only
-            // looks the symbol up.
-            let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, sym.as_ptr()) };
+            let p = program_symbol(sym);
             (if p.is_null() { own } else { p as usize }, what)
         })
     })
