@@ -163,6 +163,13 @@ fn requested_level(info: MPI_Info) -> MpiResult<c_int> {
 /// ranks (the host has to do this for each rank whose program ended, with
 /// the rank's store entered).
 extern "C" fn leave_at_exit() {
+    close_left_open()
+}
+
+/// What the process's exit does for the calling rank (see
+/// [`leave_at_exit`]); the many-ranks mode's host calls it in each rank's
+/// context when its program ends.
+pub fn close_left_open() {
     let Some(mut g) = state::try_lock() else {
         return;
     };

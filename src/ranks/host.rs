@@ -87,6 +87,7 @@ pub extern "C" fn vaced_rank_exit(code: c_int) {
             }
         }
     }
+    crate::abi::session::close_left_open();
     suspend(Stop::Exited(code));
     unreachable!("an exited rank was resumed");
 }
@@ -242,11 +243,18 @@ fn run(first_copy: Copy) -> Result<c_int, String> {
             }
             // SAFETY: main is the copy's entry point with C's signature;
             // argv stays alive for the whole call (it is owned here).
-            unsafe { main(argc, ptrs.as_mut_ptr(), environ) }
+            let code = unsafe { main(argc, ptrs.as_mut_ptr(), environ) };
+            // what the process's exit would do for this rank
+            crate::abi::session::close_left_open();
+            code
         });
+        let store = Store::leak_for(rank);
+        // The library finds the Fortran COMMON blocks and callbacks the
+        // program defines in the rank's own copy.
+        store.set_program_handle(copy.handle);
         ranks.push(Hosted {
             rank,
-            store: Store::leak_for(rank),
+            store,
             co: Some(co),
             queued: true,
         });
