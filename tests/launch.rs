@@ -440,7 +440,7 @@ fn env_links_and_wrappers() {
     assert_eq!(
         String::from_utf8_lossy(&show.stdout),
         format!(
-            "cc -I{} -L{libdir} -Wl,-rpath,{libdir} -lvaced\n",
+            "cc -I{} -L{libdir} -Wl,-rpath,{libdir} -Wl,--export-dynamic-symbol=main -lvaced\n",
             include.display()
         )
     );

@@ -25,7 +25,8 @@ use std::os::raw::{c_char, c_int};
 /// requests made at launch that `mpirun` has no way to make, so they are
 /// not set. (MPICH 4.0.2 leaves MPI_INFO_ENV empty.)
 fn env_info() -> Info {
-    let args: Vec<String> = std::env::args_os()
+    let args: Vec<String> = crate::ranks::local::program_args()
+        .into_iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let mut pairs: Vec<(&str, String)> = Vec::new();

@@ -297,6 +297,10 @@ fn host(rest: &[OsString]) -> ! {
         eprintln!("vaced-host: no program to run");
         std::process::exit(127);
     };
+    // The ranks get the signal dispositions a program starts with, not
+    // those Rust's start-up gave this executable (SIGPIPE ignored, SIGSEGV
+    // and SIGBUS caught for its stack-overflow message).
+    vaced::ranks::entry::default_signals();
     match vaced::ranks::entry::prepare(Path::new(program)) {
         Ok(start) => {
             RANK_EXIT.store(start.rank_exit as *mut c_void, Ordering::Release);

@@ -207,25 +207,31 @@ fn judge(
             message: a.message,
         });
     }
+    // A host names the rank it was running when it died, or the rank whose
+    // end ended it (see `crate::ranks::host`).
+    let running = board
+        .host_running(ranks.first)
+        .filter(|&r| ranks.contains(r));
     Some(match status {
-        // a host names the rank it was running, else its first unfinished
         WaitStatus::Signaled { sig, core } => Failure::Signaled {
-            rank: board
-                .host_running(ranks.first)
-                .filter(|&r| ranks.contains(r))
-                .or(unfinished)
-                .unwrap_or(ranks.first),
+            rank: running.or(unfinished).unwrap_or(ranks.first),
             pid,
             sig,
             core,
         },
         WaitStatus::Exited(status) => match unfinished {
             None => Failure::BadExitAfterFinalize {
-                rank: ranks.first,
+                rank: running.unwrap_or(ranks.first),
                 pid,
                 status,
             },
-            Some(rank) => Failure::NoFinalize { rank, pid, status },
+            Some(first_unfinished) => Failure::NoFinalize {
+                rank: running
+                    .filter(|&r| !board.finalized(r))
+                    .unwrap_or(first_unfinished),
+                pid,
+                status,
+            },
         },
     })
 }

@@ -26,6 +26,16 @@ pub fn is_host(argv0: &std::ffi::OsStr) -> bool {
     argv0 == HOST_ARGV0 && std::env::var_os(ENV_HOSTED).is_some()
 }
 
+/// Give SIGPIPE, SIGSEGV and SIGBUS their default dispositions back (Rust's
+/// start-up ignores the first and catches the others; a C or Fortran
+/// program starts with neither).
+pub fn default_signals() {
+    for sig in [libc::SIGPIPE, libc::SIGSEGV, libc::SIGBUS] {
+        // SAFETY: installing SIG_DFL for a signal is always sound.
+        unsafe { libc::signal(sig, libc::SIG_DFL) };
+    }
+}
+
 /// Load the first rank's copy of `program` and find the host in its
 /// libvaced.
 pub fn prepare(program: &std::path::Path) -> Result<HostStart, String> {

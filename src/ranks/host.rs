@@ -129,8 +129,43 @@ thread_local! {
     static HOST_SEG: Cell<Option<*const Segment>> = const { Cell::new(None) };
 }
 
+/// A rank's argv, leaked.
+struct Argv(*mut *mut c_char);
+
+extern "C" {
+    /// The process's environment (POSIX).
+    static mut environ: *mut *mut c_char;
+}
+
+/// A rank's own environment: the host's, with `VACED_RANK` set to the rank
+/// (as a rank process has it), leaked. The host swaps `environ` on every
+/// switch, so each rank's `getenv` / `setenv` see and change its own.
+fn rank_environ(rank: u32) -> *mut *mut c_char {
+    let var = crate::launch::job::ENV_RANK;
+    let mut env: Vec<*mut c_char> = Vec::new();
+    for (k, v) in std::env::vars_os() {
+        if k == var {
+            continue;
+        }
+        let mut kv = k.as_bytes().to_vec();
+        kv.push(b'=');
+        kv.extend_from_slice(v.as_bytes());
+        if let Ok(c) = CString::new(kv) {
+            env.push(c.into_raw());
+        }
+    }
+    env.push(
+        CString::new(format!("{var}={rank}"))
+            .expect("no NUL")
+            .into_raw(),
+    );
+    env.push(std::ptr::null_mut());
+    Box::leak(env.into_boxed_slice()).as_mut_ptr()
+}
+
 struct Hosted {
     rank: u32,
+    env: *mut *mut c_char,
     store: &'static Store,
     co: Option<RankCo>,
     queued: bool,
@@ -218,32 +253,37 @@ fn run(first_copy: Copy) -> Result<c_int, String> {
     let _ = std::fs::remove_dir_all(&dir);
     let copies = copies?;
 
+    local::set_program_args(
+        std::iter::once(argv0.clone())
+            .chain(args.iter().cloned())
+            .collect(),
+    );
     let stack_size = rank_stack_size();
     let mut ranks = Vec::with_capacity(count as usize);
     for (i, copy) in copies.into_iter().enumerate() {
         let rank = first + i as u32;
-        let mut argv: Vec<CString> =
-            vec![CString::new(argv0.as_bytes())
-                .map_err(|_| "argv[0] holds a NUL byte".to_string())?];
-        for a in &args {
-            argv.push(CString::new(a.as_bytes()).map_err(|_| "an argument holds a NUL byte")?);
+        // The rank's own argv (main may change it), NULL-terminated, kept
+        // for the life of the process: runtimes keep pointers into it (the
+        // Fortran runtime's command line is the last rank's to start).
+        let mut argv: Vec<*mut c_char> = Vec::with_capacity(args.len() + 2);
+        for a in std::iter::once(&argv0).chain(&args) {
+            let c = CString::new(a.as_bytes())
+                .map_err(|_| format!("an argument holds a NUL byte: {a:?}"))?;
+            argv.push(c.into_raw());
         }
+        let argc = argv.len() as c_int;
+        argv.push(std::ptr::null_mut());
+        let argv = Argv(Box::leak(argv.into_boxed_slice()).as_mut_ptr());
         let stack = DefaultStack::new(stack_size)
             .map_err(|e| format!("cannot allocate rank {rank}'s stack: {e}"))?;
         let main = copy.main;
         let co = Coroutine::with_stack(stack, move |y: &Yielder<(), Stop>, ()| {
             YIELDER.set(y as *const _);
-            // The rank's own argv (main may change it), NULL-terminated.
-            let mut ptrs: Vec<*mut c_char> =
-                argv.iter().map(|a| a.as_ptr() as *mut c_char).collect();
-            let argc = ptrs.len() as c_int;
-            ptrs.push(std::ptr::null_mut());
-            extern "C" {
-                static mut environ: *mut *mut c_char;
-            }
+            let argv = argv;
             // SAFETY: main is the copy's entry point with C's signature;
-            // argv stays alive for the whole call (it is owned here).
-            let code = unsafe { main(argc, ptrs.as_mut_ptr(), environ) };
+            // argv is a leaked, NULL-terminated array of C strings, and
+            // environ the rank's own (the host set it before resuming).
+            let code = unsafe { main(argc, argv.0, environ) };
             // what the process's exit would do for this rank
             crate::abi::session::close_left_open();
             code
@@ -254,13 +294,19 @@ fn run(first_copy: Copy) -> Result<c_int, String> {
         store.set_program_handle(copy.handle);
         ranks.push(Hosted {
             rank,
+            env: rank_environ(rank),
             store,
             co: Some(co),
             queued: true,
         });
     }
     hosting::set_hooks(park, yield_now);
-    schedule(seg, first, &mut ranks)
+    let status = schedule(seg, first, &mut ranks);
+    // Ranks still suspended (the host ends early when a rank ended without
+    // MPI_Finalize) keep their stacks: dropping a coroutine would unwind
+    // through the program's frames. The process exits next.
+    std::mem::forget(ranks);
+    status
 }
 
 /// Run the ranks until every one has ended; the host's exit status.
@@ -291,7 +337,13 @@ fn schedule(seg: &Segment, first: u32, ranks: &mut [Hosted]) -> Result<c_int, St
         };
         hosting::set_current(seg, first, Some(h.rank));
         local::enter(Some(h.store));
+        // SAFETY: the host is the process's only thread; `environ` is
+        // swapped between whole environments (the rank may have replaced
+        // its own with setenv: it is taken back after the switch).
+        let host_env = unsafe { std::mem::replace(&mut *std::ptr::addr_of_mut!(environ), h.env) };
         let step = co.resume(());
+        // SAFETY: as above.
+        h.env = unsafe { std::mem::replace(&mut *std::ptr::addr_of_mut!(environ), host_env) };
         YIELDER.set(std::ptr::null());
         local::enter(None);
         let code = match step {

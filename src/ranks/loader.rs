@@ -63,6 +63,12 @@ impl Image {
                  the program itself (not a script) once per rank"
             ));
         }
+        if !bytes.windows(b"libvaced.".len()).any(|w| w == b"libvaced.") {
+            return Err(format!(
+                "{name} is not linked with vaced's MPI library: the many-ranks mode hosts \
+                 programs built with vaced's mpicc / mpif90 only; run it with one process per rank"
+            ));
+        }
         if u16_at(&bytes, 16) != Some(ET_DYN) {
             return Err(format!(
                 "{name} is not position-independent (it was linked with -no-pie): the \

@@ -100,6 +100,24 @@ pub fn program_handle() -> Option<*mut c_void> {
     (!p.is_null()).then_some(p)
 }
 
+/// The program's command line as its ranks see it (`argv[0]` first): the
+/// process's own in the default mode; in a host process (whose own
+/// command line is `vaced-host PROGRAM ARGS...`), what the host gives its
+/// ranks ([`set_program_args`]).
+pub fn program_args() -> Vec<std::ffi::OsString> {
+    match PROGRAM_ARGS.get() {
+        Some(a) => a.clone(),
+        None => std::env::args_os().collect(),
+    }
+}
+
+/// Set by a host process before its ranks start.
+pub fn set_program_args(args: Vec<std::ffi::OsString>) {
+    let _ = PROGRAM_ARGS.set(args);
+}
+
+static PROGRAM_ARGS: std::sync::OnceLock<Vec<std::ffi::OsString>> = std::sync::OnceLock::new();
+
 /// Whether the calling thread runs a rank of the many-ranks mode.
 pub fn hosted() -> bool {
     !CURRENT.get().is_null()

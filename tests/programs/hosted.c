@@ -65,7 +65,7 @@ int main(int argc, char **argv)
         int x = 1;
         for (int lap = 0; lap < 3; lap++)
             MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_SUM, others);
-        printf("exit rank=%d went on x=%d\n", rank, x);
+        printf("exit rank=%d went on x=%d\n", rank, x); /* 4^3 */
         MPI_Comm_free(&others);
         MPI_Finalize();
         return 0;

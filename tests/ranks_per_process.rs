@@ -1,0 +1,283 @@
+//! The many-ranks mode (`mpirun --ranks-per-process`): the same predictions
+//! as one process per rank, to the picosecond at `cpu.scale = 0`, with one
+//! host process and with two; each rank's global data its own (C globals
+//! and statics; Fortran COMMON, SAVE and module variables); what a rank
+//! ending, crashing or aborting does; what the mode refuses (threads, fork,
+//! a program that is not position-independent), each with the rank named.
+//!
+//! (`./test.sh` also runs the exact-timing and NPB suites a second time
+//! with `VACED_RANKS_PER_PROCESS=auto`.)
+mod common;
+
+use common::{exit_code, mpicc, program, report, scratch, Job, Run};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+
+/// The modes compared: one process per rank, then hosts (`auto`) on one
+/// core (one host process) and on two (two host processes).
+fn modes() -> [(&'static str, u32, Option<&'static str>); 3] {
+    [
+        ("processes", 2, None),
+        ("1 host", 1, Some("auto")),
+        ("2 hosts", 2, Some("auto")),
+    ]
+}
+
+fn hosted(run: Run, rpp: Option<&str>) -> Run {
+    match rpp {
+        Some(k) => run.option(&["--ranks-per-process", k]),
+        None => run,
+    }
+}
+
+/// Runs `prog args` on `n` ranks in every mode; each must print the same
+/// lines (sorted: ranks' lines interleave differently) and report the same
+/// virtual time for every rank.
+fn same_prediction(prog: &Path, n: u32, args: &[&str], env: &[(&str, &str)]) {
+    let mut first: Option<(String, Vec<u64>, Job)> = None;
+    for (name, cores, rpp) in modes() {
+        let rep = scratch().join(format!(
+            "{}-{n}-{}.json",
+            prog.file_name().unwrap().to_string_lossy(),
+            name.replace(' ', "-")
+        ));
+        let mut run = hosted(Run::exact(n, prog), rpp)
+            .cores(Some(cores))
+            .args(args)
+            .report(&rep);
+        run.env = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let job = run.run();
+        job.assert_success();
+        if rpp.is_some() {
+            assert!(
+                job.stderr.contains("host process"),
+                "the summary does not say the mode:\n{}",
+                job.dump()
+            );
+        }
+        let mut lines: Vec<&str> = job.stdout.lines().collect();
+        lines.sort_unstable();
+        let lines = lines.join("\n");
+        let r = report::read(&rep);
+        let times: Vec<u64> = report::ranks(&r).iter().map(report::vtime_ps).collect();
+        match &first {
+            None => first = Some((lines, times, job)),
+            Some((l0, t0, j0)) => {
+                assert_eq!(
+                    &lines,
+                    l0,
+                    "{name}: other output than one process per rank\n{}\n{}",
+                    j0.dump(),
+                    job.dump()
+                );
+                assert_eq!(
+                    &times, t0,
+                    "{name}: other virtual times than one process per rank"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn pingpong_predictions_equal_one_process_per_rank() {
+    // eager and rendezvous, 0 and 3 hops
+    same_prediction(
+        &program("pingpong"),
+        16,
+        &["12", "2", "8", "131073", "4194304"],
+        &[],
+    );
+    same_prediction(
+        &program("pingpong"),
+        2,
+        &["1", "2", "8", "1024", "131073"],
+        &[],
+    );
+}
+
+#[test]
+fn collective_predictions_equal_one_process_per_rank() {
+    same_prediction(&program("coll_timing"), 37, &[], &[]);
+    same_prediction(
+        &program("coll_timing_all"),
+        181,
+        &[],
+        &[
+            ("VACED_COLL_ALLREDUCE", "recursive_doubling"),
+            ("VACED_COLL_ALLTOALL", "pairwise"),
+        ],
+    );
+}
+
+#[test]
+fn nonblocking_exchange_predictions_equal_one_process_per_rank() {
+    same_prediction(&program("exchange"), 13, &["12", "1000000", "0.001"], &[]);
+}
+
+#[test]
+fn c_globals_are_private_to_each_rank() {
+    for cores in [1, 2] {
+        let job = Run::exact(7, &program("hosted"))
+            .option(&["--ranks-per-process", "auto"])
+            .cores(Some(cores))
+            .args(&["globals"])
+            .run();
+        job.assert_success();
+        assert!(
+            job.stdout.contains("globals private ranks=7"),
+            "{}",
+            job.dump()
+        );
+    }
+}
+
+/// `mpif90 tests/programs/SOURCE`, None (with a message) without gfortran.
+fn fortran_program(source: &str) -> Option<PathBuf> {
+    let ok = std::process::Command::new("gfortran")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("SKIPPED: gfortran not found (scripts/deps.sh installs it)");
+        return None;
+    }
+    common::ensure_fresh_library();
+    let out = scratch().join(source.replace('.', "_"));
+    let o = std::process::Command::new(common::vaced())
+        .arg0("mpif90")
+        .arg("-O1")
+        .arg(common::repo_root().join("tests/programs").join(source))
+        .arg("-o")
+        .arg(&out)
+        .current_dir(scratch())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    Some(out)
+}
+
+#[test]
+fn fortran_common_save_and_module_data_are_private_to_each_rank() {
+    let Some(prog) = fortran_program("hosted_common.f90") else {
+        return;
+    };
+    let job = Run::exact(5, &prog)
+        .option(&["--ranks-per-process", "auto"])
+        .cores(Some(2))
+        .run();
+    job.assert_success();
+    assert!(
+        job.stdout.contains("fortran globals private ranks=5"),
+        "{}",
+        job.dump()
+    );
+}
+
+fn run_hosted(n: u32, prog: &Path, args: &[&str]) -> Job {
+    Run::exact(n, prog)
+        .option(&["--ranks-per-process", "auto"])
+        .cores(Some(2))
+        .args(args)
+        .run()
+}
+
+#[test]
+fn a_rank_that_exits_after_finalize_ends_alone() {
+    let job = run_hosted(5, &program("hosted"), &["exit", "1", "0"]);
+    job.assert_success();
+    for r in [0, 2, 3, 4] {
+        assert!(
+            job.stdout.contains(&format!("exit rank={r} went on x=64")),
+            "{}",
+            job.dump()
+        );
+    }
+}
+
+#[test]
+fn a_rank_that_exits_after_finalize_with_a_status_is_reported() {
+    let job = run_hosted(5, &program("hosted"), &["exit", "3", "9"]);
+    assert!(!job.status.success(), "{}", job.dump());
+    assert!(
+        job.stderr.contains("rank 3") && job.stderr.contains("status 9"),
+        "{}",
+        job.dump()
+    );
+}
+
+#[test]
+fn exit_before_mpi_init_ends_the_job() {
+    let job = run_hosted(4, &program("hosted"), &["noinit", "5"]);
+    assert_eq!(exit_code(&job.status), 5, "{}", job.dump());
+    assert!(
+        job.stderr.contains("without calling MPI_Finalize"),
+        "{}",
+        job.dump()
+    );
+}
+
+#[test]
+fn a_crash_names_the_rank_that_was_running() {
+    let job = run_hosted(4, &program("crash"), &[]);
+    assert!(!job.status.success(), "{}", job.dump());
+    assert!(
+        job.stderr.contains("rank 2") && job.stderr.contains("SIGSEGV"),
+        "{}",
+        job.dump()
+    );
+    assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+}
+
+#[test]
+fn mpi_abort_ends_the_job_with_its_code() {
+    let job = run_hosted(4, &program("abort"), &[]);
+    assert_eq!(exit_code(&job.status), 7, "{}", job.dump());
+    assert!(job.stderr.contains("rank 1"), "{}", job.dump());
+    assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+}
+
+#[test]
+fn threads_and_fork_are_refused_naming_the_rank() {
+    for what in ["thread", "fork"] {
+        let job = run_hosted(4, &program("hosted"), &[what, "2"]);
+        assert!(!job.status.success(), "{}", job.dump());
+        let call = if what == "thread" {
+            "pthread_create"
+        } else {
+            "fork"
+        };
+        assert!(
+            job.stderr.contains("rank 2")
+                && job.stderr.contains(call)
+                && job.stderr.contains("one process per rank"),
+            "{}",
+            job.dump()
+        );
+        assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+        // the same program runs one process per rank
+        let ok = Run::exact(4, &program("hosted")).args(&[what, "2"]).run();
+        assert!(ok.status.success(), "{}", ok.dump());
+    }
+}
+
+#[test]
+fn a_program_that_is_not_position_independent_is_refused() {
+    let exe = scratch().join("hosted-nopie");
+    mpicc(&common::program_source("hosted"), &exe, &["-no-pie"]);
+    let job = run_hosted(2, &exe, &["globals"]);
+    assert!(!job.status.success(), "{}", job.dump());
+    assert!(
+        job.stderr.contains("not position-independent"),
+        "{}",
+        job.dump()
+    );
+    // one process per rank runs it
+    Run::exact(2, &exe)
+        .args(&["globals"])
+        .run()
+        .assert_success();
+}
