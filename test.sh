@@ -8,6 +8,17 @@ source "$(dirname "$0")/scripts/env.sh"
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo test --workspace
+
+# The many-ranks mode (mpirun --ranks-per-process): the end-to-end suites
+# again, every job in that mode (VACED_RANKS_PER_PROCESS=auto), but for
+# those about rank processes (start-up, failures, the launcher's own tests)
+# and about a program's own threads, which the mode refuses.
+hosted_suites=(abi coll comm contention demo dtype errhan_dtype exact_p2p fortran
+    fortran_f08 icoll intercomm io model_targets mpit nondeterminism npb npb_bt
+    npb_cg npb_ft npb_lu npb_mg npb_sp obj_attr p2p_cancel p2p_completions plot
+    report ring rma rma_windows session sweep timeline topo_info whatif)
+VACED_RANKS_PER_PROCESS=auto cargo test $(printf -- '--test %s ' "${hosted_suites[@]}") -- \
+    --skip sessions_from_several_threads --skip thread_multiple_becomes_serialized
 conformance/run --ci
 
 # vaced-calibrate (calibrate/: its own workspace, linked with the system MPI
