@@ -59,15 +59,17 @@ pub(crate) fn attach(name: &str, level: c_int) -> World {
 /// `crate::replay`) provides at most MPI_THREAD_FUNNELED: its call log is
 /// one thread's.
 ///
-/// In the many-ranks mode (`crate::ranks`) at most MPI_THREAD_FUNNELED
-/// too: a host thread runs many ranks, switching between them inside MPI
-/// calls, so a rank cannot have threads of its own that call MPI (the
-/// mode refuses programs that start threads), and the support for
-/// MPI_THREAD_MULTIPLE (`transport::threads`) is the host process's, not a
-/// rank's.
+/// In the many-ranks mode (`crate::ranks`) at most MPI_THREAD_SERIALIZED:
+/// a host thread runs many ranks, switching between them inside MPI calls,
+/// so a rank has one thread only (the mode refuses programs that start
+/// threads; one thread trivially serializes its calls), and the support
+/// for MPI_THREAD_MULTIPLE (`transport::threads`) is the host process's,
+/// not a rank's.
 fn supported_level(ep: &Endpoint, level: c_int) -> c_int {
-    if ep.is_recording() || crate::ranks::local::hosted() {
+    if ep.is_recording() {
         level.min(sys::MPI_THREAD_FUNNELED)
+    } else if crate::ranks::local::hosted() {
+        level.min(sys::MPI_THREAD_SERIALIZED)
     } else if level == sys::MPI_THREAD_MULTIPLE && ep.model().contention_window().is_some() {
         sys::MPI_THREAD_SERIALIZED
     } else {

@@ -192,9 +192,9 @@ mpi_fn! {
             s.init()?;
             // The interface's state is behind a lock: any level is safe,
             // but in the many-ranks mode a rank has no threads of its own
-            // (at most MPI_THREAD_FUNNELED, as MPI_Init_thread).
+            // (at most MPI_THREAD_SERIALIZED, as MPI_Init_thread).
             let level = if crate::ranks::local::hosted() {
-                required.min(sys::MPI_THREAD_FUNNELED)
+                required.min(sys::MPI_THREAD_SERIALIZED)
             } else {
                 required
             };

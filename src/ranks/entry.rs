@@ -44,7 +44,10 @@ pub fn prepare(program: &std::path::Path) -> Result<HostStart, String> {
         parse_block(&spec).ok_or_else(|| format!("{ENV_HOSTED}={spec:?}: want <first>,<count>"))?;
     let dir = copies_dir(first);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let copy = Image::open(program, &dir).and_then(|image| image.load(first));
+    let copy = Image::open(program, &dir).and_then(|image| {
+        image.load_libraries()?;
+        image.load(first)
+    });
     let _ = std::fs::remove_dir(&dir);
     let copy = copy?;
     let host_main = lookup(copy.handle, c"vaced_host_main")?;

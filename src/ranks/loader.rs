@@ -7,6 +7,13 @@
 //! libvaced) are loaded once for the whole host. The copy's file is removed
 //! once loaded (the mapping outlives it).
 //!
+//! The program's own libraries are loaded first, into the process's global
+//! scope ([`Image::load_libraries`]): a copy's copy relocations (a PIE
+//! keeps its own copy of the data it uses from a library, e.g.
+//! `MPI_UNWEIGHTED`, initialized from the library's at load) must find the
+//! library's definition, not the copy's own, which comes first in the
+//! copy's local scope.
+//!
 //! `main` is found by name: our compiler wrappers export it
 //! (`-Wl,--export-dynamic-symbol=main`); for a program linked otherwise it
 //! is looked up in the file's own symbol table, when it was not stripped.
@@ -39,6 +46,11 @@ const DT_NULL: i64 = 0;
 const DT_FLAGS_1: i64 = 0x6fff_fffb;
 const DF_1_PIE: u64 = 0x0800_0000;
 const SHT_SYMTAB: u32 = 2;
+const PT_LOAD: u32 = 1;
+const DT_NEEDED: i64 = 1;
+const DT_STRTAB: i64 = 5;
+const DT_RPATH: i64 = 15;
+const DT_RUNPATH: i64 = 29;
 
 fn u16_at(b: &[u8], off: usize) -> Option<u16> {
     Some(u16::from_le_bytes(b.get(off..off + 2)?.try_into().ok()?))
@@ -84,6 +96,51 @@ impl Image {
             main_offset,
             dir: dir.to_path_buf(),
         })
+    }
+
+    /// Load the libraries the program needs (its DT_NEEDED entries, found
+    /// through its RUNPATH / RPATH, then the dynamic linker's own search)
+    /// into the process's global scope, before any copy.
+    pub fn load_libraries(&self) -> Result<(), String> {
+        let dynamic = dynamic_entries(&self.bytes)
+            .ok_or_else(|| format!("{}: malformed dynamic section", self.path.display()))?;
+        let origin = self
+            .path
+            .canonicalize()
+            .ok()
+            .and_then(|p| p.parent().map(Path::to_path_buf))
+            .unwrap_or_default();
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        for (tag, s) in &dynamic {
+            if *tag == DT_RUNPATH || *tag == DT_RPATH {
+                for d in s.split(':').filter(|d| !d.is_empty()) {
+                    let d = d
+                        .replace("$ORIGIN", &origin.to_string_lossy())
+                        .replace("${ORIGIN}", &origin.to_string_lossy());
+                    dirs.push(PathBuf::from(d));
+                }
+            }
+        }
+        for (tag, name) in &dynamic {
+            if *tag != DT_NEEDED {
+                continue;
+            }
+            let found = dirs.iter().map(|d| d.join(name)).find(|p| p.is_file());
+            let path = found.map_or_else(|| PathBuf::from(name), |p| p);
+            let c = CString::new(path.as_os_str().as_bytes())
+                .map_err(|_| format!("a library name holds a NUL byte: {name:?}"))?;
+            // SAFETY: dlopen with a valid C string; the library's
+            // constructors run as they would at the program's start-up.
+            let h = unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) };
+            if h.is_null() {
+                return Err(format!(
+                    "cannot load {name}, which {} needs: {}",
+                    self.path.display(),
+                    dlerror()
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Load the copy for `rank`.
@@ -200,6 +257,66 @@ fn clear_pie_flag(b: &mut [u8]) -> Option<()> {
         }
     }
     Some(())
+}
+
+/// The file offset of virtual address `vaddr` (through the PT_LOAD
+/// segments).
+fn file_offset(b: &[u8], vaddr: u64) -> Option<usize> {
+    let phoff = u64_at(b, 32)? as usize;
+    let phentsize = u16_at(b, 54)? as usize;
+    let phnum = u16_at(b, 56)? as usize;
+    for i in 0..phnum {
+        let ph = phoff + i * phentsize;
+        if u32_at(b, ph)? != PT_LOAD {
+            continue;
+        }
+        let (off, va, filesz) = (u64_at(b, ph + 8)?, u64_at(b, ph + 16)?, u64_at(b, ph + 32)?);
+        if vaddr >= va && vaddr < va + filesz {
+            return Some((vaddr - va + off) as usize);
+        }
+    }
+    None
+}
+
+/// The string-valued entries of the dynamic section (DT_NEEDED, DT_RPATH,
+/// DT_RUNPATH), in order, with their strings.
+fn dynamic_entries(b: &[u8]) -> Option<Vec<(i64, String)>> {
+    let phoff = u64_at(b, 32)? as usize;
+    let phentsize = u16_at(b, 54)? as usize;
+    let phnum = u16_at(b, 56)? as usize;
+    let mut raw = Vec::new();
+    let mut strtab = None;
+    for i in 0..phnum {
+        let ph = phoff + i * phentsize;
+        if u32_at(b, ph)? != PT_DYNAMIC {
+            continue;
+        }
+        let off = u64_at(b, ph + 8)? as usize;
+        let size = u64_at(b, ph + 32)? as usize;
+        let mut d = off;
+        while d + 16 <= off + size {
+            let tag = u64_at(b, d)? as i64;
+            let val = u64_at(b, d + 8)?;
+            match tag {
+                DT_NULL => break,
+                DT_STRTAB => strtab = Some(val),
+                DT_NEEDED | DT_RPATH | DT_RUNPATH => raw.push((tag, val)),
+                _ => {}
+            }
+            d += 16;
+        }
+    }
+    let Some(strtab) = strtab else {
+        return Some(Vec::new());
+    };
+    let base = file_offset(b, strtab)?;
+    raw.into_iter()
+        .map(|(tag, v)| {
+            let start = base + v as usize;
+            let end = start + b.get(start..)?.iter().position(|&c| c == 0)?;
+            Some((tag, String::from_utf8_lossy(&b[start..end]).into_owned()))
+        })
+        .collect()
 }
 
 /// `main`'s value in the section symbol table, if the file has one.
