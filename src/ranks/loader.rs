@@ -126,7 +126,7 @@ impl Image {
                 continue;
             }
             let found = dirs.iter().map(|d| d.join(name)).find(|p| p.is_file());
-            let path = found.map_or_else(|| PathBuf::from(name), |p| p);
+            let path = found.unwrap_or_else(|| PathBuf::from(name));
             let c = CString::new(path.as_os_str().as_bytes())
                 .map_err(|_| format!("a library name holds a NUL byte: {name:?}"))?;
             // SAFETY: dlopen with a valid C string; the library's
