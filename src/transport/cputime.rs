@@ -71,12 +71,37 @@ impl Reading {
     }
 }
 
+thread_local! {
+    /// The calling thread's last real reading of its CPU clock. It is the
+    /// thread's, not a call clock's: in the many-ranks mode one host thread
+    /// runs many ranks, each with its own [`CallClock`], and any rank's
+    /// reading anchors the others' estimates (the thread's CPU clock is
+    /// the same for all of them).
+    static ANCHOR: std::cell::Cell<Option<Reading>> = const { std::cell::Cell::new(None) };
+}
+
+/// The thread's anchor, read anew when there is none, it is older than
+/// [`ANCHOR_NS`] at `mono`, or the thread slept since.
+fn anchor(mono: u64, naps: u64) -> Reading {
+    match ANCHOR.get() {
+        Some(a) if a.naps == naps && mono.saturating_sub(a.mono_ns) < ANCHOR_NS => a,
+        _ => {
+            let a = Reading {
+                cpu_ns: thread_cpu_ns(),
+                mono_ns: mono,
+                naps,
+            };
+            ANCHOR.set(Some(a));
+            a
+        }
+    }
+}
+
 /// The thread CPU clock for a library exit and the next entry (see the
 /// module documentation): `leave` estimates, `enter` reads for real unless
 /// the computation in between was short.
 #[derive(Debug, Clone, Copy)]
 pub struct CallClock {
-    anchor: Reading,
     /// Monotonic time of the last exit.
     left_mono_ns: u64,
 }
@@ -89,40 +114,34 @@ impl Default for CallClock {
 
 impl CallClock {
     pub fn new() -> CallClock {
-        let anchor = Reading::now();
-        CallClock {
-            anchor,
-            left_mono_ns: anchor.mono_ns,
-        }
+        let mono = monotonic_ns();
+        anchor(mono, futex::naps());
+        CallClock { left_mono_ns: mono }
     }
     /// CPU time on entering the library.
     pub fn enter(&mut self) -> u64 {
         let mono = monotonic_ns();
-        let a = &self.anchor;
-        if futex::naps() == a.naps
-            && mono.saturating_sub(self.left_mono_ns) < SHORT_NS
-            && mono.saturating_sub(a.mono_ns) < ANCHOR_NS
-        {
+        let naps = futex::naps();
+        if mono.saturating_sub(self.left_mono_ns) < SHORT_NS {
+            let a = anchor(mono, naps);
             return a.cpu_ns + (mono - a.mono_ns);
         }
-        self.anchor = Reading::now();
-        self.anchor.cpu_ns
+        let a = Reading {
+            cpu_ns: thread_cpu_ns(),
+            mono_ns: mono,
+            naps,
+        };
+        ANCHOR.set(Some(a));
+        a.cpu_ns
     }
-    /// CPU time on leaving the library: estimated from the anchor unless
-    /// the thread slept since (then read, and the new anchor).
+    /// CPU time on leaving the library: estimated from the thread's anchor
+    /// unless the thread slept since (then read, and the new anchor).
     pub fn leave(&mut self) -> u64 {
         let naps = futex::naps();
         let mono = monotonic_ns();
         self.left_mono_ns = mono;
-        if naps != self.anchor.naps {
-            self.anchor = Reading {
-                cpu_ns: thread_cpu_ns(),
-                mono_ns: mono,
-                naps,
-            };
-            return self.anchor.cpu_ns;
-        }
-        self.anchor.cpu_ns + mono.saturating_sub(self.anchor.mono_ns)
+        let a = anchor(mono, naps);
+        a.cpu_ns + (mono - a.mono_ns)
     }
 }
 
