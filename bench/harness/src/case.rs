@@ -1,6 +1,7 @@
-//! One benchmark case (kernel, class, ranks, runner, cores) run to a
-//! measurement: the launcher command of each runner, the NPB result block,
-//! vaced's JSON report, the job's wall, CPU and memory.
+//! One benchmark case (kernel, class, ranks, runner, cores, vaced's
+//! execution mode) run to a measurement: the launcher command of each
+//! runner, the NPB result block, vaced's JSON report, the job's wall, CPU and
+//! memory.
 use crate::env::Env;
 use crate::kernels::Runner;
 use crate::npbout::{self, NpbResult};
@@ -12,6 +13,41 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// How vaced's `mpirun` runs the ranks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
+pub enum Mode {
+    /// One process per rank (mpirun's default).
+    Process,
+    /// Many ranks per process: `--ranks-per-process auto` (one host process
+    /// per --cores).
+    Hosted,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Process => "process",
+            Mode::Hosted => "hosted",
+        }
+    }
+    /// mpirun's options for the mode.
+    pub fn mpirun_args(self) -> &'static [&'static str] {
+        match self {
+            Mode::Process => &[],
+            Mode::Hosted => &["--ranks-per-process", "auto"],
+        }
+    }
+    /// mpirun's environment for the mode: in process mode an empty
+    /// `$VACED_RANKS_PER_PROCESS`, so that one inherited from the caller does
+    /// not turn the run into the other mode (the option wins over it).
+    pub fn mpirun_env(self) -> Vec<(String, String)> {
+        match self {
+            Mode::Process => vec![("VACED_RANKS_PER_PROCESS".into(), String::new())],
+            Mode::Hosted => Vec::new(),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Case {
     pub kernel: String,
@@ -20,19 +56,34 @@ pub struct Case {
     pub runner: Runner,
     /// vaced: --cores; MPICH: the host's cores; SMPI: 1 (it runs ranks in turn).
     pub cores: u32,
+    /// vaced's execution mode (`Process` for the other runners, which have
+    /// none).
+    pub mode: Mode,
 }
 
 impl Case {
-    /// A file-name stem: "cg-S-4-vaced-c2".
+    /// A file-name stem: "cg-S-4-vaced-c2" (process mode, and the other
+    /// runners), "cg-S-4-vaced-hosted-c2".
     pub fn stem(&self) -> String {
+        let mode = match (self.runner, self.mode) {
+            (Runner::Vaced, Mode::Hosted) => "-hosted",
+            _ => "",
+        };
         format!(
-            "{}-{}-{}-{}-c{}",
+            "{}-{}-{}-{}{mode}-c{}",
             self.kernel,
             self.class,
             self.ranks,
             self.runner.name(),
             self.cores
         )
+    }
+    /// The mode column: the mode's name for vaced, "-" for the others.
+    pub fn mode_name(&self) -> &'static str {
+        match self.runner {
+            Runner::Vaced => self.mode.name(),
+            _ => "-",
+        }
     }
 }
 
@@ -114,6 +165,7 @@ pub fn run(s: &Setup, case: &Case, exe: &Path) -> Result<Measurement, String> {
     let launcher = env.launcher(case.runner)?;
     let n = case.ranks.to_string();
     let mut args: Vec<OsString> = Vec::new();
+    let mut job_env = Vec::new();
     let report_path = logs.join(format!("{stem}.json"));
     match case.runner {
         Runner::Vaced => {
@@ -128,6 +180,8 @@ pub fn run(s: &Setup, case: &Case, exe: &Path) -> Result<Measurement, String> {
             ] {
                 args.push(a.into());
             }
+            args.extend(case.mode.mpirun_args().iter().map(OsString::from));
+            job_env = case.mode.mpirun_env();
             args.push("--report".into());
             args.push(report_path.clone().into());
         }
@@ -166,7 +220,7 @@ pub fn run(s: &Setup, case: &Case, exe: &Path) -> Result<Measurement, String> {
         program: launcher,
         args,
         cwd: logs.to_path_buf(),
-        env: Vec::new(),
+        env: job_env,
         stdout: logs.join(format!("{stem}.out")),
         stderr: logs.join(format!("{stem}.err")),
         timeout,
@@ -201,6 +255,9 @@ pub fn run(s: &Setup, case: &Case, exe: &Path) -> Result<Measurement, String> {
     } else {
         None
     };
+    if let Some(why) = report.as_ref().and_then(|r| mode_mismatch(case.mode, r)) {
+        problem.get_or_insert(why);
+    }
     Ok(Measurement {
         case: case.clone(),
         job,
@@ -209,6 +266,18 @@ pub fn run(s: &Setup, case: &Case, exe: &Path) -> Result<Measurement, String> {
         problem,
         timeout,
     })
+}
+
+/// Why a vaced report does not show the case's mode (its
+/// `ranks_per_process` is null exactly in process mode), if it does not.
+pub fn mode_mismatch(mode: Mode, r: &VacedReport) -> Option<String> {
+    match (mode, r.ranks_per_process) {
+        (Mode::Process, Some(k)) => Some(format!(
+            "ran in the many-ranks mode ({k} ranks per process), not one process per rank"
+        )),
+        (Mode::Hosted, None) => Some("ran one process per rank, not in the many-ranks mode".into()),
+        _ => None,
+    }
 }
 
 /// The logs directory of one table under an output directory, created:
@@ -236,6 +305,57 @@ pub fn logs_dir(out: &Path, table: &str) -> Result<PathBuf, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn case(runner: Runner, mode: Mode) -> Case {
+        Case {
+            kernel: "cg".into(),
+            class: "S".into(),
+            ranks: 4,
+            runner,
+            cores: 2,
+            mode,
+        }
+    }
+
+    #[test]
+    fn modes_in_stems_and_command_lines() {
+        assert_eq!(case(Runner::Vaced, Mode::Process).stem(), "cg-S-4-vaced-c2");
+        assert_eq!(
+            case(Runner::Vaced, Mode::Hosted).stem(),
+            "cg-S-4-vaced-hosted-c2"
+        );
+        assert_eq!(case(Runner::Smpi, Mode::Process).stem(), "cg-S-4-smpi-c2");
+        assert_eq!(case(Runner::Vaced, Mode::Hosted).mode_name(), "hosted");
+        assert_eq!(case(Runner::Mpich, Mode::Process).mode_name(), "-");
+        assert!(Mode::Process.mpirun_args().is_empty());
+        assert_eq!(Mode::Hosted.mpirun_args(), ["--ranks-per-process", "auto"]);
+        assert_eq!(
+            Mode::Process.mpirun_env(),
+            [("VACED_RANKS_PER_PROCESS".to_string(), String::new())]
+        );
+        assert!(Mode::Hosted.mpirun_env().is_empty());
+    }
+
+    #[test]
+    fn report_must_show_the_mode() {
+        let mut r = vreport::parse(
+            r#"{"target":"t","nranks":4,"cores":2,"predicted_s":0,"predicted_ps":0,
+            "host_wall_s":0,"host_cpu_s":0,"app_cpu_s":0,"startup_s":null,"efficiency":null,
+            "ranks_per_process":null,"host_processes":4}"#,
+        )
+        .unwrap();
+        assert_eq!(mode_mismatch(Mode::Process, &r), None);
+        assert_eq!(
+            mode_mismatch(Mode::Hosted, &r).as_deref(),
+            Some("ran one process per rank, not in the many-ranks mode")
+        );
+        r.ranks_per_process = Some(2);
+        assert_eq!(mode_mismatch(Mode::Hosted, &r), None);
+        assert_eq!(
+            mode_mismatch(Mode::Process, &r).as_deref(),
+            Some("ran in the many-ranks mode (2 ranks per process), not one process per rank")
+        );
+    }
 
     #[test]
     fn each_table_has_its_own_logs() {

@@ -5,7 +5,7 @@
 //! every case runs N times, its runners interleaved (MPICH, vaced, MPICH,
 //! vaced, ...), and a summary gives the medians, the RE of the medians and
 //! the median and largest |RE| over the cases.
-use crate::case::{self, Case, Measurement};
+use crate::case::{self, Case, Measurement, Mode};
 use crate::env::Env;
 use crate::kernels::{self, Runner};
 use crate::metrics::{self, opt, percent, ratio, secs};
@@ -283,6 +283,7 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
                                 ranks,
                                 runner: r,
                                 cores: c,
+                                mode: Mode::Process,
                             };
                             if repeat > 1 {
                                 eprint!("vaced-bench: {} (run {}) ... ", case.stem(), rep_i + 1);
@@ -449,6 +450,7 @@ mod tests {
                 ranks: 4,
                 runner,
                 cores,
+                mode: Mode::Process,
             },
             job: JobResult {
                 exit: Exit::Code(0),
@@ -507,6 +509,9 @@ mod tests {
             app_cpu_s: 0.88,
             startup_s: Some(0.01),
             efficiency: Some(0.8),
+            msgs_sent: None,
+            ranks_per_process: None,
+            host_processes: None,
         });
         assert_eq!(
             row(&m, Some(0.5), 4),

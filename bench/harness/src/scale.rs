@@ -1,10 +1,12 @@
 //! `vaced-bench scale` (bench/scale): how close large runs on this host come
-//! to the physical limit. vaced at each ranks x --cores, SimGrid's SMPI on
-//! the same kernel and ranks, the system MPICH natively oversubscribed; for
-//! each run the host wall time, total computation, efficiency, peak memory of
-//! the whole job, start-up and the prediction; then the checks of issue 6
-//! (prediction across --cores, speed-up, vaced vs SMPI, per-rank overhead).
-use crate::case::{self, Case, Measurement};
+//! to the physical limit. vaced at each ranks x --cores x execution mode (one
+//! process per rank, or many ranks per process), SimGrid's SMPI on the same
+//! kernel and ranks, the system MPICH natively oversubscribed; for each run
+//! the host wall time, total computation, efficiency, peak memory of the
+//! whole job, start-up, vaced's host CPU per message and the prediction; then
+//! the checks of issue 6 (prediction across --cores and modes, speed-up,
+//! hosted vs process, vaced vs SMPI, per-rank overhead in each mode).
+use crate::case::{self, Case, Measurement, Mode};
 use crate::env::Env;
 use crate::kernels::{self, Runner};
 use crate::memory::MemMethod;
@@ -30,6 +32,16 @@ pub struct ScaleArgs {
     /// Host cores for vaced (`mpirun --cores`), comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "1,2")]
     pub cores: Vec<u32>,
+    /// vaced's execution modes, comma-separated: `process` (one process per
+    /// rank), `hosted` (`--ranks-per-process auto`: one host process per
+    /// --cores); every vaced case and the overhead run once in each.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "process,hosted",
+        value_enum
+    )]
+    pub modes: Vec<Mode>,
     /// Rank counts for SMPI (default: the same as --ranks; 0: none).
     #[arg(long, value_delimiter = ',')]
     pub smpi_ranks: Option<Vec<u32>>,
@@ -49,8 +61,9 @@ pub struct ScaleArgs {
     /// Output directory (default: bench/results).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Run vaced this many times at each --cores, interleaved (cores 1, 2,
-    /// 1, 2, ...): the prediction's spread then covers the repetitions too.
+    /// Run vaced this many times at each --cores and mode, interleaved
+    /// (cores 1 in each mode, cores 2 in each mode, then again): the
+    /// prediction's spread then covers the repetitions too.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,
     /// Also draw slowdown and efficiency against ranks into DIR/scale-<time>.svg.
@@ -58,11 +71,12 @@ pub struct ScaleArgs {
     pub plot: Option<PathBuf>,
 }
 
-pub const HEADERS: [&str; 13] = [
+pub const HEADERS: [&str; 15] = [
     "kernel",
     "class",
     "ranks",
     "runner",
+    "mode",
     "host cores",
     "host wall s",
     "computation s",
@@ -70,9 +84,14 @@ pub const HEADERS: [&str; 13] = [
     "peak MiB",
     "MiB/rank",
     "start-up s",
+    "host CPU/msg µs",
     "prediction s",
     "note",
 ];
+/// The columns of HEADERS the progress line and --repeat use.
+const WALL: usize = 6;
+const PREDICTION: usize = 13;
+const NOTE: usize = 14;
 
 pub fn row(m: &Measurement, host_cores: u32) -> Vec<String> {
     let c = &m.case;
@@ -89,6 +108,9 @@ pub fn row(m: &Measurement, host_cores: u32) -> Vec<String> {
             "real time".to_string()
         });
     }
+    if let (Mode::Hosted, Some(h)) = (c.mode, m.report.as_ref().and_then(|r| r.host_processes)) {
+        notes.push(format!("{h} host processes"));
+    }
     if let Some(p) = &m.problem {
         notes.push(p.clone());
     } else if m.verified() == Some(false) {
@@ -99,6 +121,7 @@ pub fn row(m: &Measurement, host_cores: u32) -> Vec<String> {
         c.class.clone(),
         c.ranks.to_string(),
         c.runner.name().into(),
+        c.mode_name().into(),
         c.cores.to_string(),
         if timed_out {
             format!("> {}", m.timeout.as_secs())
@@ -112,65 +135,103 @@ pub fn row(m: &Measurement, host_cores: u32) -> Vec<String> {
             format!("{:.2}", b as f64 / (1 << 20) as f64 / c.ranks as f64)
         }),
         opt(m.report.as_ref().and_then(|r| r.startup_s), secs),
+        opt(m.report.as_ref().and_then(|r| r.cpu_per_msg_us()), secs),
         opt(m.timer_s(), secs),
         notes.join("; "),
     ]
 }
 
 /// The checks printed under the table, for one kernel at one rank count.
-pub fn checks(kernel: &str, ranks: u32, ms: &[&Measurement]) -> Vec<String> {
+pub fn checks<'a>(kernel: &str, ranks: u32, ms: &[&'a Measurement]) -> Vec<String> {
     let mut out = Vec::new();
-    let vaced: Vec<&&Measurement> = ms
+    let vaced: Vec<&'a Measurement> = ms
         .iter()
+        .copied()
         .filter(|m| m.case.runner == Runner::Vaced && m.report.is_some() && m.problem.is_none())
         .collect();
-    if vaced.len() > 1 {
-        let ps: Vec<u64> = vaced
+    let modes: BTreeSet<Mode> = vaced.iter().map(|m| m.case.mode).collect();
+    let of_mode = |mode: Mode| -> Vec<&'a Measurement> {
+        vaced
             .iter()
-            .map(|m| m.report.as_ref().unwrap().predicted_ps)
-            .collect();
-        let cores: Vec<String> = vaced.iter().map(|m| m.case.cores.to_string()).collect();
-        if ps.iter().all(|p| *p == ps[0]) {
+            .copied()
+            .filter(|m| m.case.mode == mode)
+            .collect()
+    };
+    if vaced.len() > 1 {
+        out.push(prediction_check(kernel, ranks, &vaced, &modes));
+    }
+    // Speed-up in each mode (process mode: the wording of one mode alone).
+    for &mode in &modes {
+        let vm = of_mode(mode);
+        let wall_at = |c: u32| vm.iter().find(|m| m.case.cores == c).map(|m| m.wall_s());
+        if let (Some(w1), Some(w2)) = (wall_at(1), wall_at(2)) {
+            let which = match mode {
+                Mode::Process => "",
+                Mode::Hosted => "hosted ",
+            };
             out.push(format!(
-                "{kernel} {ranks} ranks: vaced prediction identical across --cores {} ({} ps)",
-                cores.join(","),
-                ps[0]
-            ));
-        } else {
-            let s: Vec<f64> = vaced
-                .iter()
-                .map(|m| m.report.as_ref().unwrap().predicted_s)
-                .collect();
-            let t: Vec<f64> = vaced.iter().filter_map(|m| m.timer_s()).collect();
-            out.push(format!(
-                "{kernel} {ranks} ranks: vaced prediction across --cores {}: {} s, spread {} (kernel timer spread {})",
-                cores.join(","),
-                s.iter().map(|x| format!("{x:.9}")).collect::<Vec<_>>().join(" / "),
-                opt(metrics::spread(&s), percent),
-                opt(metrics::spread(&t), percent)
+                "{kernel} {ranks} ranks: {which}speed-up wall(cores 1) / wall(cores 2) = {}",
+                ratio(w1 / w2)
             ));
         }
     }
-    let wall_at = |c: u32| vaced.iter().find(|m| m.case.cores == c).map(|m| m.wall_s());
-    if let (Some(w1), Some(w2)) = (wall_at(1), wall_at(2)) {
+    // Hosted vs process at each --cores both ran (medians over --repeat).
+    let (process, hosted) = (of_mode(Mode::Process), of_mode(Mode::Hosted));
+    let mut cores_seen = Vec::new();
+    for m in &hosted {
+        let c = m.case.cores;
+        if cores_seen.contains(&c) {
+            continue;
+        }
+        cores_seen.push(c);
+        let at = |v: &[&'a Measurement]| -> Vec<&'a Measurement> {
+            v.iter().copied().filter(|m| m.case.cores == c).collect()
+        };
+        let (p, h) = (at(&process), at(&hosted));
+        if p.is_empty() {
+            continue;
+        }
+        let med = |v: &[&Measurement], f: fn(&Measurement) -> Option<f64>| {
+            crate::npb::median(&v.iter().filter_map(|m| f(m)).collect::<Vec<_>>())
+        };
+        let (pw, hw) = (med(&p, |m| Some(m.wall_s())), med(&h, |m| Some(m.wall_s())));
+        let runs = if p.len() > 1 || h.len() > 1 {
+            format!(
+                " (medians of {} process and {} hosted runs)",
+                p.len(),
+                h.len()
+            )
+        } else {
+            String::new()
+        };
         out.push(format!(
-            "{kernel} {ranks} ranks: speed-up wall(cores 1) / wall(cores 2) = {}",
-            ratio(w1 / w2)
+            "{kernel} {ranks} ranks: hosted vs process: wall ratio {} (--cores {c}); efficiency process {}, hosted {}{runs}",
+            opt(pw.zip(hw).map(|(p, h)| p / h), ratio),
+            opt(med(&p, Measurement::efficiency), ratio),
+            opt(med(&h, Measurement::efficiency), ratio),
         ));
     }
+    // vaced vs SMPI: the run at the most --cores of each mode.
     let smpi = ms.iter().find(|m| m.case.runner == Runner::Smpi);
-    let best = vaced.iter().max_by_key(|m| m.case.cores);
-    if let (Some(s), Some(v)) = (smpi, best) {
+    for &mode in &modes {
+        let vm = of_mode(mode);
+        let (Some(s), Some(v)) = (smpi, vm.iter().max_by_key(|m| m.case.cores)) else {
+            continue;
+        };
+        let (name, short) = match mode {
+            Mode::Process => ("vaced", "vaced"),
+            Mode::Hosted => ("vaced hosted", "hosted"),
+        };
         if s.job.exit == Exit::TimedOut {
             out.push(format!(
-                "{kernel} {ranks} ranks: SMPI ran past {} s; vaced (--cores {}) took {} s",
+                "{kernel} {ranks} ranks: SMPI ran past {} s; {name} (--cores {}) took {} s",
                 s.timeout.as_secs(),
                 v.case.cores,
                 secs(v.wall_s())
             ));
         } else if let (Some(ts), Some(tv)) = (s.timer_s(), v.timer_s()) {
             out.push(format!(
-                "{kernel} {ranks} ranks: vaced / SMPI prediction - 1 = {}; SMPI wall / vaced wall (--cores {}) = {}",
+                "{kernel} {ranks} ranks: {name} / SMPI prediction - 1 = {}; SMPI wall / {short} wall (--cores {}) = {}",
                 opt(metrics::relative_error(tv, ts), percent),
                 v.case.cores,
                 ratio(s.wall_s() / v.wall_s())
@@ -178,6 +239,101 @@ pub fn checks(kernel: &str, ranks: u32, ms: &[&Measurement]) -> Vec<String> {
         }
     }
     out
+}
+
+/// Is vaced's prediction the same in every run (at every --cores, in every
+/// mode)? One mode alone: the runs' --cores; both: each run's --cores and
+/// mode, and the spread within each mode.
+fn prediction_check(
+    kernel: &str,
+    ranks: u32,
+    vaced: &[&Measurement],
+    modes: &BTreeSet<Mode>,
+) -> String {
+    let pred_s = |m: &Measurement| m.report.as_ref().map_or(0.0, |r| r.predicted_s);
+    let ps: Vec<u64> = vaced
+        .iter()
+        .filter_map(|m| m.report.as_ref().map(|r| r.predicted_ps))
+        .collect();
+    let s: Vec<f64> = vaced.iter().map(|m| pred_s(m)).collect();
+    let t: Vec<f64> = vaced.iter().filter_map(|m| m.timer_s()).collect();
+    let fmt_s = |s: &[f64]| {
+        s.iter()
+            .map(|x| format!("{x:.9}"))
+            .collect::<Vec<_>>()
+            .join(" / ")
+    };
+    if modes.len() <= 1 {
+        let cores: Vec<String> = vaced.iter().map(|m| m.case.cores.to_string()).collect();
+        let which = match modes.first() {
+            Some(Mode::Hosted) => "vaced (hosted)",
+            _ => "vaced",
+        };
+        return if ps.iter().all(|p| *p == ps[0]) {
+            format!(
+                "{kernel} {ranks} ranks: {which} prediction identical across --cores {} ({} ps)",
+                cores.join(","),
+                ps[0]
+            )
+        } else {
+            format!(
+                "{kernel} {ranks} ranks: {which} prediction across --cores {}: {} s, spread {} (kernel timer spread {})",
+                cores.join(","),
+                fmt_s(&s),
+                opt(metrics::spread(&s), percent),
+                opt(metrics::spread(&t), percent)
+            )
+        };
+    }
+    let mut cores: Vec<String> = Vec::new();
+    for m in vaced {
+        let c = m.case.cores.to_string();
+        if !cores.contains(&c) {
+            cores.push(c);
+        }
+    }
+    let names: Vec<&str> = modes.iter().map(|m| m.name()).collect();
+    if ps.iter().all(|p| *p == ps[0]) {
+        return format!(
+            "{kernel} {ranks} ranks: vaced prediction identical across --cores {} and modes {} ({} ps)",
+            cores.join(","),
+            names.join(","),
+            ps[0]
+        );
+    }
+    let runs: Vec<String> = vaced
+        .iter()
+        .map(|m| format!("{} {}", m.case.cores, m.case.mode.name()))
+        .collect();
+    let within: Vec<String> = modes
+        .iter()
+        .filter_map(|&mode| {
+            let v: Vec<f64> = vaced
+                .iter()
+                .filter(|m| m.case.mode == mode)
+                .map(|m| pred_s(m))
+                .collect();
+            (v.len() > 1).then(|| {
+                format!(
+                    "within {}: {}",
+                    mode.name(),
+                    opt(metrics::spread(&v), percent)
+                )
+            })
+        })
+        .collect();
+    format!(
+        "{kernel} {ranks} ranks: vaced prediction across --cores and modes {}: {} s, spread {} (kernel timer spread {}){}",
+        runs.join(" / "),
+        fmt_s(&s),
+        opt(metrics::spread(&s), percent),
+        opt(metrics::spread(&t), percent),
+        if within.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", within.join(", "))
+        }
+    )
 }
 
 pub fn run(a: ScaleArgs) -> Result<(), String> {
@@ -197,6 +353,13 @@ pub fn run(a: ScaleArgs) -> Result<(), String> {
         .filter(|r| *r > 0)
         .collect();
     let mpich_ranks: Vec<u32> = a.mpich_ranks.iter().copied().filter(|r| *r > 0).collect();
+    // Each mode once, in the order given.
+    let mut modes: Vec<Mode> = Vec::new();
+    for &m in &a.modes {
+        if !modes.contains(&m) {
+            modes.push(m);
+        }
+    }
     let mut notes = Vec::new();
     let setup = case::Setup {
         env: &env,
@@ -259,18 +422,20 @@ pub fn run(a: ScaleArgs) -> Result<(), String> {
             if a.ranks.contains(&ranks) {
                 for run in 0..a.repeat {
                     for &c in &a.cores {
-                        cases.push((Runner::Vaced, c, run));
+                        for &mode in &modes {
+                            cases.push((Runner::Vaced, c, mode, run));
+                        }
                     }
                 }
             }
             if smpi_ranks.contains(&ranks) {
-                cases.push((Runner::Smpi, 1, 0));
+                cases.push((Runner::Smpi, 1, Mode::Process, 0));
             }
             if mpich_ranks.contains(&ranks) {
-                cases.push((Runner::Mpich, env.host_cores, 0));
+                cases.push((Runner::Mpich, env.host_cores, Mode::Process, 0));
             }
             let first = all.len();
-            for (r, c, run) in cases {
+            for (r, c, mode, run) in cases {
                 let Some(exe) = exes.get(&r) else { continue };
                 let case = Case {
                     kernel: k.clone(),
@@ -278,6 +443,7 @@ pub fn run(a: ScaleArgs) -> Result<(), String> {
                     ranks,
                     runner: r,
                     cores: c,
+                    mode,
                 };
                 eprint!("vaced-bench: {} ... ", case.stem());
                 let run_logs = case::run_logs(&logs, run, a.repeat)?;
@@ -289,20 +455,20 @@ pub fn run(a: ScaleArgs) -> Result<(), String> {
                 let mut row = row(&m, env.host_cores);
                 if a.repeat > 1 && r == Runner::Vaced {
                     let tag = format!("run {} of {}", run + 1, a.repeat);
-                    row[12] = if row[12].is_empty() {
+                    row[NOTE] = if row[NOTE].is_empty() {
                         tag
                     } else {
-                        format!("{tag}; {}", row[12])
+                        format!("{tag}; {}", row[NOTE])
                     };
                 }
                 eprintln!(
                     "wall {} s, prediction {} s{}",
-                    row[5],
-                    row[11],
-                    if row[12].is_empty() {
+                    row[WALL],
+                    row[PREDICTION],
+                    if row[NOTE].is_empty() {
                         String::new()
                     } else {
-                        format!(" ({})", row[12])
+                        format!(" ({})", row[NOTE])
                     }
                 );
                 if let Some((_, meth)) = m.job.peak_mem {
@@ -317,9 +483,11 @@ pub fn run(a: ScaleArgs) -> Result<(), String> {
     }
     // Per-rank overhead: a trivial program at many ranks.
     if a.overhead_ranks > 0 {
-        match overhead(&env, &logs, a.overhead_ranks, &target_arg, timeout) {
-            Ok(line) => checks_out.push(line),
-            Err(e) => checks_out.push(format!("per-rank overhead: {e}")),
+        for &mode in &modes {
+            match overhead(&env, &logs, a.overhead_ranks, &target_arg, timeout, mode) {
+                Ok(line) => checks_out.push(line),
+                Err(e) => checks_out.push(format!("per-rank overhead ({}): {e}", mode.name())),
+            }
         }
     }
     let mems: Vec<&str> = methods.iter().map(|m| m.describe()).collect();
@@ -337,6 +505,14 @@ pub fn run(a: ScaleArgs) -> Result<(), String> {
          (host cores x wall); SMPI runs every rank in turn on 1 core. prediction: the kernel's own timer \
          (virtual under vaced and SMPI, real under MPICH). start-up: vaced's report (spawn and wire-up); \
          others -."
+            .into(),
+    );
+    notes.push(
+        "mode (vaced): process = one process per rank (mpirun's default); hosted = `--ranks-per-process \
+         auto`, the ranks as user-level contexts in one host process per --cores; others -. host CPU/msg \
+         (vaced): (host_cpu_s - app_cpu_s) / msgs_sent of vaced's report, in microseconds: the CPU time \
+         of the job's rank (or host) processes outside the application's own computation (vaced's \
+         messaging, waiting, scheduling, start-up and exit), per message sent by any rank; others -."
             .into(),
     );
     notes.push(Env::load_note());
@@ -393,6 +569,7 @@ fn overhead(
     ranks: u32,
     target: &str,
     timeout: Duration,
+    mode: Mode,
 ) -> Result<String, String> {
     let progs = env.repo.join("tests/programs");
     let exe = logs.join("ring");
@@ -408,25 +585,24 @@ fn overhead(
         &env.repo,
         &[],
     )?;
+    let n = ranks.to_string();
+    let args = ["-n", &n, "--target", target]
+        .iter()
+        .chain(mode.mpirun_args())
+        .chain(&[o.as_str(), "token", "1", "1"])
+        .map(Into::into)
+        .collect();
+    let suffix = match mode {
+        Mode::Process => "",
+        Mode::Hosted => "-hosted",
+    };
     let spec = JobSpec {
         program: env.vaced_bin.join("mpirun"),
-        args: [
-            "-n",
-            &ranks.to_string(),
-            "--target",
-            target,
-            &o,
-            "token",
-            "1",
-            "1",
-        ]
-        .iter()
-        .map(Into::into)
-        .collect(),
+        args,
         cwd: logs.to_path_buf(),
-        env: Vec::new(),
-        stdout: logs.join(format!("ring-{ranks}.out")),
-        stderr: logs.join(format!("ring-{ranks}.err")),
+        env: mode.mpirun_env(),
+        stdout: logs.join(format!("ring-{ranks}{suffix}.out")),
+        stderr: logs.join(format!("ring-{ranks}{suffix}.err")),
         timeout,
         memory: true,
     };
@@ -440,7 +616,8 @@ fn overhead(
     }
     let (bytes, meth): (u64, MemMethod) = j.peak_mem.ok_or("no memory figure")?;
     Ok(format!(
-        "per-rank overhead: ring.c `token 1 1` at {ranks} ranks: peak job memory {} MiB = {:.2} MiB per rank ({}), wall {} s",
+        "per-rank overhead ({}): ring.c `token 1 1` at {ranks} ranks: peak job memory {} MiB = {:.2} MiB per rank ({}), wall {} s",
+        mode.name(),
         mib(bytes),
         bytes as f64 / (1 << 20) as f64 / ranks as f64,
         meth.short(),
@@ -456,6 +633,10 @@ mod tests {
     use crate::vreport::VacedReport;
 
     fn meas(runner: Runner, cores: u32, wall: f64, ps: u64) -> Measurement {
+        meas_in(runner, Mode::Process, cores, wall, ps)
+    }
+
+    fn meas_in(runner: Runner, mode: Mode, cores: u32, wall: f64, ps: u64) -> Measurement {
         Measurement {
             case: Case {
                 kernel: "cg".into(),
@@ -463,6 +644,7 @@ mod tests {
                 ranks: 64,
                 runner,
                 cores,
+                mode,
             },
             job: JobResult {
                 exit: Exit::Code(0),
@@ -489,6 +671,9 @@ mod tests {
                 app_cpu_s: 1.8,
                 startup_s: Some(0.125),
                 efficiency: Some(1.8 / (cores as f64 * wall)),
+                msgs_sent: Some(1000),
+                ranks_per_process: (mode == Mode::Hosted).then_some(64 / cores),
+                host_processes: Some(if mode == Mode::Hosted { cores } else { 64 }),
             }),
             problem: None,
             timeout: Duration::from_secs(100),
@@ -497,11 +682,35 @@ mod tests {
 
     #[test]
     fn rows() {
+        // host CPU/msg: (3.0 - 1.8) s / 1000 messages = 1200 us
         assert_eq!(
             row(&meas(Runner::Vaced, 2, 1.0, 500_000_000_000), 2),
             [
-                "cg", "A", "64", "vaced", "2", "1.000", "1.800", "0.90", "64.0", "1.00", "0.1250",
-                "0.5000", ""
+                "cg", "A", "64", "vaced", "process", "2", "1.000", "1.800", "0.90", "64.0", "1.00",
+                "0.1250", "1200", "0.5000", ""
+            ]
+        );
+        assert_eq!(
+            row(
+                &meas_in(Runner::Vaced, Mode::Hosted, 2, 1.0, 500_000_000_000),
+                2
+            ),
+            [
+                "cg",
+                "A",
+                "64",
+                "vaced",
+                "hosted",
+                "2",
+                "1.000",
+                "1.800",
+                "0.90",
+                "64.0",
+                "1.00",
+                "0.1250",
+                "1200",
+                "0.5000",
+                "2 host processes"
             ]
         );
         assert_eq!(
@@ -511,6 +720,7 @@ mod tests {
                 "A",
                 "64",
                 "mpich",
+                "-",
                 "2",
                 "4.000",
                 "3.000",
@@ -518,10 +728,14 @@ mod tests {
                 "64.0",
                 "1.00",
                 "-",
+                "-",
                 "2.000",
                 "real time, oversubscribed 64 ranks on 2 cores"
             ]
         );
+        assert_eq!(HEADERS[WALL], "host wall s");
+        assert_eq!(HEADERS[PREDICTION], "prediction s");
+        assert_eq!(HEADERS[NOTE], "note");
     }
 
     #[test]
@@ -541,6 +755,56 @@ mod tests {
         assert_eq!(
             checks("cg", 64, &[&a, &c])[0],
             "cg 64 ranks: vaced prediction across --cores 1,2: 0.500000000 / 0.550000000 s, spread +10.00% (kernel timer spread +10.00%)"
+        );
+    }
+
+    #[test]
+    fn checks_hosted_vs_process() {
+        let h = |c, wall, ps| meas_in(Runner::Vaced, Mode::Hosted, c, wall, ps);
+        let p1 = meas(Runner::Vaced, 1, 4.0, 500_000_000_000);
+        let h1 = h(1, 2.0, 500_000_000_000);
+        let p2 = meas(Runner::Vaced, 2, 2.0, 500_000_000_000);
+        let h2 = h(2, 1.0, 500_000_000_000);
+        let s = meas(Runner::Smpi, 1, 5.0, 400_000_000_000);
+        assert_eq!(
+            checks("cg", 64, &[&p1, &h1, &p2, &h2, &s]),
+            [
+                "cg 64 ranks: vaced prediction identical across --cores 1,2 and modes process,hosted (500000000000 ps)",
+                "cg 64 ranks: speed-up wall(cores 1) / wall(cores 2) = 2.00",
+                "cg 64 ranks: hosted speed-up wall(cores 1) / wall(cores 2) = 2.00",
+                "cg 64 ranks: hosted vs process: wall ratio 2.00 (--cores 1); efficiency process 0.45, hosted 0.90",
+                "cg 64 ranks: hosted vs process: wall ratio 2.00 (--cores 2); efficiency process 0.45, hosted 0.90",
+                "cg 64 ranks: vaced / SMPI prediction - 1 = +25.00%; SMPI wall / vaced wall (--cores 2) = 2.50",
+                "cg 64 ranks: vaced hosted / SMPI prediction - 1 = +25.00%; SMPI wall / hosted wall (--cores 2) = 5.00",
+            ]
+        );
+        // Predictions that differ: each run labelled, the spread within each
+        // mode; repeated runs: medians.
+        let h1b = h(1, 3.0, 510_000_000_000);
+        let got = checks("cg", 64, &[&p1, &h1, &p2, &h1b]);
+        assert_eq!(
+            got[0],
+            "cg 64 ranks: vaced prediction across --cores and modes 1 process / 1 hosted / 2 process / 1 hosted: \
+             0.500000000 / 0.500000000 / 0.500000000 / 0.510000000 s, spread +2.00% (kernel timer spread +2.00%); \
+             within process: +0.00%, within hosted: +2.00%"
+        );
+        assert_eq!(
+            got[2],
+            "cg 64 ranks: hosted vs process: wall ratio 1.60 (--cores 1); efficiency process 0.45, hosted 0.75 \
+             (medians of 1 process and 2 hosted runs)"
+        );
+        assert_eq!(got.len(), 3, "{got:?}");
+        // Only hosted runs: its own speed-up and SMPI lines; SMPI past its limit.
+        let mut late = meas(Runner::Smpi, 1, 100.0, 0);
+        late.job.exit = Exit::TimedOut;
+        late.npb = None;
+        assert_eq!(
+            checks("cg", 64, &[&h1, &h2, &late]),
+            [
+                "cg 64 ranks: vaced (hosted) prediction identical across --cores 1,2 (500000000000 ps)",
+                "cg 64 ranks: hosted speed-up wall(cores 1) / wall(cores 2) = 2.00",
+                "cg 64 ranks: SMPI ran past 100 s; vaced hosted (--cores 2) took 1.000 s",
+            ]
         );
     }
 }

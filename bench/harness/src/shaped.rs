@@ -17,7 +17,7 @@
 //! calibration ping-pong must have sent at least the sum of its message
 //! sizes each way (else the run stops: MPICH did not use the link); each
 //! kernel row shows the bytes beside vaced's count of bytes sent.
-use crate::case::{self, Case, Measurement};
+use crate::case::{self, Case, Measurement, Mode};
 use crate::env::{now_stamp, which, Env};
 use crate::kernels::{self, Runner};
 use crate::metrics::{self, opt, percent, secs};
@@ -682,6 +682,7 @@ pub fn run(a: NpbArgs) -> Result<(), String> {
                         ranks: 2,
                         runner,
                         cores,
+                        mode: Mode::Process,
                     };
                     let mc = case_of(Runner::Mpich, 1);
                     let load = load_1min();

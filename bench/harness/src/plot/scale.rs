@@ -1,14 +1,15 @@
 //! The figure of `bench/scale --plot DIR`: slowdown (host wall / predicted
 //! time, for vaced and SMPI) and efficiency (computation / (host cores x
-//! wall), every runner) against ranks, one line per kernel, runner and
-//! --cores; with --repeat, the medians of the runs.
+//! wall), every runner) against ranks, one line per kernel, runner, vaced's
+//! mode and --cores; with --repeat, the medians of the runs.
 use super::chart::{self, Lines, Panel, Series, PALETTE, REAL};
 use super::medians;
-use crate::case::Measurement;
+use crate::case::{Measurement, Mode};
 use crate::kernels::Runner;
 
-/// One point of a series: (kernel, runner, cores), ranks, slowdown, efficiency.
-pub type Point = ((String, Runner, u32), u32, Option<f64>, Option<f64>);
+/// One point of a series: (kernel, runner, mode, cores), ranks, slowdown,
+/// efficiency.
+pub type Point = ((String, Runner, Mode, u32), u32, Option<f64>, Option<f64>);
 
 /// The figure's points from the measurements: runs that timed out or failed
 /// have none.
@@ -24,7 +25,7 @@ pub fn points(all: &[Measurement]) -> Vec<Point> {
                     .and_then(|t| crate::metrics::slowdown(m.wall_s(), t)),
             };
             (
-                (c.kernel.clone(), c.runner, c.cores),
+                (c.kernel.clone(), c.runner, c.mode, c.cores),
                 c.ranks,
                 slowdown,
                 m.efficiency(),
@@ -33,11 +34,12 @@ pub fn points(all: &[Measurement]) -> Vec<Point> {
         .collect()
 }
 
-fn series_name(k: &str, r: Runner, cores: u32) -> String {
-    match r {
-        Runner::Vaced => format!("{k} vaced --cores {cores}"),
-        Runner::Smpi => format!("{k} SMPI"),
-        Runner::Mpich => format!("{k} MPICH (oversubscribed)"),
+fn series_name(k: &str, r: Runner, mode: Mode, cores: u32) -> String {
+    match (r, mode) {
+        (Runner::Vaced, Mode::Process) => format!("{k} vaced --cores {cores}"),
+        (Runner::Vaced, Mode::Hosted) => format!("{k} vaced hosted --cores {cores}"),
+        (Runner::Smpi, _) => format!("{k} SMPI"),
+        (Runner::Mpich, _) => format!("{k} MPICH (oversubscribed)"),
     }
 }
 
@@ -48,7 +50,7 @@ pub fn figure(
     pts: &[Point],
     repeat: u32,
 ) -> Result<(String, String), String> {
-    let mut keys: Vec<(String, Runner, u32)> = Vec::new();
+    let mut keys: Vec<(String, Runner, Mode, u32)> = Vec::new();
     for p in pts {
         if !keys.contains(&p.0) {
             keys.push(p.0.clone());
@@ -59,7 +61,7 @@ pub fn figure(
     let series: Vec<Series> = keys
         .iter()
         .map(|k| Series {
-            name: series_name(&k.0, k.1, k.2),
+            name: series_name(&k.0, k.1, k.2, k.3),
             color: if k.1 == Runner::Mpich {
                 REAL
             } else {
@@ -117,7 +119,7 @@ mod tests {
     use crate::plot::svg::Svg;
 
     fn pt(k: &str, r: Runner, c: u32, ranks: u32, s: Option<f64>, e: f64) -> Point {
-        ((k.into(), r, c), ranks, s, Some(e))
+        ((k.into(), r, Mode::Process, c), ranks, s, Some(e))
     }
 
     #[test]
@@ -130,6 +132,13 @@ mod tests {
             pt("cg", Runner::Vaced, 1, 1024, Some(4000.0), 0.4),
             pt("cg", Runner::Vaced, 1, 1024, Some(1000.0), 0.4),
             pt("cg", Runner::Mpich, 2, 64, None, 0.5),
+            // the other mode: a series of its own, not in the medians above
+            (
+                ("cg".into(), Runner::Vaced, Mode::Hosted, 1),
+                1024,
+                Some(9000.0),
+                Some(0.1),
+            ),
         ];
         let (name, text) = figure("scale-x", "A", &pts, 1).unwrap();
         assert_eq!(name, "scale-x.svg");
@@ -173,6 +182,7 @@ mod tests {
             "256",
             "1024",
             "cg vaced --cores 1",
+            "cg vaced hosted --cores 1",
             "cg MPICH (oversubscribed)",
         ] {
             assert!(svg.has_text(s), "no `{s}` in {:?}", svg.texts);
