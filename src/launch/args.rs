@@ -37,6 +37,8 @@ Environment:
                           is linked with vaced)
   VACED_COLL_<NAME>=ALG   force a collective's algorithm (also a
                           [collectives] table in the target file)
+  VACED_RANKS_PER_PROCESS=K|auto
+                          --ranks-per-process when it is not given
 
 At the end of the job, on stderr: the predicted time on the target (the
 largest final virtual time of any rank, and which rank), per-rank minimum,
@@ -553,6 +555,7 @@ pub(crate) mod tests {
             "VACED_HOST_JITTER",
             "VACED_FORK=0",
             "VACED_COLL_<NAME>",
+            "VACED_RANKS_PER_PROCESS",
             "Exit status",
         ] {
             assert!(help.contains(s), "`{s}` missing from\n{help}");

@@ -59,18 +59,6 @@ struct Reading {
     naps: u64,
 }
 
-impl Reading {
-    /// Read the thread CPU clock now.
-    fn now() -> Reading {
-        let naps = futex::naps();
-        Reading {
-            cpu_ns: thread_cpu_ns(),
-            mono_ns: monotonic_ns(),
-            naps,
-        }
-    }
-}
-
 thread_local! {
     /// The calling thread's last real reading of its CPU clock. It is the
     /// thread's, not a call clock's: in the many-ranks mode one host thread
