@@ -351,3 +351,101 @@ fn symtab_main(b: &[u8]) -> Option<u64> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    /// `cc SRC -o OUT ARGS...` in a fresh temporary directory.
+    fn build(name: &str, src: &str, args: &[&str]) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("vaced-loader-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let c = dir.join(format!("{name}.c"));
+        std::fs::write(&c, src).unwrap();
+        let out = dir.join(name);
+        let st = Command::new("cc")
+            .arg(&c)
+            .arg("-o")
+            .arg(&out)
+            .args(args)
+            .status()
+            .unwrap();
+        assert!(st.success());
+        out
+    }
+
+    const PROG: &str = "int counter = 41; int main(void) { return ++counter; }\n";
+
+    #[test]
+    fn reads_what_a_pie_needs_and_where_its_main_is() {
+        let exe = build("pie", PROG, &["-Wl,-rpath,/opt/somewhere:$ORIGIN/lib"]);
+        let b = std::fs::read(&exe).unwrap();
+        let dynamic = dynamic_entries(&b).unwrap();
+        assert!(
+            dynamic.contains(&(DT_NEEDED, "libc.so.6".to_string())),
+            "{dynamic:?}"
+        );
+        assert!(
+            dynamic
+                .iter()
+                .any(|(t, s)| (*t == DT_RUNPATH || *t == DT_RPATH)
+                    && s == "/opt/somewhere:$ORIGIN/lib"),
+            "{dynamic:?}"
+        );
+        // not exported, but in the symbol table
+        assert!(symtab_main(&b).is_some());
+        let mut patched = b.clone();
+        clear_pie_flag(&mut patched).unwrap();
+        assert_eq!(patched.len(), b.len());
+        assert_ne!(patched, b, "the DF_1_PIE flag was not found");
+        let mut again = patched.clone();
+        clear_pie_flag(&mut again).unwrap();
+        assert_eq!(again, patched);
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_host() {
+        let dir = std::env::temp_dir();
+        // not linked with vaced's library
+        let exe = build("plain", PROG, &[]);
+        let e = Image::open(&exe, &dir).err().unwrap();
+        assert!(e.contains("not linked with vaced's MPI library"), "{e}");
+        // a script
+        let script = exe.with_file_name("script.sh");
+        std::fs::write(&script, "#!/bin/sh\necho libvaced.so\n").unwrap();
+        let e = Image::open(&script, &dir).err().unwrap();
+        assert!(
+            e.contains("not a 64-bit little-endian ELF executable"),
+            "{e}"
+        );
+        // not position-independent (named after our library, so that only
+        // the missing PIE is wrong)
+        let exe = build(
+            "nopie",
+            "const char *lib = \"libvaced.so\";\nint main(void) { return lib[0]; }\n",
+            &["-no-pie"],
+        );
+        let e = Image::open(&exe, &dir).err().unwrap();
+        assert!(e.contains("not position-independent"), "{e}");
+    }
+
+    #[test]
+    fn each_copy_has_its_own_globals() {
+        // The sniff for our library's name is a string in the file.
+        let src = format!("const char *lib = \"libvaced.so\";\n{PROG}");
+        let exe = build("copies", &src, &[]);
+        let dir = exe.parent().unwrap().join("copies.d");
+        std::fs::create_dir_all(&dir).unwrap();
+        let image = Image::open(&exe, &dir).unwrap();
+        let (a, b) = (image.load(0).unwrap(), image.load(1).unwrap());
+        // SAFETY: the copies' main takes no arguments it reads.
+        let run = |c: &Copy| unsafe { (c.main)(0, std::ptr::null_mut(), std::ptr::null_mut()) };
+        assert_eq!(
+            (run(&a), run(&a), run(&b), run(&a), run(&b)),
+            (42, 43, 42, 44, 43)
+        );
+        // the copies' files are gone once loaded
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    }
+}
