@@ -124,7 +124,7 @@ impl Link for PortLink {
         self.cma.then_some(self.pid)
     }
     fn pull(&mut self, pid: u32, addr: u64, dst: &mut [u8]) -> Result<(), String> {
-        cma::pull(pid, addr, dst).map_err(|e| e.to_string())
+        cma::pull_as(self.pid, pid, addr, dst).map_err(|e| e.to_string())
     }
     fn publish_vtime(&self, t: VTime) {
         self.port

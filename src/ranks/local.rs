@@ -15,7 +15,7 @@
 
 use std::cell::Cell;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// Most rank-local statics the library may declare.
@@ -68,7 +68,21 @@ thread_local! {
     static CURRENT: Cell<*const Store> = const { Cell::new(std::ptr::null()) };
 }
 
+/// Set once, by a host process before its first rank runs: only then can a
+/// thread have a rank's store current, so the default mode never reads the
+/// thread-local [`CURRENT`] (a call into the dynamic linker in a shared
+/// library).
+static HOST_PROCESS: AtomicBool = AtomicBool::new(false);
+
+/// Whether this process is a host of the many-ranks mode.
+fn host_process() -> bool {
+    HOST_PROCESS.load(Ordering::Relaxed)
+}
+
 fn current() -> &'static Store {
+    if !host_process() {
+        return &PROCESS;
+    }
     let p = CURRENT.get();
     if p.is_null() {
         &PROCESS
@@ -81,6 +95,9 @@ fn current() -> &'static Store {
 /// Make `store` the calling thread's current store (the host, before it
 /// resumes a rank); `None` goes back to the process's. Returns the previous.
 pub fn enter(store: Option<&'static Store>) -> Option<&'static Store> {
+    if store.is_some() {
+        HOST_PROCESS.store(true, Ordering::Relaxed);
+    }
     let prev = CURRENT.replace(store.map_or(std::ptr::null(), |s| s as *const Store));
     // SAFETY: as in `current`.
     (!prev.is_null()).then(|| unsafe { &*prev })
@@ -120,7 +137,7 @@ static PROGRAM_ARGS: std::sync::OnceLock<Vec<std::ffi::OsString>> = std::sync::O
 
 /// Whether the calling thread runs a rank of the many-ranks mode.
 pub fn hosted() -> bool {
-    !CURRENT.get().is_null()
+    host_process() && !CURRENT.get().is_null()
 }
 
 /// A static with one value per rank (see the module's documentation).

@@ -19,20 +19,23 @@ pub fn available() -> bool {
     *AVAILABLE.get_or_init(probe)
 }
 
+/// [`pull`] by process `own_pid` (the caller's own id, which it knows): a
+/// sender in the same process (a rank of the same host, in the many-ranks
+/// mode) is read with a plain copy, no system call.
+pub fn pull_as(own_pid: u32, pid: u32, addr: u64, dst: &mut [u8]) -> io::Result<()> {
+    if pid != own_pid {
+        return pull(pid, addr, dst);
+    }
+    // SAFETY: the single-copy protocol hands out the address of a send
+    // buffer of a rank of this process, which MPI keeps valid and unchanged
+    // until the transfer completes (the sender waits for it); it is not
+    // the receiver's buffer `dst`.
+    unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, dst.as_mut_ptr(), dst.len()) };
+    Ok(())
+}
+
 /// Copy `dst.len()` bytes from `addr` in process `pid` into `dst`.
 pub fn pull(pid: u32, addr: u64, dst: &mut [u8]) -> io::Result<()> {
-    if pid == std::process::id() {
-        // The sender is a rank of this very process (the many-ranks mode):
-        // a plain copy, no system call.
-        // SAFETY: `addr` is a send buffer of a rank of this process, which
-        // MPI keeps valid and unchanged until the transfer completes (the
-        // sender waits for it), and it does not overlap `dst`, the
-        // receiver's own buffer.
-        unsafe {
-            std::ptr::copy_nonoverlapping(addr as *const u8, dst.as_mut_ptr(), dst.len());
-        }
-        return Ok(());
-    }
     let mut done = 0usize;
     while done < dst.len() {
         let rest = &mut dst[done..];
