@@ -7,7 +7,7 @@
 use super::args::RanksPerProcess;
 use super::job::{JobSpec, ENV_HOSTED, ENV_HOST_ARGV0, ENV_RANK};
 use super::memory::JobCgroup;
-use super::spawn::{interrupt_pending, SpawnStop, Spawned, INTERRUPT_CHECK_EVERY};
+use super::spawn::{start_each, SpawnStop, Spawned};
 use crate::transport::process::{self as os, SignalSet};
 use std::ffi::{OsStr, OsString};
 use std::os::unix::process::CommandExt;
@@ -127,35 +127,31 @@ pub fn spawn_hosts(
         startup: Duration::ZERO,
     };
     let mut stdin0 = Some(stdin0);
-    for (i, &host) in hosts.iter().enumerate() {
-        if i as u32 % INTERRUPT_CHECK_EVERY == INTERRUPT_CHECK_EVERY - 1 {
-            if let Some(sig) = signals.and_then(interrupt_pending) {
-                out.startup = began.elapsed();
-                return (out, Some(SpawnStop::Interrupted(sig)));
-            }
-        }
-        let stdin = stdin0.take().unwrap_or_else(Stdio::null);
-        let mut cmd = host_command(exe, program, argv0, args, job, host, out.pgid, stdin);
-        if let Some(cg) = cgroup {
-            cg.join_at_exec(&mut cmd);
-        }
-        match cmd.spawn() {
-            Ok(child) => {
-                let pid = child.id();
-                if i == 0 {
-                    out.pgid = pid;
-                }
-                out.pids.push(pid);
-                // Dropping `child` neither waits nor kills: the supervisor reaps it.
-            }
-            Err(error) => {
-                out.startup = began.elapsed();
-                return (out, Some(SpawnStop::HostFailed { host, error }));
-            }
-        }
-    }
+    let stop = start_each(
+        &mut out,
+        0..hosts.len() as u32,
+        |i, pgid| {
+            let stdin = stdin0.take().unwrap_or_else(Stdio::null);
+            host_command(
+                exe,
+                program,
+                argv0,
+                args,
+                job,
+                hosts[i as usize],
+                pgid,
+                stdin,
+            )
+        },
+        |i, error| SpawnStop::HostFailed {
+            host: hosts[i as usize],
+            error,
+        },
+        signals,
+        cgroup,
+    );
     out.startup = began.elapsed();
-    (out, None)
+    (out, stop)
 }
 
 /// The command that starts the host of `host`, in process group `pgid` (0:

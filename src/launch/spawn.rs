@@ -97,35 +97,59 @@ pub fn spawn_ranks(
             Err(stop) => return (out, Some(stop)),
         }
     }
-    for rank in out.pids.len() as u32..job.nranks {
-        if rank % INTERRUPT_CHECK_EVERY == INTERRUPT_CHECK_EVERY - 1 {
+    let first = out.pids.len() as u32;
+    let stop = start_each(
+        &mut out,
+        first..job.nranks,
+        |rank, pgid| {
+            let stdin = stdin0.take().unwrap_or_else(Stdio::null);
+            rank_command(program, argv0, args, job, rank, pgid, stdin)
+        },
+        |rank, error| SpawnStop::Failed { rank, error },
+        signals,
+        cgroup,
+    );
+    out.startup = began.elapsed();
+    (out, stop)
+}
+
+/// Start process `i` for each `i` of `range` in turn, by the command
+/// `command(i, pgid)` makes (`pgid`: the job's process group, 0 until the
+/// first process started, whose pid it then becomes), each joining `cgroup`;
+/// their pids go to `out`. Stops at an interrupt found in `signals` (looked
+/// for every [`INTERRUPT_CHECK_EVERY`] processes) or at the first process
+/// that cannot be started (`failed` says which).
+pub(super) fn start_each(
+    out: &mut Spawned,
+    range: std::ops::Range<u32>,
+    mut command: impl FnMut(u32, u32) -> Command,
+    failed: impl Fn(u32, io::Error) -> SpawnStop,
+    signals: Option<&SignalSet>,
+    cgroup: Option<&JobCgroup>,
+) -> Option<SpawnStop> {
+    for i in range {
+        if i % INTERRUPT_CHECK_EVERY == INTERRUPT_CHECK_EVERY - 1 {
             if let Some(sig) = signals.and_then(interrupt_pending) {
-                out.startup = began.elapsed();
-                return (out, Some(SpawnStop::Interrupted(sig)));
+                return Some(SpawnStop::Interrupted(sig));
             }
         }
-        let stdin = stdin0.take().unwrap_or_else(Stdio::null);
-        let mut cmd = rank_command(program, argv0, args, job, rank, out.pgid, stdin);
+        let mut cmd = command(i, out.pgid);
         if let Some(cg) = cgroup {
             cg.join_at_exec(&mut cmd);
         }
         match cmd.spawn() {
             Ok(child) => {
                 let pid = child.id();
-                if rank == 0 {
+                if out.pgid == 0 {
                     out.pgid = pid;
                 }
                 out.pids.push(pid);
                 // Dropping `child` neither waits nor kills: the supervisor reaps it.
             }
-            Err(error) => {
-                out.startup = began.elapsed();
-                return (out, Some(SpawnStop::Failed { rank, error }));
-            }
+            Err(error) => return Some(failed(i, error)),
         }
     }
-    out.startup = began.elapsed();
-    (out, None)
+    None
 }
 
 /// The command that starts `rank` by exec, in process group `pgid` (0: its own).

@@ -230,15 +230,25 @@ fn dlerror() -> String {
     }
 }
 
-/// Clear DF_1_PIE in the dynamic section (found through the program
-/// headers). None if the headers are out of bounds.
-fn clear_pie_flag(b: &mut [u8]) -> Option<()> {
+/// The program headers: (type, file offset of the header) each.
+fn program_headers(b: &[u8]) -> Option<Vec<(u32, usize)>> {
     let phoff = u64_at(b, 32)? as usize;
     let phentsize = u16_at(b, 54)? as usize;
     let phnum = u16_at(b, 56)? as usize;
-    for i in 0..phnum {
-        let ph = phoff + i * phentsize;
-        if u32_at(b, ph)? != PT_DYNAMIC {
+    (0..phnum)
+        .map(|i| {
+            let ph = phoff + i * phentsize;
+            Some((u32_at(b, ph)?, ph))
+        })
+        .collect()
+}
+
+/// The dynamic section's entries up to DT_NULL: (file offset of the
+/// entry, tag, value) each.
+fn dynamic_section(b: &[u8]) -> Option<Vec<(usize, i64, u64)>> {
+    let mut out = Vec::new();
+    for (kind, ph) in program_headers(b)? {
+        if kind != PT_DYNAMIC {
             continue;
         }
         let off = u64_at(b, ph + 8)? as usize;
@@ -249,11 +259,20 @@ fn clear_pie_flag(b: &mut [u8]) -> Option<()> {
             if tag == DT_NULL {
                 break;
             }
-            if tag == DT_FLAGS_1 {
-                let v = u64_at(b, d + 8)? & !DF_1_PIE;
-                b.get_mut(d + 8..d + 16)?.copy_from_slice(&v.to_le_bytes());
-            }
+            out.push((d, tag, u64_at(b, d + 8)?));
             d += 16;
+        }
+    }
+    Some(out)
+}
+
+/// Clear DF_1_PIE in the dynamic section. None if the headers are out of
+/// bounds.
+fn clear_pie_flag(b: &mut [u8]) -> Option<()> {
+    for (d, tag, v) in dynamic_section(b)? {
+        if tag == DT_FLAGS_1 {
+            b.get_mut(d + 8..d + 16)?
+                .copy_from_slice(&(v & !DF_1_PIE).to_le_bytes());
         }
     }
     Some(())
@@ -262,12 +281,8 @@ fn clear_pie_flag(b: &mut [u8]) -> Option<()> {
 /// The file offset of virtual address `vaddr` (through the PT_LOAD
 /// segments).
 fn file_offset(b: &[u8], vaddr: u64) -> Option<usize> {
-    let phoff = u64_at(b, 32)? as usize;
-    let phentsize = u16_at(b, 54)? as usize;
-    let phnum = u16_at(b, 56)? as usize;
-    for i in 0..phnum {
-        let ph = phoff + i * phentsize;
-        if u32_at(b, ph)? != PT_LOAD {
+    for (kind, ph) in program_headers(b)? {
+        if kind != PT_LOAD {
             continue;
         }
         let (off, va, filesz) = (u64_at(b, ph + 8)?, u64_at(b, ph + 16)?, u64_at(b, ph + 32)?);
@@ -281,37 +296,15 @@ fn file_offset(b: &[u8], vaddr: u64) -> Option<usize> {
 /// The string-valued entries of the dynamic section (DT_NEEDED, DT_RPATH,
 /// DT_RUNPATH), in order, with their strings.
 fn dynamic_entries(b: &[u8]) -> Option<Vec<(i64, String)>> {
-    let phoff = u64_at(b, 32)? as usize;
-    let phentsize = u16_at(b, 54)? as usize;
-    let phnum = u16_at(b, 56)? as usize;
-    let mut raw = Vec::new();
-    let mut strtab = None;
-    for i in 0..phnum {
-        let ph = phoff + i * phentsize;
-        if u32_at(b, ph)? != PT_DYNAMIC {
-            continue;
-        }
-        let off = u64_at(b, ph + 8)? as usize;
-        let size = u64_at(b, ph + 32)? as usize;
-        let mut d = off;
-        while d + 16 <= off + size {
-            let tag = u64_at(b, d)? as i64;
-            let val = u64_at(b, d + 8)?;
-            match tag {
-                DT_NULL => break,
-                DT_STRTAB => strtab = Some(val),
-                DT_NEEDED | DT_RPATH | DT_RUNPATH => raw.push((tag, val)),
-                _ => {}
-            }
-            d += 16;
-        }
-    }
-    let Some(strtab) = strtab else {
+    let entries = dynamic_section(b)?;
+    let Some(&(_, _, strtab)) = entries.iter().find(|e| e.1 == DT_STRTAB) else {
         return Some(Vec::new());
     };
     let base = file_offset(b, strtab)?;
-    raw.into_iter()
-        .map(|(tag, v)| {
+    entries
+        .iter()
+        .filter(|e| matches!(e.1, DT_NEEDED | DT_RPATH | DT_RUNPATH))
+        .map(|&(_, tag, v)| {
             let start = base + v as usize;
             let end = start + b.get(start..)?.iter().position(|&c| c == 0)?;
             Some((tag, String::from_utf8_lossy(&b[start..end]).into_owned()))
