@@ -6,7 +6,9 @@
 //! Layers (each only calls the one below it):
 //! `abi` -> `mpi` / `coll` -> `p2p` -> `engine` -> `transport`, with `model`
 //! (the target machine) used by the engine and the launcher, and `launch` /
-//! `report` making up the `mpirun` side.
+//! `report` making up the `mpirun` side. `ranks` is the host side of the
+//! many-ranks mode (`mpirun --ranks-per-process`): program copies, rank
+//! contexts and the library's per-rank state.
 
 pub mod abi;
 pub mod coll;
