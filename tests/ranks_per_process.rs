@@ -281,3 +281,20 @@ fn a_program_that_is_not_position_independent_is_refused() {
         .run()
         .assert_success();
 }
+
+#[test]
+fn fortran_stop_ends_that_rank_only() {
+    let Some(prog) = fortran_program("hosted_stop.f90") else {
+        return;
+    };
+    let job = run_hosted(4, &prog, &[]);
+    job.assert_success();
+    for r in [0, 2, 3] {
+        assert!(
+            job.stdout.contains(&format!("after rank={r} x=4")),
+            "{}",
+            job.dump()
+        );
+    }
+    assert!(!job.stdout.contains("after rank=1 "), "{}", job.dump());
+}
