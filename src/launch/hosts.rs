@@ -95,6 +95,15 @@ pub fn split(nranks: u32, cores: u32, rpp: RanksPerProcess) -> Result<Vec<Block>
         .collect())
 }
 
+/// Remove the directories where the started hosts write the copies of the
+/// program while they load (a host removes its own once loaded; one killed
+/// meanwhile leaves it).
+pub fn remove_copies(spawned: &Spawned) {
+    for (&pid, b) in spawned.pids.iter().zip(&spawned.hosts) {
+        let _ = std::fs::remove_dir_all(crate::ranks::host::copies_dir_of(pid, b.first));
+    }
+}
+
 /// The largest block of `blocks` (the report's ranks per process).
 pub fn largest(blocks: &[Block]) -> u32 {
     blocks.iter().map(|b| b.count).max().unwrap_or(0)

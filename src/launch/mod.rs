@@ -258,6 +258,7 @@ fn run_job(
     let end = |live: &mut Live, msg: String, code: i32| -> i32 {
         live.kill_and_reap();
         cleanup::remove_job_files(cmd, &seg_name, &job.shm_prefix());
+        hosts::remove_copies(&spawned);
         remove_timeline_dir(timeline_dir.as_deref());
         eprintln!("{cmd}: {msg}");
         code
@@ -324,6 +325,7 @@ fn run_job(
                 results: (0..a.nranks).map(|r| seg.slot(r).result()).collect(),
             };
             cleanup::remove_job_files(cmd, &seg_name, &job.shm_prefix());
+            hosts::remove_copies(&spawned);
             // the replays use the cores the ranks had
             if let (Some(w), false) = (whatif, a.quiet) {
                 let others = match w.configs.len() - 1 {

@@ -208,7 +208,13 @@ pub fn parse_block(spec: &str) -> Option<(u32, u32)> {
 
 /// Where the program's copies are written while they load.
 pub fn copies_dir(first: u32) -> std::path::PathBuf {
-    std::env::temp_dir().join(format!("vaced-host-{}-{first}", std::process::id()))
+    copies_dir_of(std::process::id(), first)
+}
+
+/// [`copies_dir`] of host process `pid` (the launcher removes what a host
+/// killed while it loaded left there).
+pub fn copies_dir_of(pid: u32, first: u32) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("vaced-host-{pid}-{first}"))
 }
 
 fn run(first_copy: Copy) -> Result<c_int, String> {
