@@ -98,7 +98,13 @@ impl Segment {
 /// stack since the last call, appending them to `out` in the order they
 /// were pushed.
 pub fn take_ready(seg: &Segment, first: u32, out: &mut Vec<u32>) {
-    let mut top = seg.slot(first).rq_head.swap(0, Ordering::SeqCst) & !SLEEPING;
+    let head = &seg.slot(first).rq_head;
+    // (a read first: the swap would take the line from the other hosts'
+    // ringers even when there is nothing to take)
+    if head.load(Ordering::Relaxed) == 0 {
+        return;
+    }
+    let mut top = head.swap(0, Ordering::SeqCst) & !SLEEPING;
     let start = out.len();
     while top != 0 {
         let r = top - 1;
