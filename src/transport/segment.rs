@@ -404,6 +404,37 @@ fn check_config(name: &str, cfg: &SegmentConfig) -> io::Result<()> {
     Ok(())
 }
 
+/// The segments this process has mapped, by the shared-memory object's
+/// identity (device, inode). The ranks of a host process (the many-ranks
+/// mode) each attach to the job's segment: they share one mapping instead
+/// of mapping the whole segment once each, which would fault every page
+/// they touch in once per rank and hold one page table per rank. Weak: a
+/// segment no one uses any more is unmapped as before.
+static ATTACHED: parking_lot::Mutex<Vec<Attached>> = parking_lot::const_mutex(Vec::new());
+
+/// An entry of [`ATTACHED`]: the object's (device, inode) and its mapping.
+type Attached = ((u64, u64), std::sync::Weak<Mapping>);
+
+/// The live mapping of the object `id` in this process, or a new one by
+/// `map`.
+fn shared_mapping(
+    id: (u64, u64),
+    map: impl FnOnce() -> io::Result<Mapping>,
+) -> io::Result<Arc<Mapping>> {
+    let mut attached = ATTACHED.lock();
+    attached.retain(|(_, w)| w.strong_count() > 0);
+    if let Some(m) = attached
+        .iter()
+        .find(|(i, _)| *i == id)
+        .and_then(|(_, w)| w.upgrade())
+    {
+        return Ok(m);
+    }
+    let m = Arc::new(map()?);
+    attached.push((id, Arc::downgrade(&m)));
+    Ok(m)
+}
+
 /// The mapped segment. Clones share the one mapping (another thread of
 /// the rank may hold a clone to wake the rank, see `transport::threads`).
 #[derive(Clone)]
@@ -461,7 +492,7 @@ impl Segment {
     /// Map the existing segment `name` and check its header.
     pub fn attach(name: &str) -> io::Result<Segment> {
         let fd = shm::open(name, libc::O_RDWR)?;
-        let size = shm::size(&fd, name)?;
+        let (id, size) = shm::identity(&fd, name)?;
         let bad = |what: String| {
             io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -472,7 +503,7 @@ impl Segment {
             return Err(bad(format!("only {size} bytes, not a vaced segment")));
         }
         let size = usize::try_from(size).map_err(|_| bad(format!("{size} bytes is too big")))?;
-        let map = Arc::new(Mapping::new(&fd, name, size)?);
+        let map = shared_mapping(id, || Mapping::new(&fd, name, size))?;
         // SAFETY: the mapping is at least one page-aligned `Header` long and
         // `Header` is atomics only (valid for any bytes).
         let h = unsafe { &*(map.ptr() as *const Header) };

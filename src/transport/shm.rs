@@ -59,6 +59,16 @@ pub fn unlink(name: &str) -> io::Result<()> {
 
 /// Size in bytes of the object behind `fd`.
 pub fn size(fd: &OwnedFd, name: &str) -> io::Result<u64> {
+    Ok(stat(fd, name)?.st_size as u64)
+}
+
+/// The object's identity (device, inode) and size.
+pub fn identity(fd: &OwnedFd, name: &str) -> io::Result<((u64, u64), u64)> {
+    let st = stat(fd, name)?;
+    Ok(((st.st_dev, st.st_ino), st.st_size as u64))
+}
+
+fn stat(fd: &OwnedFd, name: &str) -> io::Result<libc::stat> {
     // SAFETY: an all-zero `stat` is a valid value of this plain C struct.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: `fd` is open and `st` is a valid out-pointer.
@@ -68,7 +78,7 @@ pub fn size(fd: &OwnedFd, name: &str) -> io::Result<u64> {
             io::Error::last_os_error(),
         ));
     }
-    Ok(st.st_size as u64)
+    Ok(st)
 }
 
 /// Give the object `len` bytes. Its pages are allocated when first touched

@@ -185,6 +185,30 @@ fn eventually(what: &str, cond: impl Fn() -> bool) {
 }
 
 #[test]
+fn attaching_twice_in_one_process_shares_the_mapping() {
+    // (the ranks of a host process in the many-ranks mode each attach)
+    let name = unique("shared");
+    let _guard = ShmGuard(name.clone());
+    let cfg = SegmentConfig {
+        nranks: 4,
+        cores: 1,
+        inbox_bytes: 4096,
+        flow_slots: 0,
+    };
+    let created = Segment::create(&name, &cfg).unwrap();
+    let a = Segment::attach(&name).unwrap();
+    let b = Segment::attach(&name).unwrap();
+    assert!(std::ptr::eq(a.slot(3), b.slot(3)));
+    a.slot(3).publish_vtime(77);
+    assert_eq!(created.slot(3).vtime(), 77);
+    drop((a, b));
+    // attached again after every attachment was dropped: a new mapping of
+    // the same object
+    let c = Segment::attach(&name).unwrap();
+    assert_eq!(c.slot(3).vtime(), 77);
+}
+
+#[test]
 fn segment_create_attach_unlink_1024_ranks() {
     let name = unique("life");
     let _guard = ShmGuard(name.clone());
