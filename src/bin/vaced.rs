@@ -305,10 +305,7 @@ fn host(rest: &[OsString]) -> ! {
         Ok(start) => {
             RANK_EXIT.store(start.rank_exit as *mut c_void, Ordering::Release);
             RANK_REFUSE.store(start.rank_refuse as *mut c_void, Ordering::Release);
-            // SAFETY: `prepare` found the host's entry and the first rank's
-            // copy and main, which is what the entry takes.
-            let code = unsafe { (start.host_main)(start.first_copy, start.first_main) };
-            std::process::exit(code)
+            std::process::exit((start.host_main)())
         }
         Err(e) => {
             eprintln!("vaced: host process: {e}");

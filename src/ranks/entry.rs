@@ -1,19 +1,19 @@
 //! The `vaced` executable's side of a host process (run as `vaced-host`
-//! with [`super::host::ENV_HOSTED`] set): load the first rank's copy of the
-//! program, which brings in the program's own libvaced, and find the host
-//! in that library ([`super::host::vaced_host_main`]). Everything after
-//! that runs in the program's libvaced, whose state the ranks share; this
-//! executable only keeps its `exit`, which it interposes for the ranks.
-use super::host::{copies_dir, parse_block, ENV_HOSTED};
+//! with [`super::host::ENV_HOSTED`] set): load the program's libraries into
+//! the process's global scope ([`Image::load_libraries`]), which brings in
+//! the program's own libvaced, and find the host in that library
+//! ([`super::host::vaced_host_main`]). Everything after that runs in the
+//! program's libvaced, whose state the ranks share; this executable only
+//! keeps its `exit`, `pthread_create` and `fork`, which it interposes for
+//! the ranks.
+use super::host::ENV_HOSTED;
 use super::loader::Image;
 use std::ffi::{c_int, c_void, CStr};
 
-/// What the executable calls: the host's entry, its arguments, and the
-/// library's `vaced_rank_exit` for the executable's `exit`.
+/// What the executable calls: the host's entry, and the library's
+/// `vaced_rank_exit` and `vaced_rank_refuse` for its interposed calls.
 pub struct HostStart {
-    pub host_main: unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int,
-    pub first_copy: *mut c_void,
-    pub first_main: *mut c_void,
+    pub host_main: extern "C" fn() -> c_int,
     pub rank_exit: extern "C" fn(c_int),
     pub rank_refuse: unsafe extern "C" fn(*const std::ffi::c_char) -> c_int,
 }
@@ -36,33 +36,17 @@ pub fn default_signals() {
     }
 }
 
-/// Load the first rank's copy of `program` and find the host in its
-/// libvaced.
+/// Load `program`'s libraries and find the host in its libvaced.
 pub fn prepare(program: &std::path::Path) -> Result<HostStart, String> {
-    let spec = std::env::var(ENV_HOSTED).unwrap_or_default();
-    let (first, _) =
-        parse_block(&spec).ok_or_else(|| format!("{ENV_HOSTED}={spec:?}: want <first>,<count>"))?;
-    let dir = copies_dir(first);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let copy = Image::open(program, &dir).and_then(|image| {
-        image.load_libraries()?;
-        image.load(first)
-    });
-    let _ = std::fs::remove_dir(&dir);
-    let copy = copy?;
-    let host_main = lookup(copy.handle, c"vaced_host_main")?;
-    let rank_exit = lookup(copy.handle, c"vaced_rank_exit")?;
-    let rank_refuse = lookup(copy.handle, c"vaced_rank_refuse")?;
+    let libraries = Image::open(program)?.load_libraries()?;
+    let host_main = lookup(&libraries, c"vaced_host_main")?;
+    let rank_exit = lookup(&libraries, c"vaced_rank_exit")?;
+    let rank_refuse = lookup(&libraries, c"vaced_rank_refuse")?;
     // SAFETY: the library exports these three with exactly these signatures
     // (`super::host`).
     unsafe {
         Ok(HostStart {
-            host_main: std::mem::transmute::<
-                *mut c_void,
-                unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int,
-            >(host_main),
-            first_copy: copy.handle,
-            first_main: copy.main as *mut c_void,
+            host_main: std::mem::transmute::<*mut c_void, extern "C" fn() -> c_int>(host_main),
             rank_exit: std::mem::transmute::<*mut c_void, extern "C" fn(c_int)>(rank_exit),
             rank_refuse: std::mem::transmute::<
                 *mut c_void,
@@ -72,16 +56,18 @@ pub fn prepare(program: &std::path::Path) -> Result<HostStart, String> {
     }
 }
 
-fn lookup(handle: *mut c_void, name: &CStr) -> Result<*mut c_void, String> {
-    // SAFETY: a live dlopen handle and a C string.
-    let p = unsafe { libc::dlsym(handle, name.as_ptr()) };
-    if p.is_null() {
-        Err(format!(
-            "the program's MPI library has no {}: it is not vaced's, or an older vaced's \
-             (the many-ranks mode needs the program linked with this vaced's library)",
-            name.to_string_lossy()
-        ))
-    } else {
-        Ok(p)
-    }
+/// `name` in the first of `libraries` (or their dependencies) that has it.
+fn lookup(libraries: &[*mut c_void], name: &CStr) -> Result<*mut c_void, String> {
+    libraries
+        .iter()
+        // SAFETY: live dlopen handles and a C string.
+        .map(|&h| unsafe { libc::dlsym(h, name.as_ptr()) })
+        .find(|p| !p.is_null())
+        .ok_or_else(|| {
+            format!(
+                "the program's MPI library has no {}: it is not vaced's, or an older vaced's \
+                 (the many-ranks mode needs the program linked with this vaced's library)",
+                name.to_string_lossy()
+            )
+        })
 }

@@ -24,7 +24,7 @@ use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use std::cell::Cell;
 use std::collections::VecDeque;
-use std::ffi::{c_char, c_int, c_void, CString, OsString};
+use std::ffi::{c_char, c_int, CString, OsString};
 use std::os::unix::ffi::OsStrExt;
 
 /// The environment variable that makes a `vaced` process a host: the
@@ -171,24 +171,12 @@ struct Hosted {
     queued: bool,
 }
 
-/// The host's entry, called by the `vaced` executable with the copy of the
-/// program it loaded for the first rank (through which it found us).
-/// Never returns: exits the process with the ranks' status.
-///
-/// # Safety
-/// `first_copy` is a dlopen handle of a copy made by `loader` for the
-/// first rank of this host, and `first_main` its `main`.
+/// The host's entry, called by the `vaced` executable once it loaded the
+/// program's libraries (through which it found us). Never returns: exits
+/// the process with the ranks' status.
 #[no_mangle]
-pub unsafe extern "C" fn vaced_host_main(
-    first_copy: *mut c_void,
-    first_main: *mut c_void,
-) -> c_int {
-    let first = Copy {
-        handle: first_copy,
-        // SAFETY: the caller found `first_main` as the copy's main.
-        main: unsafe { std::mem::transmute::<*mut c_void, super::loader::MainFn>(first_main) },
-    };
-    let status = run(first).unwrap_or_else(|e| {
+pub extern "C" fn vaced_host_main() -> c_int {
+    let status = run().unwrap_or_else(|e| {
         eprintln!("vaced: host process: {e}");
         127
     });
@@ -200,24 +188,19 @@ pub unsafe extern "C" fn vaced_host_main(
 }
 
 /// `<first>,<count>` of [`ENV_HOSTED`].
-pub fn parse_block(spec: &str) -> Option<(u32, u32)> {
+fn parse_block(spec: &str) -> Option<(u32, u32)> {
     let (a, b) = spec.split_once(',')?;
     let (first, count) = (a.parse().ok()?, b.parse().ok()?);
     (count > 0).then_some((first, count))
 }
 
-/// Where the program's copies are written while they load.
-pub fn copies_dir(first: u32) -> std::path::PathBuf {
-    copies_dir_of(std::process::id(), first)
-}
-
-/// [`copies_dir`] of host process `pid` (the launcher removes what a host
-/// killed while it loaded left there).
+/// Where host process `pid` writes the program's copies while they load
+/// (the launcher removes what a host killed meanwhile left there).
 pub fn copies_dir_of(pid: u32, first: u32) -> std::path::PathBuf {
     std::env::temp_dir().join(format!("vaced-host-{pid}-{first}"))
 }
 
-fn run(first_copy: Copy) -> Result<c_int, String> {
+fn run() -> Result<c_int, String> {
     let spec = std::env::var(ENV_HOSTED).map_err(|_| format!("{ENV_HOSTED} is not set"))?;
     let (first, count) =
         parse_block(&spec).ok_or_else(|| format!("{ENV_HOSTED}={spec:?}: want <first>,<count>"))?;
@@ -246,15 +229,12 @@ fn run(first_copy: Copy) -> Result<c_int, String> {
     let seg: &'static Segment = Box::leak(Box::new(seg));
     HOST_SEG.set(Some(seg as *const Segment));
 
-    let dir = copies_dir(first);
+    let dir = copies_dir_of(std::process::id(), first);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let image = Image::open(&program, &dir);
-    let copies: Result<Vec<Copy>, String> = image.and_then(|image| {
-        let mut v = vec![first_copy];
-        for r in first + 1..first + count {
-            v.push(image.load(r)?);
-        }
-        Ok(v)
+    let copies: Result<Vec<Copy>, String> = Image::open(&program).and_then(|image| {
+        (first..first + count)
+            .map(|r| image.load(&dir, r))
+            .collect()
     });
     let _ = std::fs::remove_dir_all(&dir);
     let copies = copies?;

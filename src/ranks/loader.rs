@@ -31,7 +31,6 @@ pub struct Image {
     /// `main`'s address relative to the load base, from the symbol table
     /// (used when `main` is not exported).
     main_offset: Option<u64>,
-    dir: PathBuf,
 }
 
 /// One rank's loaded copy.
@@ -63,9 +62,8 @@ fn u64_at(b: &[u8], off: usize) -> Option<u64> {
 }
 
 impl Image {
-    /// Read `path` and check that it can be loaded once per rank; copies
-    /// are written under `dir` (which must exist).
-    pub fn open(path: &Path, dir: &Path) -> Result<Image, String> {
+    /// Read `path` and check that it can be loaded once per rank.
+    pub fn open(path: &Path) -> Result<Image, String> {
         let name = path.display();
         let mut bytes =
             std::fs::read(path).map_err(|e| format!("cannot read the program {name}: {e}"))?;
@@ -94,14 +92,14 @@ impl Image {
             path: path.to_path_buf(),
             bytes,
             main_offset,
-            dir: dir.to_path_buf(),
         })
     }
 
     /// Load the libraries the program needs (its DT_NEEDED entries, found
     /// through its RUNPATH / RPATH, then the dynamic linker's own search)
-    /// into the process's global scope, before any copy.
-    pub fn load_libraries(&self) -> Result<(), String> {
+    /// into the process's global scope, before any copy. Their handles, in
+    /// that order.
+    pub fn load_libraries(&self) -> Result<Vec<*mut c_void>, String> {
         let dynamic = dynamic_entries(&self.bytes)
             .ok_or_else(|| format!("{}: malformed dynamic section", self.path.display()))?;
         let origin = self
@@ -121,6 +119,7 @@ impl Image {
                 }
             }
         }
+        let mut handles = Vec::new();
         for (tag, name) in &dynamic {
             if *tag != DT_NEEDED {
                 continue;
@@ -139,13 +138,15 @@ impl Image {
                     dlerror()
                 ));
             }
+            handles.push(h);
         }
-        Ok(())
+        Ok(handles)
     }
 
-    /// Load the copy for `rank`.
-    pub fn load(&self, rank: u32) -> Result<Copy, String> {
-        let file = self.dir.join(format!("rank-{rank}"));
+    /// Load the copy for `rank`, through a file in `dir` (which must exist;
+    /// the file is removed once loaded).
+    pub fn load(&self, dir: &Path, rank: u32) -> Result<Copy, String> {
+        let file = dir.join(format!("rank-{rank}"));
         std::fs::write(&file, &self.bytes).map_err(|e| {
             format!(
                 "cannot write a copy of the program to {}: {e}",
@@ -399,15 +400,14 @@ mod tests {
 
     #[test]
     fn refuses_what_it_cannot_host() {
-        let dir = std::env::temp_dir();
         // not linked with vaced's library
         let exe = build("plain", PROG, &[]);
-        let e = Image::open(&exe, &dir).err().unwrap();
+        let e = Image::open(&exe).err().unwrap();
         assert!(e.contains("not linked with vaced's MPI library"), "{e}");
         // a script
         let script = exe.with_file_name("script.sh");
         std::fs::write(&script, "#!/bin/sh\necho libvaced.so\n").unwrap();
-        let e = Image::open(&script, &dir).err().unwrap();
+        let e = Image::open(&script).err().unwrap();
         assert!(
             e.contains("not a 64-bit little-endian ELF executable"),
             "{e}"
@@ -419,7 +419,7 @@ mod tests {
             "const char *lib = \"libvaced.so\";\nint main(void) { return lib[0]; }\n",
             &["-no-pie"],
         );
-        let e = Image::open(&exe, &dir).err().unwrap();
+        let e = Image::open(&exe).err().unwrap();
         assert!(e.contains("not position-independent"), "{e}");
     }
 
@@ -430,8 +430,8 @@ mod tests {
         let exe = build("copies", &src, &[]);
         let dir = exe.parent().unwrap().join("copies.d");
         std::fs::create_dir_all(&dir).unwrap();
-        let image = Image::open(&exe, &dir).unwrap();
-        let (a, b) = (image.load(0).unwrap(), image.load(1).unwrap());
+        let image = Image::open(&exe).unwrap();
+        let (a, b) = (image.load(&dir, 0).unwrap(), image.load(&dir, 1).unwrap());
         // SAFETY: the copies' main takes no arguments it reads.
         let run = |c: &Copy| unsafe { (c.main)(0, std::ptr::null_mut(), std::ptr::null_mut()) };
         assert_eq!(
