@@ -73,16 +73,19 @@ thread_local! {
 fn anchor(mono: u64, naps: u64) -> Reading {
     match ANCHOR.get() {
         Some(a) if a.naps == naps && mono.saturating_sub(a.mono_ns) < ANCHOR_NS => a,
-        _ => {
-            let a = Reading {
-                cpu_ns: thread_cpu_ns(),
-                mono_ns: mono,
-                naps,
-            };
-            ANCHOR.set(Some(a));
-            a
-        }
+        _ => read_anchor(mono, naps),
     }
+}
+
+/// Read the thread CPU clock: the thread's new anchor.
+fn read_anchor(mono: u64, naps: u64) -> Reading {
+    let a = Reading {
+        cpu_ns: thread_cpu_ns(),
+        mono_ns: mono,
+        naps,
+    };
+    ANCHOR.set(Some(a));
+    a
 }
 
 /// The thread CPU clock for a library exit and the next entry (see the
@@ -114,13 +117,7 @@ impl CallClock {
             let a = anchor(mono, naps);
             return a.cpu_ns + (mono - a.mono_ns);
         }
-        let a = Reading {
-            cpu_ns: thread_cpu_ns(),
-            mono_ns: mono,
-            naps,
-        };
-        ANCHOR.set(Some(a));
-        a.cpu_ns
+        read_anchor(mono, naps).cpu_ns
     }
     /// CPU time on leaving the library: estimated from the thread's anchor
     /// unless the thread slept since (then read, and the new anchor).

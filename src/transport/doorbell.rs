@@ -24,6 +24,8 @@ pub struct Doorbell {
     sleeping: AtomicU32,
 }
 
+/// `sleeping` of an owner asleep in the kernel.
+const ASLEEP: u32 = 1;
 /// `sleeping` of a rank suspended as a user-level context.
 const HOSTED: u32 = 2;
 
@@ -31,39 +33,23 @@ impl Doorbell {
     /// Sleep until `cond()` holds. Only the doorbell's owner calls this. A
     /// rank of the many-ranks mode suspends its context instead.
     pub fn wait_until(&self, mut cond: impl FnMut() -> bool) {
-        let Some(park) = super::hosting::park_hook() else {
-            return self.wait_in_kernel(cond);
-        };
-        loop {
-            if cond() {
-                return;
-            }
-            self.sleeping.store(HOSTED, Ordering::SeqCst);
-            fence(Ordering::SeqCst);
-            if cond() {
-                self.sleeping.store(0, Ordering::Relaxed);
-                return;
-            }
-            park();
-            self.sleeping.store(0, Ordering::Relaxed);
-        }
-    }
-
-    /// [`Doorbell::wait_until`] in the kernel (also for a host process
-    /// waiting for any of its ranks to become ready).
-    pub fn wait_in_kernel(&self, mut cond: impl FnMut() -> bool) {
+        let park = super::hosting::park_hook();
         loop {
             if cond() {
                 return;
             }
             let seq = self.seq.load(Ordering::SeqCst);
-            self.sleeping.store(1, Ordering::SeqCst);
+            let how = if park.is_some() { HOSTED } else { ASLEEP };
+            self.sleeping.store(how, Ordering::SeqCst);
             fence(Ordering::SeqCst);
             if cond() {
                 self.sleeping.store(0, Ordering::Relaxed);
                 return;
             }
-            futex::wait(&self.seq, seq);
+            match park {
+                Some(park) => park(),
+                None => futex::wait(&self.seq, seq),
+            }
             self.sleeping.store(0, Ordering::Relaxed);
         }
     }
