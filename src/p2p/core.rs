@@ -48,7 +48,7 @@
 //! was asked); when they race — the target's outcome then depends on timing
 //! too — the host's order decides.
 use super::decide;
-use super::link::Link;
+use super::link::{Link, Next};
 use super::record::Call;
 use super::request::{Cancel, Op, ReqId, Request, Sent, Table, Target};
 use super::{SendMode, Status};
@@ -1594,11 +1594,11 @@ impl<L: Link> Core<L> {
             return;
         }
         loop {
-            match self.link.earliest_event() {
+            match self.link.next_event() {
                 // Not delivered: `r` finalized after we read its event.
-                Some((_, _, r)) if !self.nudge(r) => continue,
-                Some(_) => return,
-                None => {
+                Next::Event(_, _, r) if !self.nudge(r) => continue,
+                Next::Event(..) | Next::Stirred => return,
+                Next::Nothing => {
                     let report = self.link.waiting_report();
                     for (r, w) in report.iter().enumerate() {
                         if w.is_some() {
@@ -1685,17 +1685,17 @@ impl<L: Link> Core<L> {
             self.link.idle_end();
             return false;
         }
-        match self.link.earliest_event() {
-            Some((_, 1, r)) if r == self.me => {
+        match self.link.next_event() {
+            Next::Event(_, 1, r) if r == self.me => {
                 self.link.idle_end();
                 true
             }
-            Some((_, _, r)) if r == self.me => {
+            Next::Event(_, _, r) if r == self.me => {
                 self.link.idle_end();
                 self.act_on_earliest(mine.expect("we published an early message"));
                 false
             }
-            Some((_, _, r)) => {
+            Next::Event(_, _, r) => {
                 // Not delivered: `r` finalized after we read its event; look
                 // again (the caller scans and comes back here).
                 if self.nudge(r) {
@@ -1704,7 +1704,12 @@ impl<L: Link> Core<L> {
                 self.link.idle_end();
                 false
             }
-            None => self.report_deadlock(),
+            Next::Stirred => {
+                self.link.wait_poked(seen);
+                self.link.idle_end();
+                false
+            }
+            Next::Nothing => self.report_deadlock(),
         }
     }
 
@@ -1759,25 +1764,30 @@ impl<L: Link> Core<L> {
     /// its holder and sleep until a record comes (or, with `poked`, a poke
     /// since that count); count ourselves busy again.
     fn quiescent(&mut self, mine: Option<usize>, poked: Option<u32>) {
-        match self.link.earliest_event() {
-            Some((_, 0, r)) if r == self.me => {
+        let sleep = |link: &mut L| match poked {
+            Some(seen) => link.wait_poked(seen),
+            None => link.wait_incoming(),
+        };
+        match self.link.next_event() {
+            Next::Event(_, 0, r) if r == self.me => {
                 self.link.idle_end();
                 self.act_on_earliest(mine.expect("we published an early message"));
             }
-            Some((_, _, r)) => {
+            Next::Event(_, _, r) => {
                 // Not delivered: `r` finalized after we read its event; the
                 // caller comes back here and looks again. (Our own pending
                 // decision is never first here: the messages it needs
                 // arrive by its time.)
                 if r != self.me && self.nudge(r) {
-                    match poked {
-                        Some(seen) => self.link.wait_poked(seen),
-                        None => self.link.wait_incoming(),
-                    }
+                    sleep(&mut self.link);
                 }
                 self.link.idle_end();
             }
-            None => self.report_deadlock(),
+            Next::Stirred => {
+                sleep(&mut self.link);
+                self.link.idle_end();
+            }
+            Next::Nothing => self.report_deadlock(),
         }
     }
 

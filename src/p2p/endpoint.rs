@@ -1,7 +1,7 @@
 //! The point-to-point engine bound to the host transport: joining the job
 //! `mpirun` set up (or a singleton job), publishing results, aborting.
 use super::core::Core;
-use super::link::Link;
+use super::link::{Link, Next};
 use crate::launch::job::ENV_RANK;
 use crate::model::{Model, VTime};
 use crate::ranks::local::{PerThread, RankCell};
@@ -146,18 +146,24 @@ impl Link for PortLink {
     fn idle_end(&mut self) {
         self.port.idle_end()
     }
-    fn earliest_event(&self) -> Option<(VTime, u8, u32)> {
-        let seg = self.port.segment();
-        (0..seg.nranks())
-            .flat_map(|r| {
-                let s = seg.slot(r);
-                [
-                    s.early_min().map(|t| (VTime::from_ps(t), 0, r)),
-                    s.deciding_at().map(|t| (VTime::from_ps(t), 1, r)),
-                ]
-            })
-            .flatten()
-            .min()
+    fn next_event(&mut self) -> Next {
+        let earliest = |seg: &Segment| {
+            (0..seg.nranks())
+                .flat_map(|r| {
+                    let s = seg.slot(r);
+                    [
+                        s.early_min().map(|t| (VTime::from_ps(t), 0, r)),
+                        s.deciding_at().map(|t| (VTime::from_ps(t), 1, r)),
+                    ]
+                })
+                .flatten()
+                .min()
+        };
+        match self.port.quiet(earliest) {
+            Some(Some((t, kind, r))) => Next::Event(t, kind, r),
+            Some(None) => Next::Nothing,
+            None => Next::Stirred,
+        }
     }
     fn flow_slots(&self) -> u32 {
         self.port.segment().flow_slots()

@@ -4,6 +4,18 @@
 use crate::model::VTime;
 use crate::transport::FlowRecord;
 
+/// What a rank that found the job quiescent learns ([`Link::next_event`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    /// The job's next event: (time, kind, rank).
+    Event(VTime, u8, u32),
+    /// None at all: nothing can happen any more (a deadlock).
+    Nothing,
+    /// A rank stopped being idle since (woken by a poke): the job is not
+    /// quiescent; whoever goes idle last looks again.
+    Stirred,
+}
+
 pub trait Link {
     fn rank(&self) -> u32;
     fn size(&self) -> u32;
@@ -141,10 +153,11 @@ pub trait Link {
     /// rank idle or finalized, no record in flight).
     fn idle_begin(&mut self) -> bool;
     fn idle_end(&mut self);
-    /// The job's next event while it is quiescent: the least (time, kind,
-    /// rank) over early-queued messages (kind 0, at their arrival) and
-    /// pending decisions (kind 1, at their time).
-    fn earliest_event(&self) -> Option<(VTime, u8, u32)>;
+    /// After [`Link::idle_begin`] said the job is quiescent: its next event,
+    /// the least (time, kind, rank) over early-queued messages (kind 0, at
+    /// their arrival) and pending decisions (kind 1, at their time), read
+    /// while the job stays quiescent.
+    fn next_event(&mut self) -> Next;
     /// Every rank's published waiting-on text, `None` for finalized ranks.
     fn waiting_report(&self) -> Vec<Option<String>>;
     /// End the job: it can make no progress.

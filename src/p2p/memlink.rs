@@ -5,7 +5,7 @@
 //! without a system call. The CPU clock reads whatever the owner set
 //! ([`MemLink::set_cpu`]); [`Shared::stop`] ends every wait (the waiter
 //! panics), so that one failing rank cannot leave the others blocked.
-use super::link::Link;
+use super::link::{Link, Next};
 use crate::model::VTime;
 use crate::transport::{FlowEntry, FlowRecord};
 use std::collections::VecDeque;
@@ -37,6 +37,8 @@ pub struct Shared {
     boxes: Vec<Inbox>,
     /// (idle ranks << 32) | records in flight, as in the shared segment.
     activity: AtomicU64,
+    /// How many times a rank stopped being idle (see `Port::quiet`).
+    idle_ends: AtomicU64,
     generation: AtomicU64,
     deciders: AtomicU32,
     stopped: AtomicBool,
@@ -80,6 +82,7 @@ impl Shared {
                 })
                 .collect(),
             activity: AtomicU64::new(0),
+            idle_ends: AtomicU64::new(0),
             generation: AtomicU64::new(0),
             deciders: AtomicU32::new(0),
             stopped: AtomicBool::new(false),
@@ -180,6 +183,8 @@ pub struct MemLink {
     cpu: u64,
     /// Receivers may copy large payloads straight from the sender's memory.
     single_copy: bool,
+    /// The idle-end count just before our last `idle_begin`.
+    idle_epoch: u64,
 }
 
 impl MemLink {
@@ -191,7 +196,28 @@ impl MemLink {
             cpu: 0,
             single_copy: true,
             yielder: None,
+            idle_epoch: 0,
         }
+    }
+
+    /// Every rank idle, nothing in flight (an activity word).
+    fn quiescent_word(&self, v: u64) -> bool {
+        (v >> 32) as usize == self.shared.boxes.len() && v as u32 == 0
+    }
+    /// The least published (time, kind, rank), see `Link::next_event`.
+    fn earliest(&self) -> Option<(VTime, u8, u32)> {
+        (0..self.shared.boxes.len())
+            .flat_map(|r| {
+                let b = &self.shared.boxes[r];
+                let e = b.early_min.load(Ordering::SeqCst);
+                let d = b.deciding.load(Ordering::SeqCst);
+                [
+                    e.checked_sub(1).map(|t| (VTime::from_ps(t), 0, r as u32)),
+                    d.checked_sub(1).map(|t| (VTime::from_ps(t), 1, r as u32)),
+                ]
+            })
+            .flatten()
+            .min()
     }
 
     /// Coroutine mode: the link of a rank running in the coroutine whose
@@ -396,25 +422,34 @@ impl Link for MemLink {
         self.yielder.is_none()
     }
     fn idle_begin(&mut self) -> bool {
+        self.idle_epoch = self.shared.idle_ends.load(Ordering::SeqCst);
         let v = self.shared.activity.fetch_add(1 << 32, Ordering::SeqCst) + (1 << 32);
-        (v >> 32) as usize == self.shared.boxes.len() && v as u32 == 0
+        self.quiescent_word(v)
     }
     fn idle_end(&mut self) {
         self.shared.activity.fetch_sub(1 << 32, Ordering::SeqCst);
+        self.shared.idle_ends.fetch_add(1, Ordering::SeqCst);
     }
-    fn earliest_event(&self) -> Option<(VTime, u8, u32)> {
-        (0..self.shared.boxes.len())
-            .flat_map(|r| {
-                let b = &self.shared.boxes[r];
-                let e = b.early_min.load(Ordering::SeqCst);
-                let d = b.deciding.load(Ordering::SeqCst);
-                [
-                    e.checked_sub(1).map(|t| (VTime::from_ps(t), 0, r as u32)),
-                    d.checked_sub(1).map(|t| (VTime::from_ps(t), 1, r as u32)),
-                ]
-            })
-            .flatten()
-            .min()
+    fn next_event(&mut self) -> Next {
+        // Waking from a poke and `idle_end` are one step for a coroutine; a
+        // thread (the engine's tests) still counts idle in between: the
+        // same epoch rule as `Port::quiet`.
+        let mut before = self.idle_epoch;
+        loop {
+            let event = self.earliest();
+            let after = self.shared.idle_ends.load(Ordering::SeqCst);
+            if after == before {
+                return match event {
+                    Some((t, kind, r)) => Next::Event(t, kind, r),
+                    None => Next::Nothing,
+                };
+            }
+            before = after;
+            let v = self.shared.activity.load(Ordering::SeqCst);
+            if !self.quiescent_word(v) {
+                return Next::Stirred;
+            }
+        }
     }
     fn flow_slots(&self) -> u32 {
         self.shared.boxes[0].flows.len() as u32

@@ -81,6 +81,8 @@ pub struct Port {
     /// A rank of the many-ranks mode: its host holds the core, the port
     /// takes no token (see `hosting`).
     hosted: bool,
+    /// The job's idle-end count just before our last [`Port::idle_begin`].
+    idle_epoch: u64,
 }
 
 impl Port {
@@ -100,6 +102,7 @@ impl Port {
             jitter: jitter::Jitter::from_env(rank),
             prefer: None,
             hosted: hosting::is_host(),
+            idle_epoch: 0,
         }
     }
     pub fn rank(&self) -> u32 {
@@ -287,6 +290,7 @@ impl Port {
     /// [`Activity::quiescent`] means every rank is idle and nothing is in
     /// flight, which only the last rank to go idle can see.
     pub fn idle_begin(&mut self) -> Activity {
+        self.idle_epoch = self.seg.idle_ends().load(Ordering::SeqCst);
         let v = self.seg.activity().fetch_add(1 << 32, Ordering::SeqCst) + (1 << 32);
         Activity {
             word: v,
@@ -296,6 +300,40 @@ impl Port {
     /// No longer idle.
     pub fn idle_end(&mut self) {
         self.seg.activity().fetch_sub(1 << 32, Ordering::SeqCst);
+        // After leaving the count, before changing anything we published
+        // (see `quiet`).
+        self.seg.idle_ends().fetch_add(1, Ordering::SeqCst);
+    }
+    /// After [`Port::idle_begin`] found the job quiescent: `read` what the
+    /// ranks published, as it is while the job stays quiescent. `None`: a
+    /// rank stopped being idle and the job is no longer quiescent.
+    ///
+    /// A rank still counts idle between its wake-up (by a poke, which is no
+    /// record in flight) and its [`Port::idle_end`], and changes what it
+    /// published only after that, so a quiescent count alone does not make
+    /// a read consistent: the idle-end count unchanged from before the
+    /// count was read until after `read` does. When it moved, the count is
+    /// read anew; quiescent again (the rank went idle again), so is `read`.
+    pub fn quiet<T>(&mut self, mut read: impl FnMut(&Segment) -> T) -> Option<T> {
+        if let Some(j) = &mut self.jitter {
+            j.maybe_delay();
+        }
+        let mut before = self.idle_epoch;
+        loop {
+            let v = read(&self.seg);
+            let after = self.seg.idle_ends().load(Ordering::SeqCst);
+            if after == before {
+                return Some(v);
+            }
+            before = after;
+            let now = Activity {
+                word: self.seg.activity().load(Ordering::SeqCst),
+                nranks: self.seg.nranks(),
+            };
+            if !now.quiescent() {
+                return None;
+            }
+        }
     }
     /// Name the rank whose record the next [`Port::wait_incoming`] waits
     /// for: if it waits for a core token, ours goes to it first.

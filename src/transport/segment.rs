@@ -315,7 +315,7 @@ impl RankSlot {
 }
 
 const MAGIC: u64 = u64::from_le_bytes(*b"VACEDSEG");
-const VERSION: u32 = 7;
+const VERSION: u32 = 8;
 /// Smallest accepted inbox.
 pub const MIN_INBOX_BYTES: u32 = 256;
 /// Largest accepted inbox.
@@ -337,6 +337,11 @@ struct Header {
     /// have finalized); records are sent but not yet received. One word, so
     /// a single atomic operation sees a consistent snapshot of both.
     activity: AtomicU64,
+    /// Bumped each time a rank stops being idle (after it leaves the idle
+    /// count): a rank that saw the job quiescent and sees this unchanged
+    /// after reading what the ranks published read it while nobody could
+    /// change it (see [`super::Port::quiet`]).
+    idle_ends: AtomicU64,
     /// Bumped after every store that lowers a published bound (a noted
     /// arrival) and before every store that raises one: a reader that sees
     /// it unchanged across a scan of the slots saw a consistent snapshot.
@@ -720,6 +725,10 @@ impl Segment {
     /// The job's activity word (see [`Activity`]).
     pub(super) fn activity(&self) -> &AtomicU64 {
         &self.header().activity
+    }
+    /// How many times a rank stopped being idle.
+    pub(super) fn idle_ends(&self) -> &AtomicU64 {
+        &self.header().idle_ends
     }
 
     pub(super) fn tokens(&self) -> &TokenState {
