@@ -1,6 +1,7 @@
 //! The many-ranks mode (`mpirun --ranks-per-process`): the same predictions
 //! as one process per rank, to the picosecond at `cpu.scale = 0`, with one
-//! host process and with two; each rank's global data its own (C globals
+//! host process, with two, and with more host processes than cores; each
+//! rank's global data its own (C globals
 //! and statics; Fortran COMMON, SAVE and module variables); what a rank
 //! ending, crashing or aborting does; what the mode refuses (threads, fork,
 //! a program that is not position-independent), each with the rank named.
@@ -14,12 +15,16 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 
 /// The modes compared: one process per rank, then hosts (`auto`) on one
-/// core (one host process) and on two (two host processes).
-fn modes() -> [(&'static str, u32, Option<&'static str>); 3] {
+/// core (one host process) and on two (two host processes), then hosts of
+/// 3 ranks on one core and of 2 ranks on two (more hosts than cores: they
+/// share the core tokens).
+fn modes() -> [(&'static str, u32, Option<&'static str>); 5] {
     [
         ("processes", 2, None),
         ("1 host", 1, Some("auto")),
         ("2 hosts", 2, Some("auto")),
+        ("hosts of 3 on 1 core", 1, Some("3")),
+        ("hosts of 2 on 2 cores", 2, Some("2")),
     ]
 }
 
@@ -230,6 +235,36 @@ fn a_crash_names_the_rank_that_was_running() {
         job.dump()
     );
     assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+}
+
+/// Four host processes of one rank on one core share its token: a crash
+/// still names its rank, and a deadlock is still found and reported.
+#[test]
+fn hosts_sharing_a_core_report_crashes_and_deadlocks() {
+    let shared = |n: u32, prog: &str, args: &[&str]| {
+        Run::exact(n, &program(prog))
+            .option(&["--ranks-per-process", "1"])
+            .cores(Some(1))
+            .args(args)
+            .run()
+    };
+    let job = shared(4, "crash", &[]);
+    assert!(!job.status.success(), "{}", job.dump());
+    assert!(
+        job.stderr.contains("rank 2") && job.stderr.contains("SIGSEGV"),
+        "{}",
+        job.dump()
+    );
+    let job = shared(3, "deadlock", &["any"]);
+    assert!(!job.status.success(), "{}", job.dump());
+    for r in 0..3 {
+        let line = format!("rank {r}: waiting for: receive from any rank with tag 7 (in MPI_Recv)");
+        assert!(
+            job.stderr.contains(&line),
+            "missing `{line}`:\n{}",
+            job.dump()
+        );
+    }
 }
 
 #[test]

@@ -58,9 +58,9 @@ impl Block {
 /// The blocks of ranks the host processes run, by host, for `nranks` ranks
 /// on `cores` cores (at least 1). `Auto`: min(cores, nranks) hosts, the
 /// ranks split as evenly as possible (the first blocks one larger).
-/// `Fixed(K)`: ceil(nranks / K) hosts of K ranks (the last fewer), refused
-/// when that is more hosts than cores.
-pub fn split(nranks: u32, cores: u32, rpp: RanksPerProcess) -> Result<Vec<Block>, String> {
+/// `Fixed(K)`: ceil(nranks / K) hosts of K ranks (the last fewer); more
+/// hosts than cores share the core tokens ([`shares_tokens`]).
+pub fn split(nranks: u32, cores: u32, rpp: RanksPerProcess) -> Vec<Block> {
     let cores = cores.max(1);
     let sizes: Vec<u32> = match rpp {
         RanksPerProcess::Auto => {
@@ -71,28 +71,25 @@ pub fn split(nranks: u32, cores: u32, rpp: RanksPerProcess) -> Result<Vec<Block>
         RanksPerProcess::Fixed(k) => {
             let k = k.max(1);
             let h = nranks.div_ceil(k);
-            if h > cores {
-                return Err(format!(
-                    "--ranks-per-process {k}: {nranks} ranks need {h} host processes, more than \
-                     the job's {cores} core{} (--cores); host processes do not share core tokens \
-                     yet, so more host processes than cores is not supported: use \
-                     --ranks-per-process auto, or K of at least {}",
-                    if cores == 1 { "" } else { "s" },
-                    nranks.div_ceil(cores)
-                ));
-            }
             (0..h).map(|i| k.min(nranks - i * k)).collect()
         }
     };
     let mut first = 0;
-    Ok(sizes
+    sizes
         .into_iter()
         .map(|count| {
             let b = Block { first, count };
             first += count;
             b
         })
-        .collect())
+        .collect()
+}
+
+/// Whether `hosts` host processes on `cores` cores share the job's core
+/// tokens (more hosts than cores: each holds a token while one of its ranks
+/// runs), rather than each owning a core.
+pub fn shares_tokens(hosts: usize, cores: u32) -> bool {
+    hosts > cores.max(1) as usize
 }
 
 /// Remove the directories where the started hosts write the copies of the
@@ -115,6 +112,8 @@ pub fn largest(blocks: &[Block]) -> u32 {
 /// others get /dev/null. Every host is in the job's process group (host
 /// 0's pid), dies with the launcher and joins `cgroup`. `signals`, if
 /// given, is polled for interrupts as in [`super::spawn::spawn_ranks`].
+/// With `shared_tokens` the hosts share the job's core tokens
+/// ([`shares_tokens`]).
 #[allow(clippy::too_many_arguments)]
 pub fn spawn_hosts(
     exe: &Path,
@@ -123,6 +122,7 @@ pub fn spawn_hosts(
     args: &[OsString],
     job: &JobSpec,
     hosts: &[Block],
+    shared_tokens: bool,
     stdin0: Stdio,
     signals: Option<&SignalSet>,
     cgroup: Option<&JobCgroup>,
@@ -148,6 +148,7 @@ pub fn spawn_hosts(
                 args,
                 job,
                 hosts[i as usize],
+                shared_tokens,
                 pgid,
                 stdin,
             )
@@ -166,7 +167,8 @@ pub fn spawn_hosts(
 /// The command that starts the host of `host`, in process group `pgid` (0:
 /// its own): `exe` as `vaced-host` with arguments `program args...`, and
 /// the environment of the block's first rank without `VACED_RANK`, plus
-/// `VACED_HOSTED=<first>,<count>` and `VACED_HOST_ARGV0=<argv0>`.
+/// `VACED_HOSTED=<first>,<count>` (`,shared` with `shared_tokens`) and
+/// `VACED_HOST_ARGV0=<argv0>`.
 #[allow(clippy::too_many_arguments)]
 fn host_command(
     exe: &Path,
@@ -175,6 +177,7 @@ fn host_command(
     args: &[OsString],
     job: &JobSpec,
     host: Block,
+    shared_tokens: bool,
     pgid: u32,
     stdin: Stdio,
 ) -> Command {
@@ -186,7 +189,8 @@ fn host_command(
             .filter(|(k, _)| *k != ENV_RANK),
     );
     cmd.env_remove(ENV_RANK);
-    cmd.env(ENV_HOSTED, format!("{},{}", host.first, host.count));
+    let shared = if shared_tokens { ",shared" } else { "" };
+    cmd.env(ENV_HOSTED, format!("{},{}{shared}", host.first, host.count));
     cmd.env(ENV_HOST_ARGV0, argv0);
     cmd.process_group(pgid as i32).stdin(stdin);
     os::die_with_parent(&mut cmd);
@@ -208,17 +212,14 @@ mod tests {
         let auto = RanksPerProcess::Auto;
         assert_eq!(
             split(10, 4, auto),
-            Ok(blocks(&[(0, 3), (3, 3), (6, 2), (8, 2)]))
+            blocks(&[(0, 3), (3, 3), (6, 2), (8, 2)])
         );
-        assert_eq!(
-            split(8, 4, auto),
-            Ok(blocks(&[(0, 2), (2, 2), (4, 2), (6, 2)]))
-        );
-        assert_eq!(split(1000, 1, auto), Ok(blocks(&[(0, 1000)])));
+        assert_eq!(split(8, 4, auto), blocks(&[(0, 2), (2, 2), (4, 2), (6, 2)]));
+        assert_eq!(split(1000, 1, auto), blocks(&[(0, 1000)]));
         // never more hosts than ranks
-        assert_eq!(split(3, 16, auto), Ok(blocks(&[(0, 1), (1, 1), (2, 1)])));
-        assert_eq!(split(7, 3, auto), Ok(blocks(&[(0, 3), (3, 2), (5, 2)])));
-        assert_eq!(split(1, 1, auto), Ok(blocks(&[(0, 1)])));
+        assert_eq!(split(3, 16, auto), blocks(&[(0, 1), (1, 1), (2, 1)]));
+        assert_eq!(split(7, 3, auto), blocks(&[(0, 3), (3, 2), (5, 2)]));
+        assert_eq!(split(1, 1, auto), blocks(&[(0, 1)]));
     }
 
     #[test]
@@ -226,37 +227,32 @@ mod tests {
         let k = RanksPerProcess::Fixed;
         assert_eq!(
             split(10, 4, k(3)),
-            Ok(blocks(&[(0, 3), (3, 3), (6, 3), (9, 1)]))
+            blocks(&[(0, 3), (3, 3), (6, 3), (9, 1)])
         );
-        assert_eq!(split(8, 2, k(4)), Ok(blocks(&[(0, 4), (4, 4)])));
-        assert_eq!(split(5, 1, k(64)), Ok(blocks(&[(0, 5)])));
-        assert_eq!(split(3, 3, k(1)), Ok(blocks(&[(0, 1), (1, 1), (2, 1)])));
-        assert_eq!(largest(&split(10, 4, k(3)).unwrap()), 3);
-        assert_eq!(largest(&split(10, 4, RanksPerProcess::Auto).unwrap()), 3);
+        assert_eq!(split(8, 2, k(4)), blocks(&[(0, 4), (4, 4)]));
+        assert_eq!(split(5, 1, k(64)), blocks(&[(0, 5)]));
+        assert_eq!(split(3, 3, k(1)), blocks(&[(0, 1), (1, 1), (2, 1)]));
+        assert_eq!(largest(&split(10, 4, k(3))), 3);
+        assert_eq!(largest(&split(10, 4, RanksPerProcess::Auto)), 3);
     }
 
     #[test]
-    fn more_hosts_than_cores_is_refused() {
-        assert_eq!(
-            split(10, 2, RanksPerProcess::Fixed(3)),
-            Err(
-                "--ranks-per-process 3: 10 ranks need 4 host processes, more than the job's \
-                 2 cores (--cores); host processes do not share core tokens yet, so more host \
-                 processes than cores is not supported: use --ranks-per-process auto, or K of \
-                 at least 5"
-                    .into()
-            )
-        );
-        assert_eq!(
-            split(4, 1, RanksPerProcess::Fixed(2)),
-            Err(
-                "--ranks-per-process 2: 4 ranks need 2 host processes, more than the job's \
-                 1 core (--cores); host processes do not share core tokens yet, so more host \
-                 processes than cores is not supported: use --ranks-per-process auto, or K of \
-                 at least 4"
-                    .into()
-            )
-        );
+    fn more_hosts_than_cores_share_tokens() {
+        let b = split(10, 2, RanksPerProcess::Fixed(3));
+        assert_eq!(b, blocks(&[(0, 3), (3, 3), (6, 3), (9, 1)]));
+        assert!(shares_tokens(b.len(), 2));
+        assert!(shares_tokens(
+            split(4, 1, RanksPerProcess::Fixed(2)).len(),
+            1
+        ));
+        assert!(!shares_tokens(
+            split(8, 2, RanksPerProcess::Fixed(4)).len(),
+            2
+        ));
+        assert!(!shares_tokens(
+            split(1000, 2, RanksPerProcess::Auto).len(),
+            2
+        ));
     }
 
     #[test]
@@ -299,6 +295,7 @@ mod tests {
             &[OsString::from("arg1")],
             &job,
             &hosts,
+            false,
             Stdio::null(),
             None,
             None,
@@ -341,6 +338,7 @@ mod tests {
             &[],
             &job,
             &blocks(&[(0, 2), (2, 2)]),
+            false,
             Stdio::null(),
             None,
             None,

@@ -146,14 +146,7 @@ fn run_job(
             Err(_) => None,
         },
     };
-    let hosts = match rpp.map(|k| hosts::split(a.nranks, cores, k)) {
-        None => Vec::new(),
-        Some(Ok(b)) => b,
-        Some(Err(e)) => {
-            eprintln!("{cmd}: {e}");
-            return EXIT_USAGE;
-        }
-    };
+    let hosts = rpp.map_or_else(Vec::new, |k| hosts::split(a.nranks, cores, k));
     let host_exe = if hosts.is_empty() {
         None
     } else {
@@ -248,6 +241,7 @@ fn run_job(
             &a.cmd.args,
             &job,
             &hosts,
+            hosts::shares_tokens(hosts.len(), cores),
             stdin0,
             Some(&signals),
             cgroup.as_ref(),

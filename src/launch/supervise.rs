@@ -351,6 +351,7 @@ mod tests {
                 &[],
                 &job,
                 hosts,
+                false,
                 Stdio::null(),
                 None,
                 None,

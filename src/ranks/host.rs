@@ -187,11 +187,19 @@ pub extern "C" fn vaced_host_main() -> c_int {
     unsafe { libc::exit(status) }
 }
 
-/// `<first>,<count>` of [`ENV_HOSTED`].
-fn parse_block(spec: &str) -> Option<(u32, u32)> {
-    let (a, b) = spec.split_once(',')?;
-    let (first, count) = (a.parse().ok()?, b.parse().ok()?);
-    (count > 0).then_some((first, count))
+/// `<first>,<count>[,shared]` of [`ENV_HOSTED`]: the block of ranks, and
+/// whether the host shares the job's core tokens with the other hosts
+/// (there are more hosts than cores).
+fn parse_block(spec: &str) -> Option<(u32, u32, bool)> {
+    let mut parts = spec.split(',');
+    let first = parts.next()?.parse().ok()?;
+    let count = parts.next()?.parse().ok()?;
+    let shared = match parts.next() {
+        None => false,
+        Some("shared") => true,
+        Some(_) => return None,
+    };
+    (count > 0 && parts.next().is_none()).then_some((first, count, shared))
 }
 
 /// Where host process `pid` writes the program's copies while they load
@@ -202,8 +210,8 @@ pub fn copies_dir_of(pid: u32, first: u32) -> std::path::PathBuf {
 
 fn run() -> Result<c_int, String> {
     let spec = std::env::var(ENV_HOSTED).map_err(|_| format!("{ENV_HOSTED} is not set"))?;
-    let (first, count) =
-        parse_block(&spec).ok_or_else(|| format!("{ENV_HOSTED}={spec:?}: want <first>,<count>"))?;
+    let (first, count, shared) = parse_block(&spec)
+        .ok_or_else(|| format!("{ENV_HOSTED}={spec:?}: want <first>,<count>[,shared]"))?;
     let argv0 = std::env::var_os(ENV_HOST_ARGV0);
     // Nothing the ranks start may see these.
     std::env::remove_var(ENV_HOSTED);
@@ -287,7 +295,8 @@ fn run() -> Result<c_int, String> {
         });
     }
     hosting::set_hooks(park, yield_now);
-    let status = schedule(seg, first, &mut ranks);
+    let tokens = shared.then(|| HostToken::take(seg, first));
+    let status = schedule(seg, first, tokens.as_ref(), &mut ranks);
     // Ranks still suspended (the host ends early when a rank ended without
     // MPI_Finalize) keep their stacks: dropping a coroutine would unwind
     // through the program's frames. The process exits next.
@@ -295,8 +304,49 @@ fn run() -> Result<c_int, String> {
     status
 }
 
+/// A host's core token, when hosts share the job's tokens (more hosts than
+/// cores): held while one of its ranks runs, given back while none can.
+/// Its place in the token queue is its first rank's slot (a hosted rank's
+/// port takes no token of its own).
+struct HostToken<'a> {
+    seg: &'a Segment,
+    first: u32,
+}
+
+impl<'a> HostToken<'a> {
+    /// Join the token queue and wait for a token.
+    fn take(seg: &'a Segment, first: u32) -> HostToken<'a> {
+        hosting::join_tokens(seg, first, std::process::id());
+        hosting::take_token(seg, first);
+        HostToken { seg, first }
+    }
+    /// No rank can run: give the token back, sleep until one can, take a
+    /// token again.
+    fn idle(&self) {
+        hosting::give_token(self.seg, self.first);
+        hosting::wait_ready(self.seg, self.first);
+        hosting::take_token(self.seg, self.first);
+    }
+    /// A rank let the others run first: so does the host, if another host
+    /// waits for a token.
+    fn yield_(&self) {
+        hosting::yield_token(self.seg, self.first);
+    }
+}
+
+impl Drop for HostToken<'_> {
+    fn drop(&mut self) {
+        hosting::give_token(self.seg, self.first);
+    }
+}
+
 /// Run the ranks until every one has ended; the host's exit status.
-fn schedule(seg: &Segment, first: u32, ranks: &mut [Hosted]) -> Result<c_int, String> {
+fn schedule(
+    seg: &Segment,
+    first: u32,
+    token: Option<&HostToken>,
+    ranks: &mut [Hosted],
+) -> Result<c_int, String> {
     let mut runq: VecDeque<usize> = (0..ranks.len()).collect();
     let mut ready = Vec::new();
     let mut left = ranks.len();
@@ -313,7 +363,10 @@ fn schedule(seg: &Segment, first: u32, ranks: &mut [Hosted]) -> Result<c_int, St
         }
         let Some(i) = runq.pop_front() else {
             hosting::set_current(seg, first, None);
-            hosting::wait_ready(seg, first);
+            match token {
+                Some(t) => t.idle(),
+                None => hosting::wait_ready(seg, first),
+            }
             continue;
         };
         let h = &mut ranks[i];
@@ -337,6 +390,9 @@ fn schedule(seg: &Segment, first: u32, ranks: &mut [Hosted]) -> Result<c_int, St
             CoroutineResult::Yield(Stop::Yielded) => {
                 h.queued = true;
                 runq.push_back(i);
+                if let Some(t) = token {
+                    t.yield_();
+                }
                 continue;
             }
             CoroutineResult::Yield(Stop::Exited(c)) => {
@@ -394,8 +450,11 @@ mod tests {
 
     #[test]
     fn blocks_parse() {
-        assert_eq!(parse_block("0,4"), Some((0, 4)));
-        assert_eq!(parse_block("512,512"), Some((512, 512)));
+        assert_eq!(parse_block("0,4"), Some((0, 4, false)));
+        assert_eq!(parse_block("512,512"), Some((512, 512, false)));
+        assert_eq!(parse_block("8,4,shared"), Some((8, 4, true)));
+        assert_eq!(parse_block("8,4,other"), None);
+        assert_eq!(parse_block("8,4,shared,x"), None);
         assert_eq!(parse_block("3,0"), None);
         assert_eq!(parse_block("3"), None);
         assert_eq!(parse_block("a,2"), None);

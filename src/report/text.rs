@@ -149,10 +149,15 @@ pub fn render_text(r: &Report) -> String {
     if let (Some(k), Some(h)) = (j.ranks_per_process, j.host_processes) {
         let _ = writeln!(
             out,
-            "  {:<15}{h} host process{}, up to {k} rank{} each (--ranks-per-process)",
+            "  {:<15}{h} host process{}, up to {k} rank{} each{} (--ranks-per-process)",
             "processes",
             if h == 1 { "" } else { "es" },
-            if k == 1 { "" } else { "s" }
+            if k == 1 { "" } else { "s" },
+            if h > j.cores {
+                ", sharing the cores"
+            } else {
+                ""
+            }
         );
     }
     let _ = writeln!(out, "  {:<15}{}", "target", j.target);
@@ -226,6 +231,13 @@ vaced: predicted time on tianhe1a: 5.000 us  (0.000005000000 s, rank 1)
         r.job.host_processes = Some(1);
         assert!(render_text(&r).contains(
             "  processes      1 host process, up to 1 rank each (--ranks-per-process)\n"
+        ));
+        // more hosts than cores: they share the core tokens
+        r.job.ranks_per_process = Some(1);
+        r.job.host_processes = Some(4);
+        assert!(render_text(&r).contains(
+            "  processes      4 host processes, up to 1 rank each, sharing the cores \
+             (--ranks-per-process)\n"
         ));
     }
 }

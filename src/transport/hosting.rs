@@ -14,7 +14,10 @@
 //!   that replaces a marked top wakes it. From another process a push costs
 //!   what ringing a sleeping rank costs; within the host it costs no system
 //!   call (the host is awake).
-//! * Core tokens are the host's business: hosted ports take none.
+//! * Core tokens are the host's business: hosted ports take none. A host
+//!   owns its core, except when there are more hosts than cores: then the
+//!   hosts share the job's tokens, each queued for one through its first
+//!   rank's slot ([`join_tokens`]), holding one while a rank of its runs.
 use super::futex;
 use super::segment::Segment;
 use std::cell::Cell;
@@ -134,4 +137,26 @@ pub fn set_current(seg: &Segment, first: u32, rank: Option<u32>) {
     seg.slot(first)
         .host_current
         .store(rank.map_or(0, |r| r + 1), Ordering::Release);
+}
+
+/// More hosts than cores: the host whose first rank is `first` (process
+/// `pid`) takes part in the job's core tokens through that rank's slot.
+pub fn join_tokens(seg: &Segment, first: u32, pid: u32) {
+    super::tokens::join_as_host(seg, first, pid)
+}
+
+/// A host that joined the tokens: wait for a core token.
+pub fn take_token(seg: &Segment, first: u32) {
+    super::tokens::acquire(seg, first)
+}
+
+/// A host that joined the tokens: give its core token back.
+pub fn give_token(seg: &Segment, first: u32) {
+    super::tokens::release(seg, first)
+}
+
+/// A host that joined the tokens: hand its token to a waiting host, if
+/// any, and wait for one again.
+pub fn yield_token(seg: &Segment, first: u32) {
+    super::tokens::yield_(seg, first)
 }

@@ -315,7 +315,7 @@ impl RankSlot {
 }
 
 const MAGIC: u64 = u64::from_le_bytes(*b"VACEDSEG");
-const VERSION: u32 = 8;
+const VERSION: u32 = 9;
 /// Smallest accepted inbox.
 pub const MIN_INBOX_BYTES: u32 = 256;
 /// Largest accepted inbox.
@@ -348,6 +348,10 @@ struct Header {
     generation: AtomicU64,
     /// Ranks waiting to take a conservative decision.
     deciders: AtomicU32,
+    /// 1: the many-ranks mode's host processes share the core tokens (more
+    /// of them than cores); the token fields of a host's first rank are
+    /// then the host's (see `tokens`).
+    hosts_share_tokens: AtomicU32,
 }
 
 /// Byte offsets of the parts of a segment.
@@ -729,6 +733,18 @@ impl Segment {
     /// How many times a rank stopped being idle.
     pub(super) fn idle_ends(&self) -> &AtomicU64 {
         &self.header().idle_ends
+    }
+    /// The many-ranks mode's hosts share the core tokens (set by each host
+    /// before it queues for one).
+    pub(super) fn set_hosts_share_tokens(&self) {
+        self.header().hosts_share_tokens.store(1, Ordering::SeqCst)
+    }
+    /// Whether the token fields of `rank`'s slot are its host process's: the
+    /// hosts share the tokens and `rank` is the first of its host (whose
+    /// own port, like every hosted rank's, takes none).
+    pub(super) fn token_is_hosts(&self, rank: u32) -> bool {
+        self.header().hosts_share_tokens.load(Ordering::SeqCst) != 0
+            && self.slot(rank).host() == Some(rank)
     }
 
     pub(super) fn tokens(&self) -> &TokenState {

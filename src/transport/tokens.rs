@@ -180,6 +180,14 @@ fn grant_next(seg: &Segment, t: &TokenState, prefer: Option<u32>, id: u32) -> Op
 /// Sleep on `rank`'s doorbell until a token was handed to it.
 fn wait_granted(seg: &Segment, rank: u32) {
     let me = seg.slot(rank);
+    if seg.token_is_hosts(rank) {
+        // a host process: on the grant word itself (the doorbell is its
+        // first rank's)
+        while me.tok_granted.load(Ordering::Acquire) == 0 {
+            futex::wait(&me.tok_granted, 0);
+        }
+        return;
+    }
     me.bell
         .wait_until(|| me.tok_granted.load(Ordering::Acquire) != 0);
 }
@@ -188,7 +196,21 @@ fn wait_granted(seg: &Segment, rank: u32) {
 /// token's CPU first, so that it wakes there.
 fn wake_granted(seg: &Segment, w: u32, id: u32) {
     pin(seg, w, id);
-    seg.ring(w);
+    let slot = seg.slot(w);
+    if seg.token_is_hosts(w) {
+        futex::wake(&slot.tok_granted, 1);
+    } else {
+        seg.ring(w);
+    }
+}
+
+/// Many-ranks mode with more host processes than cores: the host process
+/// whose first rank is `first` (and whose pid is `pid`) takes part in the
+/// core tokens through that rank's slot, whose own port takes none. Call
+/// before [`acquire`].
+pub fn join_as_host(seg: &Segment, first: u32, pid: u32) {
+    seg.slot(first).set_pid(pid);
+    seg.set_hosts_share_tokens();
 }
 
 /// The CPUs this process may run on, in order (empty if unknown).
