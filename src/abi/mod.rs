@@ -24,6 +24,7 @@ pub mod completion;
 pub mod datatype;
 pub mod dtype_ctor;
 pub mod dtype_extra;
+pub mod engine_api;
 pub mod env;
 pub mod errhandler;
 pub mod errors;

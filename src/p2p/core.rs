@@ -794,8 +794,10 @@ impl<L: Link> Core<L> {
         let Op::Recv { buf, .. } = &mut req.op else {
             unreachable!("storing into a send")
         };
+        // (a phantom buffer has a length and no bytes: its status counts
+        // what it would have stored)
+        let n = (m.size as usize).min(buf.len());
         let dst = buf.as_mut_slice();
-        let n = (m.size as usize).min(dst.len());
         let inline = match (&m.payload, data) {
             (_, Some(d)) => Some(d),
             (Payload::Inline(v), None) => Some(v.as_slice()),
@@ -803,7 +805,7 @@ impl<L: Link> Core<L> {
         };
         if let Some(d) = inline {
             // (a replay's message has a length and no bytes)
-            let k = n.min(d.len());
+            let k = n.min(d.len()).min(dst.len());
             dst[..k].copy_from_slice(&d[..k]);
         }
         if let Payload::Remote { pid, addr } = m.payload {
@@ -876,6 +878,11 @@ impl<L: Link> Core<L> {
     pub fn is_done(&self, r: ReqId) -> bool {
         self.reqs.get(r).done.is_some()
     }
+    /// Whether `r` names a request started and not freed.
+    pub fn is_request(&self, r: ReqId) -> bool {
+        self.reqs.is_active(r)
+    }
+
     pub fn status(&self, r: ReqId) -> Status {
         self.reqs.get(r).status
     }
@@ -1195,7 +1202,9 @@ impl<L: Link> Core<L> {
                     .model
                     .copy_out(held.msg.size, held.msg.src, self.me, true);
                 let done = t + copy + self.model.o_recv;
-                let mut st = self.reqs.get(r).status;
+                // (the status counts min(size, buffer) since the REQ, a
+                // phantom buffer's too)
+                let st = self.reqs.get(r).status;
                 if let Payload::Inline(d) = &held.msg.payload {
                     let Op::Recv { buf, .. } = &mut self.reqs.get_mut(r).op else {
                         unreachable!()
@@ -1203,7 +1212,6 @@ impl<L: Link> Core<L> {
                     let dst = buf.as_mut_slice();
                     let n = dst.len().min(d.len());
                     dst[..n].copy_from_slice(&d[..n]);
-                    st.bytes = n as u64;
                 }
                 self.complete(r, done, st);
             }

@@ -248,6 +248,14 @@ impl Core<PortLink> {
     /// Join the job described by the VACED_* environment that `mpirun` sets,
     /// or, without one, run as a singleton job of one rank.
     pub fn from_env() -> Result<Endpoint, String> {
+        Self::join_env(true)
+    }
+
+    /// [`Core::from_env`] for a library that moves the data itself and has
+    /// the engine time it (`abi::engine_api`): its sends carry lengths, not
+    /// bytes, so no receiver may copy from the sender's memory
+    /// (`single_copy` false), whatever `VACED_CMA` says.
+    pub fn join_env(single_copy: bool) -> Result<Endpoint, String> {
         let spec = std::env::var("VACED_TARGET").unwrap_or_else(|_| "tianhe1a".to_string());
         let model = Model::load(&spec).map_err(|e| e.to_string())?;
         let (seg, rank, use_cma) = match std::env::var("VACED_SEGMENT") {
@@ -266,7 +274,8 @@ impl Core<PortLink> {
                         seg.nranks()
                     ));
                 }
-                let use_cma = std::env::var("VACED_CMA").map(|v| v != "0").unwrap_or(true);
+                let use_cma =
+                    single_copy && std::env::var("VACED_CMA").map(|v| v != "0").unwrap_or(true);
                 (seg, rank, use_cma)
             }
             Err(_) => {

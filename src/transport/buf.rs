@@ -64,8 +64,9 @@ impl RecvBuf {
     pub unsafe fn from_raw(ptr: *mut u8, len: usize) -> RecvBuf {
         RecvBuf { ptr, len }
     }
-    /// Room for `len` bytes that is not there: a replay's receive (nothing
-    /// is stored; the status counts no bytes).
+    /// Room for `len` bytes that is not there: a replay's receive, or one
+    /// another library mirrors (`abi::engine_api`): nothing is stored; the
+    /// status counts the bytes a real buffer would have taken.
     pub fn phantom(len: usize) -> RecvBuf {
         RecvBuf {
             ptr: std::ptr::null_mut(),

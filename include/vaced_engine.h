@@ -1,0 +1,72 @@
+/* vaced's engine for another MPI library (see mpich-patch/ and the Rust
+ * module src/abi/engine_api.rs, whose documentation is the reference).
+ *
+ * A library that moves the data and matches messages itself mirrors its
+ * point-to-point traffic here: every send it starts and every receive it
+ * posts, with lengths only, and every wait or test its caller makes on
+ * them. vaced's engine then times the program exactly as vaced's own MPI
+ * library does (VACED Algorithms 1-3, the target model's equations).
+ *
+ * The rank must be started by vaced's mpirun. One thread calls the engine.
+ * Every function that returns int returns -1 on failure; vaced_eng_error()
+ * then says why. */
+#ifndef VACED_ENGINE_H
+#define VACED_ENGINE_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A receive from any source, or with any tag. */
+#define VACED_ENG_ANY (-1)
+
+/* Send modes. */
+#define VACED_ENG_STANDARD 0
+#define VACED_ENG_SYNCHRONOUS 1
+#define VACED_ENG_READY 2
+#define VACED_ENG_BUFFERED 3
+
+/* A completed request's outcome. */
+typedef struct {
+    int source;     /* the sender (receives), -1 for sends */
+    int tag;
+    uint64_t bytes; /* received (or sent) */
+    double done;    /* virtual time of its completion, in seconds */
+} vaced_eng_status;
+
+/* Join the job (the start event: virtual time 0). */
+int vaced_eng_init(void);
+/* Why the last failing call failed. */
+const char *vaced_eng_error(void);
+int vaced_eng_rank(void);
+int vaced_eng_size(void);
+
+/* An MPI call begins (its name, or NULL) / ends: the CPU time in between
+ * calls is the rank's computation. Pairs nest; the outermost counts. */
+int vaced_eng_enter(const char *call);
+int vaced_eng_leave(void);
+
+/* Start a send / post a receive; a request handle, or -1. `ctx` tells
+ * communicators apart (any number the library uses for matching). */
+int64_t vaced_eng_isend(int dest, int tag, uint32_t ctx, uint64_t bytes, int mode);
+int64_t vaced_eng_irecv(int src, int tag, uint32_t ctx, uint64_t bytes);
+
+/* Wait for a request (0) / test it (1 complete, 0 not yet); a complete
+ * request is freed and its outcome written to `st` (may be NULL). */
+int vaced_eng_wait(int64_t req, vaced_eng_status *st);
+int vaced_eng_test(int64_t req, vaced_eng_status *st);
+
+/* MPI_Wtime: the virtual time in seconds. */
+double vaced_eng_wtime(void);
+/* MPIX_Vaced_compute: `seconds` of target computation. */
+int vaced_eng_compute(double seconds);
+/* MPI_Finalize: publish the rank's results. */
+int vaced_eng_finalize(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

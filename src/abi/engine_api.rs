@@ -1,0 +1,360 @@
+//! The engine for another MPI library: a C API (`include/vaced_engine.h`)
+//! through which a library that moves the data and matches messages itself
+//! (MPICH's CH3 device, patched: `mpich-patch/`) has vaced's engine time
+//! every message, so that Algorithms 1-3, the early and unexpected queues,
+//! conservative decisions and the model's equations are this crate's code,
+//! not a second implementation.
+//!
+//! The calling library mirrors its point-to-point traffic: each send it
+//! starts and each receive it posts is started here too, with its length
+//! and no bytes (the engine's records carry lengths only, like a replay's,
+//! `crate::replay`); each request whose completion its caller observes is
+//! waited or tested here. The engine's records travel through the job's own
+//! transport (the rank joins the job `mpirun` started, as `MPI_Init` does):
+//! the library's matching and the engine's agree as long as they see the
+//! same receives in the same order (specific sources; a wildcard receive
+//! must take the source the engine's status names).
+//!
+//! Timing rules are those of vaced's own library: [`vaced_eng_init`] is the
+//! start event (virtual time 0); the CPU time between [`vaced_eng_leave`]
+//! and the next [`vaced_eng_enter`] is the rank's computation (scaled by
+//! `cpu.scale`); sends, receives and waits cost what the model says; the
+//! library's own work inside a call costs nothing. Calls are for one thread
+//! (the library's MPI_THREAD_SINGLE / FUNNELED); enter and leave nest (only
+//! the outermost pair charges the computation).
+use crate::model::VTime;
+use crate::p2p::{Endpoint, ReqId, SendMode};
+use crate::transport::{RecvBuf, SendBuf};
+use std::cell::RefCell;
+use std::ffi::{c_char, c_int, CStr, CString};
+
+/// A receive from any source, or with any tag (`VACED_ENG_ANY`).
+pub const ANY: c_int = -1;
+
+/// A completed request's outcome (`vaced_eng_status`).
+#[repr(C)]
+#[derive(Debug, Default, Clone, Copy)]
+pub struct EngStatus {
+    /// The sender's rank (receives), -1 for sends.
+    pub source: c_int,
+    pub tag: c_int,
+    /// Bytes received (or sent).
+    pub bytes: u64,
+    /// Virtual time at which the request completed, in seconds.
+    pub done: f64,
+}
+
+struct Api {
+    ep: Endpoint,
+    /// Nesting of enter / leave pairs.
+    depth: u32,
+    finalized: bool,
+}
+
+thread_local! {
+    static API: RefCell<Option<Api>> = const { RefCell::new(None) };
+    static ERROR: RefCell<CString> = RefCell::new(CString::default());
+}
+
+fn set_error(msg: &str) {
+    let c = CString::new(msg.replace('\0', " ")).unwrap_or_default();
+    ERROR.with(|e| *e.borrow_mut() = c);
+}
+
+/// Run `f` on the engine; without one (before init, after finalize), the
+/// reason goes to [`vaced_eng_error`] and `None` is returned.
+fn with<R>(what: &str, f: impl FnOnce(&mut Api) -> R) -> Option<R> {
+    API.with(|a| match a.borrow_mut().as_mut() {
+        Some(api) if !api.finalized => Some(f(api)),
+        Some(_) => {
+            set_error(&format!("{what}: called after vaced_eng_finalize"));
+            None
+        }
+        None => {
+            set_error(&format!("{what}: called before vaced_eng_init"));
+            None
+        }
+    })
+}
+
+/// A request handle from C, or the reason it is none.
+fn req_id(api: &Api, what: &str, r: i64) -> Result<ReqId, ()> {
+    match ReqId::try_from(r) {
+        Ok(id) if api.ep.is_request(id) => Ok(id),
+        _ => {
+            set_error(&format!("{what}: {r} is not an active request"));
+            Err(())
+        }
+    }
+}
+
+fn status_of(api: &Api, r: ReqId) -> EngStatus {
+    let s = api.ep.status(r);
+    EngStatus {
+        source: s.source,
+        tag: s.tag,
+        bytes: s.bytes,
+        done: api.ep.done_at(r).map_or(0.0, VTime::as_secs_f64),
+    }
+}
+
+/// # Safety
+/// `st` is null or points to a writable `vaced_eng_status`.
+unsafe fn put(st: *mut EngStatus, v: EngStatus) {
+    if !st.is_null() {
+        // SAFETY: non-null and writable by the caller's contract.
+        unsafe { st.write(v) };
+    }
+}
+
+/// Join the job `mpirun` started (the start event: virtual time 0).
+/// 0 on success; otherwise -1 and [`vaced_eng_error`] says why.
+#[no_mangle]
+pub extern "C" fn vaced_eng_init() -> c_int {
+    if API.with(|a| a.borrow().is_some()) {
+        set_error("vaced_eng_init: called twice");
+        return -1;
+    }
+    match Endpoint::join_env(false) {
+        Ok(ep) => {
+            API.with(|a| {
+                *a.borrow_mut() = Some(Api {
+                    ep,
+                    depth: 0,
+                    finalized: false,
+                })
+            });
+            0
+        }
+        Err(e) => {
+            set_error(&format!("vaced_eng_init: {e}"));
+            -1
+        }
+    }
+}
+
+/// Why the last call that failed did (a C string owned by the engine, valid
+/// until the next failure).
+#[no_mangle]
+pub extern "C" fn vaced_eng_error() -> *const c_char {
+    ERROR.with(|e| e.borrow().as_ptr())
+}
+
+/// This rank, or -1 before init.
+#[no_mangle]
+pub extern "C" fn vaced_eng_rank() -> c_int {
+    with("vaced_eng_rank", |a| a.ep.rank() as c_int).unwrap_or(-1)
+}
+
+/// The job's ranks, or -1 before init.
+#[no_mangle]
+pub extern "C" fn vaced_eng_size() -> c_int {
+    with("vaced_eng_size", |a| a.ep.size() as c_int).unwrap_or(-1)
+}
+
+/// An MPI call begins (`call`: its name, for deadlock reports, or null):
+/// the computation since the last call is charged.
+///
+/// # Safety
+/// `call` is null or a C string.
+#[no_mangle]
+pub unsafe extern "C" fn vaced_eng_enter(call: *const c_char) -> c_int {
+    let name = if call.is_null() {
+        None
+    } else {
+        // SAFETY: a C string by the caller's contract.
+        Some(
+            unsafe { CStr::from_ptr(call) }
+                .to_string_lossy()
+                .into_owned(),
+        )
+    };
+    with("vaced_eng_enter", |a| {
+        a.depth += 1;
+        if a.depth == 1 {
+            match &name {
+                Some(n) => a.ep.enter_call(n),
+                None => a.ep.enter(),
+            }
+        }
+    })
+    .map_or(-1, |_| 0)
+}
+
+/// The MPI call that began last ends.
+#[no_mangle]
+pub extern "C" fn vaced_eng_leave() -> c_int {
+    with("vaced_eng_leave", |a| {
+        if a.depth == 0 {
+            set_error("vaced_eng_leave: no call to leave");
+            return -1;
+        }
+        a.depth -= 1;
+        if a.depth == 0 {
+            a.ep.leave();
+        }
+        0
+    })
+    .unwrap_or(-1)
+}
+
+/// Start a send of `bytes` to `dest` (`mode`: 0 standard, 1 synchronous, 2
+/// ready, 3 buffered). The request handle, or -1.
+#[no_mangle]
+pub extern "C" fn vaced_eng_isend(
+    dest: c_int,
+    tag: c_int,
+    ctx: u32,
+    bytes: u64,
+    mode: c_int,
+) -> i64 {
+    with("vaced_eng_isend", |a| {
+        let mode = match mode {
+            0 => SendMode::Standard,
+            1 => SendMode::Synchronous,
+            2 => SendMode::Ready,
+            3 => SendMode::Buffered,
+            _ => {
+                set_error(&format!("vaced_eng_isend: mode {mode} is none of 0-3"));
+                return -1;
+            }
+        };
+        let Some(dest) = u32::try_from(dest).ok().filter(|&d| d < a.ep.size()) else {
+            set_error(&format!(
+                "vaced_eng_isend: rank {dest} is not one of the job's {}",
+                a.ep.size()
+            ));
+            return -1;
+        };
+        let Ok(len) = usize::try_from(bytes) else {
+            set_error(&format!("vaced_eng_isend: {bytes} bytes"));
+            return -1;
+        };
+        i64::from(a.ep.isend(SendBuf::phantom(len), dest, tag, ctx, mode))
+    })
+    .unwrap_or(-1)
+}
+
+/// Post a receive of up to `bytes` from `src` with `tag` (either
+/// [`ANY`]). The request handle, or -1.
+#[no_mangle]
+pub extern "C" fn vaced_eng_irecv(src: c_int, tag: c_int, ctx: u32, bytes: u64) -> i64 {
+    with("vaced_eng_irecv", |a| {
+        let src = match src {
+            ANY => None,
+            s => match u32::try_from(s).ok().filter(|&s| s < a.ep.size()) {
+                Some(s) => Some(s),
+                None => {
+                    set_error(&format!(
+                        "vaced_eng_irecv: rank {s} is not one of the job's {}",
+                        a.ep.size()
+                    ));
+                    return -1;
+                }
+            },
+        };
+        let tag = (tag != ANY).then_some(tag);
+        let Ok(len) = usize::try_from(bytes) else {
+            set_error(&format!("vaced_eng_irecv: {bytes} bytes"));
+            return -1;
+        };
+        i64::from(a.ep.irecv(RecvBuf::phantom(len), src, tag, ctx))
+    })
+    .unwrap_or(-1)
+}
+
+/// Wait for request `req` (the clock moves to its completion if that is
+/// later) and free it; its outcome goes to `st` (may be null). 0, or -1.
+///
+/// # Safety
+/// `st` is null or points to a writable `vaced_eng_status`.
+#[no_mangle]
+pub unsafe extern "C" fn vaced_eng_wait(req: i64, st: *mut EngStatus) -> c_int {
+    with("vaced_eng_wait", |a| {
+        let Ok(r) = req_id(a, "vaced_eng_wait", req) else {
+            return -1;
+        };
+        a.ep.wait_all(&[r]);
+        let s = status_of(a, r);
+        a.ep.free(r);
+        // SAFETY: the caller's contract.
+        unsafe { put(st, s) };
+        0
+    })
+    .unwrap_or(-1)
+}
+
+/// Test request `req`: 1 (complete, freed, outcome in `st`), 0 (not yet),
+/// or -1.
+///
+/// # Safety
+/// `st` is null or points to a writable `vaced_eng_status`.
+#[no_mangle]
+pub unsafe extern "C" fn vaced_eng_test(req: i64, st: *mut EngStatus) -> c_int {
+    with("vaced_eng_test", |a| {
+        let Ok(r) = req_id(a, "vaced_eng_test", req) else {
+            return -1;
+        };
+        if a.ep.test(&[r]).is_empty() {
+            return 0;
+        }
+        let s = status_of(a, r);
+        a.ep.free(r);
+        // SAFETY: the caller's contract.
+        unsafe { put(st, s) };
+        1
+    })
+    .unwrap_or(-1)
+}
+
+/// The rank's virtual time in seconds, as the MPI call `MPI_Wtime` reads
+/// it (the computation since the last call is charged first).
+#[no_mangle]
+pub extern "C" fn vaced_eng_wtime() -> f64 {
+    with("vaced_eng_wtime", |a| {
+        if a.depth > 0 {
+            return a.ep.vtime().as_secs_f64();
+        }
+        a.ep.enter();
+        let t = a.ep.vtime();
+        a.ep.leave();
+        t.as_secs_f64()
+    })
+    .unwrap_or(0.0)
+}
+
+/// `seconds` of computation on the target, whatever the host measures
+/// (`MPIX_Vaced_compute`). 0, or -1.
+#[no_mangle]
+pub extern "C" fn vaced_eng_compute(seconds: f64) -> c_int {
+    with("vaced_eng_compute", |a| {
+        if !seconds.is_finite() || seconds < 0.0 {
+            set_error(&format!(
+                "vaced_eng_compute: invalid computation time {seconds} s (must be finite and >= 0)"
+            ));
+            return -1;
+        }
+        if a.depth == 0 {
+            a.ep.enter();
+        }
+        a.ep.compute(VTime::from_secs_f64(seconds));
+        if a.depth == 0 {
+            a.ep.leave();
+        }
+        0
+    })
+    .unwrap_or(-1)
+}
+
+/// The rank is done (`MPI_Finalize`): its results are published for the
+/// launcher's report. 0, or -1.
+#[no_mangle]
+pub extern "C" fn vaced_eng_finalize() -> c_int {
+    with("vaced_eng_finalize", |a| {
+        a.ep.enter_call("MPI_Finalize");
+        a.ep.finalize();
+        a.finalized = true;
+        0
+    })
+    .unwrap_or(-1)
+}
