@@ -21,6 +21,12 @@ VACED_RANKS_PER_PROCESS=auto cargo test $(printf -- '--test %s ' "${hosted_suite
     --skip sessions_from_several_threads --skip thread_multiple_becomes_serialized
 conformance/run --ci
 
+# vaced's MPICH (mpich-patch/: MPICH 4.0.2 with vaced's engine in its CH3
+# device): built (incrementally; about 10 minutes the first time on 2
+# cores), then the tests that need it.
+mpich-patch/build.sh
+cargo test --test mpich_patch -- --ignored
+
 # vaced-calibrate (calibrate/: its own workspace, linked with the system MPI
 # through mpi-sys), where MPICH is installed: its checks and tests, then a
 # quick real run under mpirun.mpich whose target file vaced must read.

@@ -36,8 +36,10 @@ typedef struct {
     double done;    /* virtual time of its completion, in seconds */
 } vaced_eng_status;
 
-/* Join the job (the start event: virtual time 0). */
+/* Join the job (the start event: virtual time 0) as rank VACED_RANK, or as
+ * `rank` (a library started by its own process manager). */
 int vaced_eng_init(void);
+int vaced_eng_init_as(int rank);
 /* Why the last failing call failed. */
 const char *vaced_eng_error(void);
 int vaced_eng_rank(void);
@@ -57,6 +59,10 @@ int64_t vaced_eng_irecv(int src, int tag, uint32_t ctx, uint64_t bytes);
  * request is freed and its outcome written to `st` (may be NULL). */
 int vaced_eng_wait(int64_t req, vaced_eng_status *st);
 int vaced_eng_test(int64_t req, vaced_eng_status *st);
+
+/* The caller forgets a request (MPI_Request_free): it completes in the
+ * background. */
+int vaced_eng_detach(int64_t req);
 
 /* MPI_Wtime: the virtual time in seconds. */
 double vaced_eng_wtime(void);

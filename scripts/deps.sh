@@ -5,6 +5,7 @@
 #     gfortran (the Fortran `mpi` module, mpif77 / mpif90, Fortran tests),
 #     mpich and libmpich-dev (the system MPI that vaced-calibrate, calibrate/,
 #     measures; also bench-npb/run --mpich);
+#     make, patch and libhwloc-dev (mpich-patch/build.sh builds MPICH);
 #   - a Rust toolchain with rustfmt and clippy (through rustup).
 # apt-get update runs only when something has to be installed.
 set -euo pipefail
@@ -22,7 +23,7 @@ as_root() {
 
 missing=()
 if command -v dpkg >/dev/null 2>&1; then
-    for pkg in gcc libc6-dev libclang-dev gfortran mpich libmpich-dev; do
+    for pkg in gcc libc6-dev libclang-dev gfortran mpich libmpich-dev make patch libhwloc-dev; do
         dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
     done
     if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then

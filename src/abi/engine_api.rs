@@ -107,15 +107,33 @@ unsafe fn put(st: *mut EngStatus, v: EngStatus) {
     }
 }
 
-/// Join the job `mpirun` started (the start event: virtual time 0).
-/// 0 on success; otherwise -1 and [`vaced_eng_error`] says why.
+/// Join the job `mpirun` started as rank `VACED_RANK` (the start event:
+/// virtual time 0). 0 on success; otherwise -1 and [`vaced_eng_error`]
+/// says why.
 #[no_mangle]
 pub extern "C" fn vaced_eng_init() -> c_int {
+    init(None)
+}
+
+/// [`vaced_eng_init`] as rank `rank` (a library launched by its own
+/// process manager knows its rank; `VACED_RANK` is not set then).
+#[no_mangle]
+pub extern "C" fn vaced_eng_init_as(rank: c_int) -> c_int {
+    match u32::try_from(rank) {
+        Ok(r) => init(Some(r)),
+        Err(_) => {
+            set_error(&format!("vaced_eng_init_as: rank {rank}"));
+            -1
+        }
+    }
+}
+
+fn init(rank: Option<u32>) -> c_int {
     if API.with(|a| a.borrow().is_some()) {
         set_error("vaced_eng_init: called twice");
         return -1;
     }
-    match Endpoint::join_env(false) {
+    match Endpoint::join_env(false, rank) {
         Ok(ep) => {
             API.with(|a| {
                 *a.borrow_mut() = Some(Api {
@@ -163,11 +181,12 @@ pub unsafe extern "C" fn vaced_eng_enter(call: *const c_char) -> c_int {
         None
     } else {
         // SAFETY: a C string by the caller's contract.
-        Some(
-            unsafe { CStr::from_ptr(call) }
-                .to_string_lossy()
-                .into_owned(),
-        )
+        let n = unsafe { CStr::from_ptr(call) }.to_string_lossy();
+        // MPICH's bindings are `internal_Send` for MPI_Send
+        Some(match n.strip_prefix("internal_") {
+            Some(rest) => format!("MPI_{rest}"),
+            None => n.into_owned(),
+        })
     };
     with("vaced_eng_enter", |a| {
         a.depth += 1;
@@ -307,6 +326,21 @@ pub unsafe extern "C" fn vaced_eng_test(req: i64, st: *mut EngStatus) -> c_int {
     .unwrap_or(-1)
 }
 
+/// The caller forgets request `req` (`MPI_Request_free`, or a request the
+/// library destroys without its completion being observed): the engine
+/// completes it in the background. 0, or -1.
+#[no_mangle]
+pub extern "C" fn vaced_eng_detach(req: i64) -> c_int {
+    with("vaced_eng_detach", |a| {
+        let Ok(r) = req_id(a, "vaced_eng_detach", req) else {
+            return -1;
+        };
+        a.ep.detach(r);
+        0
+    })
+    .unwrap_or(-1)
+}
+
 /// The rank's virtual time in seconds, as the MPI call `MPI_Wtime` reads
 /// it (the computation since the last call is charged first).
 #[no_mangle]
@@ -351,7 +385,9 @@ pub extern "C" fn vaced_eng_compute(seconds: f64) -> c_int {
 #[no_mangle]
 pub extern "C" fn vaced_eng_finalize() -> c_int {
     with("vaced_eng_finalize", |a| {
-        a.ep.enter_call("MPI_Finalize");
+        if a.depth == 0 {
+            a.ep.enter_call("MPI_Finalize");
+        }
         a.ep.finalize();
         a.finalized = true;
         0

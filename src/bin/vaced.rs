@@ -48,7 +48,14 @@ struct Cli {
 enum Cmd {
     /// Print the shell line that puts mpicc, mpicxx, mpif77, mpif90, mpifort,
     /// mpirun and mpiexec on PATH: eval "$(vaced env)"
-    Env,
+    Env {
+        /// vaced's MPICH instead (mpich-patch/build.sh): its compiler
+        /// wrappers, vaced's mpirun running programs through it, and
+        /// $VACED_MPICH set to PREFIX (default: $VACED_MPICH, else
+        /// target/mpich-vaced in vaced's source tree)
+        #[arg(long, value_name = "PREFIX", num_args = 0..=1, require_equals = true)]
+        mpich: Option<Option<std::path::PathBuf>>,
+    },
     /// Run a program and predict its time on a target: the same as mpirun
     Run(RunArgs),
     /// The target machines: list the presets, show one, ranks' nodes and hops
@@ -164,7 +171,7 @@ fn vaced(args: &[OsString]) -> i32 {
     };
     match cli.command {
         Cmd::Run(a) => launch::run(&who, &a),
-        Cmd::Env => env(),
+        Cmd::Env { mpich } => env(mpich),
         Cmd::Target { command } => target(&who, command),
         Cmd::Inspect { segment } => inspect(&segment),
         Cmd::Calibrate(a) => calibrate::main(&a),
@@ -192,7 +199,7 @@ fn inspect(name: &str) -> i32 {
     }
 }
 
-fn env() -> i32 {
+fn env(mpich: Option<Option<std::path::PathBuf>>) -> i32 {
     let exe = match std::env::current_exe().and_then(|e| e.canonicalize()) {
         Ok(e) => e,
         Err(e) => {
@@ -200,6 +207,23 @@ fn env() -> i32 {
             return 1;
         }
     };
+    if let Some(given) = mpich {
+        let prefix = launch::mpich::prefix(given.as_deref());
+        if let Err(e) = launch::mpich::mpiexec(&prefix) {
+            eprintln!("vaced env: {e}");
+            return 1;
+        }
+        return match launch::mpich::install_links(&exe, &prefix) {
+            Ok(dir) => {
+                println!("{}", launch::mpich::export_line(&dir, &prefix));
+                0
+            }
+            Err(e) => {
+                eprintln!("vaced env: cannot create the command links: {e}");
+                1
+            }
+        };
+    }
     match shellenv::install_links(&exe) {
         Ok(dir) => {
             println!("{}", shellenv::export_line(&dir));
@@ -439,7 +463,11 @@ mod tests {
 
     #[test]
     fn subcommands_and_their_arguments() {
-        assert!(matches!(ok(&["env"]), Cmd::Env));
+        assert!(matches!(ok(&["env"]), Cmd::Env { mpich: None }));
+        assert!(matches!(
+            ok(&["env", "--mpich"]),
+            Cmd::Env { mpich: Some(None) }
+        ));
         let Cmd::Run(r) = ok(&["run", "-np", "4", "--sync=fast", "./a", "-np", "1"]) else {
             panic!("not run")
         };

@@ -142,6 +142,18 @@ pub struct RunArgs {
         value_parser = ranks_per_process
     )]
     pub ranks_per_process: Option<RanksPerProcess>,
+    /// The program is built with vaced's MPICH (mpich-patch/build.sh): run
+    /// it through MPICH's own launcher, PREFIX/bin/mpiexec.hydra (default
+    /// PREFIX: $VACED_MPICH, else target/mpich-vaced in vaced's source
+    /// tree); $VACED_MPICH alone also selects this
+    #[arg(
+        long,
+        value_name = "PREFIX",
+        num_args = 0..=1,
+        require_equals = true,
+        conflicts_with = "ranks_per_process"
+    )]
+    pub mpich: Option<Option<std::path::PathBuf>>,
     /// No live progress line on stderr (ranks finished, slowest and fastest
     /// virtual clock, host wall; shown only when stderr is a terminal, after
     /// 1 s; VACED_PROGRESS=0 also turns it off)
@@ -362,6 +374,7 @@ pub(crate) mod tests {
                 timeline_format: Format::Perfetto,
                 sync_fast: false,
                 ranks_per_process: None,
+                mpich: None,
                 quiet: false,
                 cmd: Program {
                     program: "./app".into(),
@@ -369,6 +382,19 @@ pub(crate) mod tests {
                 },
             }
         );
+    }
+
+    #[test]
+    fn mpich_takes_an_optional_prefix() {
+        assert_eq!(run(&["-n", "2", "p"]).mpich, None);
+        assert_eq!(run(&["-n", "2", "--mpich", "p"]).mpich, Some(None));
+        assert_eq!(
+            run(&["-n", "2", "--mpich=/opt/m", "p"]).mpich,
+            Some(Some(PathBuf::from("/opt/m")))
+        );
+        // without `=`, the next word is the program
+        let r = run(&["-n", "2", "--mpich", "/opt/m", "p"]);
+        assert_eq!(r.cmd.program, OsString::from("/opt/m"));
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod dashes;
 pub mod hosts;
 pub mod job;
 pub mod memory;
+pub mod mpich;
 pub mod outcome;
 pub mod program;
 pub mod progress;
@@ -125,10 +126,31 @@ fn run_job(
         }
     };
 
+    // --mpich / $VACED_MPICH: a program built with vaced's MPICH, started
+    // by MPICH's launcher
+    let mpiexec = match (&a.mpich, std::env::var_os(mpich::ENV_MPICH)) {
+        (Some(p), _) => Some(mpich::prefix(p.as_deref())),
+        (None, Some(v)) if !v.is_empty() => Some(std::path::PathBuf::from(v)),
+        _ => None,
+    }
+    .map(|prefix| mpich::mpiexec(&prefix));
+    let mpiexec = match mpiexec {
+        None => None,
+        Some(Ok(e)) => Some(e),
+        Some(Err(e)) => {
+            eprintln!("{cmd}: {e}");
+            return 1;
+        }
+    };
+
     let host_cores = std::thread::available_parallelism()
         .map(|n| n.get() as u32)
         .unwrap_or(1);
-    let cores = a.cores.unwrap_or(host_cores).min(a.nranks);
+    let cores = match mpiexec {
+        // every rank a token of its own (see `mpich`)
+        Some(_) => a.nranks,
+        None => a.cores.unwrap_or(host_cores).min(a.nranks),
+    };
 
     // --ranks-per-process: the block of ranks each host process runs (none:
     // one process per rank), and the executable hosts are (ourselves)
@@ -146,8 +168,11 @@ fn run_job(
             Err(_) => None,
         },
     };
+    let rpp = rpp.filter(|_| mpiexec.is_none());
     let hosts = rpp.map_or_else(Vec::new, |k| hosts::split(a.nranks, cores, k));
-    let host_exe = if hosts.is_empty() {
+    let host_exe = if let Some(e) = &mpiexec {
+        Some(e.clone())
+    } else if hosts.is_empty() {
         None
     } else {
         match std::env::current_exe() {
@@ -225,6 +250,15 @@ fn run_job(
     };
     let cgroup = memory::JobCgroup::create(&job.id);
     let (spawned, stop) = match &host_exe {
+        Some(exe) if mpiexec.is_some() => mpich::spawn(
+            exe,
+            &program,
+            &a.cmd.args,
+            &job,
+            stdin0,
+            Some(&signals),
+            cgroup.as_ref(),
+        ),
         None => spawn::spawn_ranks(
             &program,
             &a.cmd.program,

@@ -45,14 +45,24 @@ pub fn install_links(exe: &Path) -> io::Result<PathBuf> {
 
 /// `export PATH="<dir>:$PATH"`, with `dir` escaped for double quotes.
 pub fn export_line(dir: &Path) -> String {
+    format!("export PATH=\"{}:$PATH\"", escaped(dir))
+}
+
+/// `path` in double quotes, escaped for the shell.
+pub fn quote(path: &Path) -> String {
+    format!("\"{}\"", escaped(path))
+}
+
+/// `path` escaped for double quotes.
+fn escaped(path: &Path) -> String {
     let mut d = String::new();
-    for c in dir.to_string_lossy().chars() {
+    for c in path.to_string_lossy().chars() {
         if matches!(c, '"' | '\\' | '$' | '`') {
             d.push('\\');
         }
         d.push(c);
     }
-    format!("export PATH=\"{d}:$PATH\"")
+    d
 }
 
 #[cfg(test)]

@@ -248,14 +248,16 @@ impl Core<PortLink> {
     /// Join the job described by the VACED_* environment that `mpirun` sets,
     /// or, without one, run as a singleton job of one rank.
     pub fn from_env() -> Result<Endpoint, String> {
-        Self::join_env(true)
+        Self::join_env(true, None)
     }
 
     /// [`Core::from_env`] for a library that moves the data itself and has
     /// the engine time it (`abi::engine_api`): its sends carry lengths, not
     /// bytes, so no receiver may copy from the sender's memory
-    /// (`single_copy` false), whatever `VACED_CMA` says.
-    pub fn join_env(single_copy: bool) -> Result<Endpoint, String> {
+    /// (`single_copy` false), whatever `VACED_CMA` says. `rank`: the rank
+    /// the library says this process is (its own launcher's numbering),
+    /// instead of `VACED_RANK`.
+    pub fn join_env(single_copy: bool, rank: Option<u32>) -> Result<Endpoint, String> {
         let spec = std::env::var("VACED_TARGET").unwrap_or_else(|_| "tianhe1a".to_string());
         let model = Model::load(&spec).map_err(|e| e.to_string())?;
         let (seg, rank, use_cma) = match std::env::var("VACED_SEGMENT") {
@@ -264,9 +266,10 @@ impl Core<PortLink> {
                     .map_err(|e| format!("cannot attach to the job's segment {name}: {e}"))?;
                 // a hosted rank's is its host's to say (the environment is
                 // the host process's, shared by all its ranks)
-                let (rank, from) = match crate::ranks::local::hosted_rank() {
-                    Some(r) => (r, "hosted rank "),
-                    None => (env_u32(ENV_RANK)?, "VACED_RANK="),
+                let (rank, from) = match (crate::ranks::local::hosted_rank(), rank) {
+                    (Some(r), _) => (r, "hosted rank "),
+                    (None, Some(r)) => (r, "rank "),
+                    (None, None) => (env_u32(ENV_RANK)?, "VACED_RANK="),
                 };
                 if rank >= seg.nranks() {
                     return Err(format!(

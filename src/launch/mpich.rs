@@ -1,0 +1,157 @@
+//! The second front end: programs built with vaced's MPICH (MPICH 4.0.2
+//! with vaced's engine in its CH3 device, built by `mpich-patch/build.sh`).
+//! `mpirun --mpich` (or `$VACED_MPICH`) starts such a program through
+//! MPICH's own launcher (Hydra's `mpiexec`, one process that starts every
+//! rank) inside a vaced job: the ranks join it at the end of MPI_Init with
+//! the rank MPICH gives them, and the launcher supervises `mpiexec` as one
+//! host of every rank. `vaced env --mpich` puts MPICH's compiler wrappers
+//! and vaced's launcher on PATH.
+//!
+//! For now every rank has a core token of its own (the job's cores are at
+//! least its ranks): MPICH's progress engine polls inside a call, holding
+//! the rank's token, so ranks waiting for a token could wait forever.
+use super::hosts::Block;
+use super::job::{JobSpec, ENV_RANK};
+use super::memory::JobCgroup;
+use super::spawn::{start_each, SpawnStop, Spawned};
+use crate::transport::process::{self as os, SignalSet};
+use std::ffi::OsString;
+use std::io;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// The environment variable naming vaced's MPICH (its prefix); set, it
+/// makes `mpirun` run programs through it (as `--mpich` does).
+pub const ENV_MPICH: &str = "VACED_MPICH";
+
+/// Where `mpich-patch/build.sh` installs by default, under `root` (vaced's
+/// source tree, or `$VACED_HOME`).
+pub fn default_prefix() -> PathBuf {
+    let root = match std::env::var_os("VACED_HOME") {
+        Some(h) if !h.is_empty() => PathBuf::from(h),
+        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")),
+    };
+    root.join("target/mpich-vaced")
+}
+
+/// The prefix to use: `given` (`--mpich=PREFIX`), else `$VACED_MPICH`, else
+/// the default.
+pub fn prefix(given: Option<&Path>) -> PathBuf {
+    match (given, std::env::var_os(ENV_MPICH)) {
+        (Some(p), _) => p.to_path_buf(),
+        (None, Some(p)) if !p.is_empty() => PathBuf::from(p),
+        _ => default_prefix(),
+    }
+}
+
+/// MPICH's launcher in `prefix`, or why there is none.
+pub fn mpiexec(prefix: &Path) -> Result<PathBuf, String> {
+    let exe = prefix.join("bin/mpiexec.hydra");
+    if exe.is_file() {
+        Ok(exe)
+    } else {
+        Err(format!(
+            "vaced's MPICH is not built in {} (no bin/mpiexec.hydra): run mpich-patch/build.sh \
+             (see mpich-patch/README.md), or name its prefix with --mpich=PREFIX or {ENV_MPICH}",
+            prefix.display()
+        ))
+    }
+}
+
+/// Start `program args` on `nranks` ranks through `mpiexec` (Hydra, every
+/// rank on this host), in the job's environment (without `VACED_RANK`: MPICH
+/// numbers the ranks). The launcher supervises it as the host of every rank.
+#[allow(clippy::too_many_arguments)]
+pub fn spawn(
+    mpiexec: &Path,
+    program: &Path,
+    args: &[OsString],
+    job: &JobSpec,
+    stdin0: Stdio,
+    signals: Option<&SignalSet>,
+    cgroup: Option<&JobCgroup>,
+) -> (Spawned, Option<SpawnStop>) {
+    let all = Block {
+        first: 0,
+        count: job.nranks,
+    };
+    let mut out = Spawned {
+        pids: Vec::with_capacity(1),
+        hosts: vec![all],
+        pgid: 0,
+        began: Instant::now(),
+        startup: Default::default(),
+    };
+    let mut stdin0 = Some(stdin0);
+    let stop = start_each(
+        &mut out,
+        0..1,
+        |_, pgid| {
+            let mut cmd = Command::new(mpiexec);
+            cmd.args(["-launcher", "fork", "-n"])
+                .arg(job.nranks.to_string())
+                .arg(program)
+                .args(args);
+            cmd.envs(job.rank_env(0).into_iter().filter(|(k, _)| *k != ENV_RANK));
+            cmd.env_remove(ENV_RANK);
+            cmd.process_group(pgid as i32)
+                .stdin(stdin0.take().unwrap_or_else(Stdio::null));
+            os::die_with_parent(&mut cmd);
+            cmd
+        },
+        |_, error| SpawnStop::HostFailed {
+            host: all,
+            error: with_name(error, mpiexec),
+        },
+        signals,
+        cgroup,
+    );
+    out.startup = out.began.elapsed();
+    (out, stop)
+}
+
+fn with_name(e: io::Error, exe: &Path) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", exe.display()))
+}
+
+/// Links for `vaced env --mpich`: MPICH's compiler wrappers in `prefix`
+/// under their names, and `exe` (vaced) as mpirun and mpiexec, in
+/// `<dir of exe>/vaced-mpich-bin`; returns the directory.
+pub fn install_links(exe: &Path, prefix: &Path) -> io::Result<PathBuf> {
+    let dir = exe
+        .parent()
+        .ok_or_else(|| io::Error::other("the vaced executable has no parent directory"))?
+        .join("vaced-mpich-bin");
+    std::fs::create_dir_all(&dir)?;
+    let wrappers = ["mpicc", "mpicxx", "mpic++", "mpif77", "mpif90", "mpifort"];
+    let targets = wrappers
+        .iter()
+        .map(|w| (*w, prefix.join("bin").join(w)))
+        .chain(
+            super::shellenv::LAUNCHER_NAMES
+                .iter()
+                .map(|l| (*l, exe.to_path_buf())),
+        );
+    for (name, target) in targets {
+        let link = dir.join(name);
+        if std::fs::read_link(&link).is_ok_and(|t| t == target) {
+            continue;
+        }
+        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+        let _ = std::fs::remove_file(&tmp);
+        std::os::unix::fs::symlink(&target, &tmp)?;
+        std::fs::rename(&tmp, &link)?;
+    }
+    Ok(dir)
+}
+
+/// The shell line of `vaced env --mpich`.
+pub fn export_line(dir: &Path, prefix: &Path) -> String {
+    format!(
+        "export {ENV_MPICH}={}; {}",
+        super::shellenv::quote(prefix),
+        super::shellenv::export_line(dir)
+    )
+}

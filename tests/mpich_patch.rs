@@ -1,0 +1,90 @@
+//! vaced's MPICH (`mpich-patch/`: MPICH 4.0.2 with vaced's engine in its
+//! CH3 device): programs built with its `mpicc` and run by `mpirun --mpich`
+//! get the predictions vaced's own library gives, to the picosecond at
+//! `cpu.scale = 0`.
+//!
+//! These tests need the patched MPICH built (`mpich-patch/build.sh`, about
+//! 10 minutes on 2 cores), so they are ignored by a plain `cargo test`;
+//! `./test.sh` builds it and runs them with `--ignored`. The prefix is
+//! `$VACED_MPICH`, else `target/mpich-vaced`.
+mod common;
+
+use common::{program, program_source, repo_root, report, scratch, Run};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn prefix() -> PathBuf {
+    match std::env::var_os("VACED_MPICH") {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        _ => repo_root().join("target/mpich-vaced"),
+    }
+}
+
+/// `tests/programs/<name>.c` built with vaced's MPICH's mpicc.
+fn mpich_program(name: &str) -> PathBuf {
+    let mpicc = prefix().join("bin/mpicc");
+    assert!(
+        mpicc.is_file(),
+        "{} is missing: build vaced's MPICH first (mpich-patch/build.sh)",
+        mpicc.display()
+    );
+    let out = scratch().join(format!("{name}.mpich"));
+    let o = Command::new(&mpicc)
+        .arg("-O1")
+        .arg(program_source(name))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .expect("cannot run vaced's MPICH's mpicc");
+    assert!(
+        o.status.success(),
+        "{} {name}.c failed:\n{}{}",
+        mpicc.display(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out
+}
+
+/// Sorted stdout lines and every rank's virtual time (ps) of `prog args`
+/// on `n` ranks, through vaced's MPICH (`mpich`) or vaced's own library.
+fn outcome(prog: &Path, mpich: bool, n: u32, args: &[&str]) -> (Vec<String>, Vec<u64>) {
+    let tag = if mpich { "mpich" } else { "vaced" };
+    let name = prog.file_name().unwrap().to_string_lossy().to_string();
+    let rep = scratch().join(format!("{name}-{tag}-{n}.json"));
+    let mut run = Run::exact(n, prog).args(args).report(&rep);
+    if mpich {
+        let p = format!("--mpich={}", prefix().display());
+        run = run.option(&[p.as_str()]);
+    }
+    let job = run.run();
+    job.assert_success();
+    assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+    let mut lines: Vec<String> = job.stdout.lines().map(str::to_string).collect();
+    lines.sort_unstable();
+    let r = report::read(&rep);
+    let times = report::ranks(&r).iter().map(report::vtime_ps).collect();
+    (lines, times)
+}
+
+#[test]
+#[ignore = "needs vaced's MPICH: mpich-patch/build.sh (./test.sh runs it)"]
+fn pingpong_predictions_equal_vaceds_own_library() {
+    let own = program("pingpong");
+    let patched = mpich_program("pingpong");
+    // eager and rendezvous; 3 hops (16 ranks, rank 12 on another node) and
+    // 0 (two ranks on one node)
+    for (n, args) in [
+        (16, ["12", "2", "8", "131073", "4194304"].as_slice()),
+        (2, ["1", "2", "8", "1024", "131073"].as_slice()),
+    ] {
+        let a = outcome(&own, false, n, args);
+        let b = outcome(&patched, true, n, args);
+        assert!(a.0.len() > 8, "{:?}", a.0);
+        assert_eq!(b.0, a.0, "{n} ranks: other lines through vaced's MPICH");
+        assert_eq!(
+            b.1, a.1,
+            "{n} ranks: other virtual times through vaced's MPICH"
+        );
+    }
+}
