@@ -57,16 +57,45 @@ if [ ! -f "$orig/configure" ]; then
 fi
 [ -f "$orig/configure" ] || { log "no MPICH source in $orig"; exit 1; }
 
-# 3. A patched copy, made again when the patches change.
+# 3. A patched copy. When the patches change, the files they touch are
+# patched again from the original and only those whose content changed are
+# replaced (make then rebuilds what depends on them, not everything).
 src="$work/mpich-4.0.2"
-stamp="$(cat mpich-patch/patches/*.patch | sha256sum | cut -c1-16)"
-if [ "$(cat "$src/.vaced-patches" 2>/dev/null)" != "$stamp" ]; then
-    log "copying and patching the source ($src)"
+if [ ! -f "$src/configure" ]; then
+    log "copying the source ($src)"
     rm -rf "$src"
     cp -a "$orig" "$src"
-    for p in mpich-patch/patches/*.patch; do
-        patch -s -p1 -d "$src" <"$p"
+fi
+stamp="$(cat mpich-patch/patches/*.patch | sha256sum | cut -c1-16)"
+if [ "$(cat "$src/.vaced-patches" 2>/dev/null)" != "$stamp" ]; then
+    log "patching the source"
+    fresh="$work/patched"
+    rm -rf "$fresh"
+    mkdir -p "$fresh"
+    files=$(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' mpich-patch/patches/*.patch | sort -u)
+    for f in $files; do
+        if [ -f "$orig/$f" ]; then
+            mkdir -p "$fresh/$(dirname "$f")"
+            cp -p "$orig/$f" "$fresh/$f"
+        fi
     done
+    for p in mpich-patch/patches/*.patch; do
+        patch -s -p1 -d "$fresh" <"$p"
+    done
+    for f in $files; do
+        if ! cmp -s "$fresh/$f" "$src/$f"; then
+            mkdir -p "$src/$(dirname "$f")"
+            cp "$fresh/$f" "$src/$f"
+        fi
+    done
+    # files an earlier patch touched and these do not: the original again
+    for f in $(cat "$src/.vaced-files" 2>/dev/null); do
+        if ! grep -qx "$f" <<<"$files"; then
+            if [ -f "$orig/$f" ]; then cp "$orig/$f" "$src/$f"; else rm -f "$src/$f"; fi
+        fi
+    done
+    rm -rf "$fresh"
+    echo "$files" >"$src/.vaced-files"
     echo "$stamp" >"$src/.vaced-patches"
 fi
 
@@ -88,12 +117,14 @@ if [ "$engine_changed" = 1 ]; then
     # make does not know the engine: relink MPICH's library
     rm -f "$src"/lib/libmpi.la "$src"/lib/.libs/libmpi.so*
 fi
-# The engine joins MPICH's library (libmpi's external libraries; nothing
-# else links it).
-ext="$(sed -n 's/^external_libs = //p' "$src/Makefile") $engine -lgcc_s -ldl -lm -lpthread"
+# The engine joins MPICH's library: the top Makefile's external libraries
+# of libmpi (a make command-line variable would reach every sub-make).
+if ! grep -q "^external_libs = .*vaced_engine.o" "$src/Makefile"; then
+    sed -i "s|^external_libs = .*|& $engine -lgcc_s -ldl -lm -lpthread|" "$src/Makefile"
+fi
 log "building ($jobs jobs; log: $work/make.log)"
-(cd "$src" && make -j"$jobs" external_libs="$ext" >"$work/make.log" 2>&1 &&
-    make install external_libs="$ext" >"$work/install.log" 2>&1) || {
+(cd "$src" && make -j"$jobs" >"$work/make.log" 2>&1 &&
+    make install >"$work/install.log" 2>&1) || {
     grep -E 'error|Error' "$work/make.log" | head -20 >&2
     log "build failed: $work/make.log"
     exit 1

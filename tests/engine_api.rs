@@ -5,24 +5,14 @@
 //! on 1 and 2 host cores; misuse fails with the reason.
 mod common;
 
-use common::{program, report, scratch, Run};
+use common::{lines_and_times, program, scratch, Run};
 
 /// Sorted stdout lines and every rank's virtual time (ps) of `prog args` on
 /// `n` ranks and `cores` cores.
 fn outcome(prog: &str, n: u32, cores: u32, args: &[&str]) -> (Vec<String>, Vec<u64>) {
     let rep = scratch().join(format!("{prog}-{n}-{cores}.json"));
-    let job = Run::exact(n, &program(prog))
-        .cores(Some(cores))
-        .args(args)
-        .report(&rep)
-        .run();
-    job.assert_success();
-    assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
-    let mut lines: Vec<String> = job.stdout.lines().map(str::to_string).collect();
-    lines.sort_unstable();
-    let r = report::read(&rep);
-    let times = report::ranks(&r).iter().map(report::vtime_ps).collect();
-    (lines, times)
+    let run = Run::exact(n, &program(prog)).cores(Some(cores)).args(args);
+    lines_and_times(run, &rep)
 }
 
 #[test]

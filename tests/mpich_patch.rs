@@ -9,7 +9,7 @@
 //! `$VACED_MPICH`, else `target/mpich-vaced`.
 mod common;
 
-use common::{program, program_source, repo_root, report, scratch, Run};
+use common::{lines_and_times, program, program_source, repo_root, scratch, Run};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -52,19 +52,12 @@ fn outcome(prog: &Path, mpich: bool, n: u32, args: &[&str]) -> (Vec<String>, Vec
     let tag = if mpich { "mpich" } else { "vaced" };
     let name = prog.file_name().unwrap().to_string_lossy().to_string();
     let rep = scratch().join(format!("{name}-{tag}-{n}.json"));
-    let mut run = Run::exact(n, prog).args(args).report(&rep);
+    let mut run = Run::exact(n, prog).args(args);
     if mpich {
         let p = format!("--mpich={}", prefix().display());
         run = run.option(&[p.as_str()]);
     }
-    let job = run.run();
-    job.assert_success();
-    assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
-    let mut lines: Vec<String> = job.stdout.lines().map(str::to_string).collect();
-    lines.sort_unstable();
-    let r = report::read(&rep);
-    let times = report::ranks(&r).iter().map(report::vtime_ps).collect();
-    (lines, times)
+    lines_and_times(run, &rep)
 }
 
 #[test]
@@ -87,4 +80,68 @@ fn pingpong_predictions_equal_vaceds_own_library() {
             "{n} ranks: other virtual times through vaced's MPICH"
         );
     }
+}
+
+#[test]
+#[ignore = "needs vaced's MPICH: mpich-patch/build.sh (./test.sh runs it)"]
+fn collective_predictions_equal_vaceds_own_library_with_the_same_algorithms() {
+    // MPICH chooses its own algorithms; told to use those vaced's library
+    // uses here (dissemination barrier, binomial broadcast), its messages
+    // cost exactly what vaced's do
+    let own = program("coll_timing");
+    let patched = mpich_program("coll_timing");
+    for n in [8, 37] {
+        let a = outcome(&own, false, n, &[]);
+        let rep = scratch().join(format!("coll_timing-mpich-{n}.json"));
+        let p = format!("--mpich={}", prefix().display());
+        let mut run = Run::exact(n, &patched).option(&[p.as_str()]);
+        run.env.extend(
+            [
+                ("MPIR_CVAR_BARRIER_INTRA_ALGORITHM", "dissemination"),
+                ("MPIR_CVAR_BCAST_INTRA_ALGORITHM", "binomial"),
+            ]
+            .map(|(k, v)| (k.to_string(), v.to_string())),
+        );
+        let b = lines_and_times(run, &rep);
+        assert_eq!(a.0.len(), 2 * n as usize, "{:?}", a.0);
+        assert_eq!(b.0, a.0, "{n} ranks: other lines through vaced's MPICH");
+        assert_eq!(
+            b.1, a.1,
+            "{n} ranks: other virtual times through vaced's MPICH"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs vaced's MPICH: mpich-patch/build.sh (./test.sh runs it)"]
+fn a_program_built_with_vaceds_mpich_needs_mpirun_mpich() {
+    let patched = mpich_program("pingpong");
+    // started by vaced's mpirun as one of its own programs
+    let mut run = Run::exact(2, &patched).args(&["1", "1", "8"]);
+    run.env.push(("VACED_MPICH".into(), String::new()));
+    let job = run.run();
+    assert!(!job.status.success(), "{}", job.dump());
+    assert!(
+        job.stderr.contains(
+            "a program built with vaced's MPICH runs under `mpirun --mpich` (or with \
+             VACED_MPICH set), but vaced's mpirun started it as a program of vaced's own MPI \
+             library"
+        ),
+        "{}",
+        job.dump()
+    );
+    // no such MPICH
+    let job = Run::exact(2, &patched)
+        .option(&["--mpich=/nonexistent/mpich"])
+        .args(&["1", "1", "8"])
+        .run();
+    assert!(!job.status.success(), "{}", job.dump());
+    assert!(
+        job.stderr.contains(
+            "vaced's MPICH is not built in /nonexistent/mpich (no bin/mpiexec.hydra): run \
+             mpich-patch/build.sh"
+        ),
+        "{}",
+        job.dump()
+    );
 }

@@ -7,6 +7,11 @@
 //! host of every rank. `vaced env --mpich` puts MPICH's compiler wrappers
 //! and vaced's launcher on PATH.
 //!
+//! MPICH chooses its collective algorithms itself (its `MPIR_CVAR_*`
+//! settings apply); its node-aware ones are turned off
+//! (`MPIR_CVAR_ENABLE_SMP_COLLECTIVES=0` unless set), as they would follow
+//! this host's nodes rather than the target's.
+//!
 //! For now every rank has a core token of its own (the job's cores are at
 //! least its ranks): MPICH's progress engine polls inside a call, holding
 //! the rank's token, so ranks waiting for a token could wait forever.
@@ -25,6 +30,9 @@ use std::time::Instant;
 /// The environment variable naming vaced's MPICH (its prefix); set, it
 /// makes `mpirun` run programs through it (as `--mpich` does).
 pub const ENV_MPICH: &str = "VACED_MPICH";
+
+/// MPICH's switch for node-aware (SMP) collectives.
+const SMP_COLLECTIVES: &str = "MPIR_CVAR_ENABLE_SMP_COLLECTIVES";
 
 /// Where `mpich-patch/build.sh` installs by default, under `root` (vaced's
 /// source tree, or `$VACED_HOME`).
@@ -96,6 +104,11 @@ pub fn spawn(
                 .args(args);
             cmd.envs(job.rank_env(0).into_iter().filter(|(k, _)| *k != ENV_RANK));
             cmd.env_remove(ENV_RANK);
+            // MPICH's node-aware collectives would follow this host's
+            // layout, not the target's: off unless the user says otherwise
+            if std::env::var_os(SMP_COLLECTIVES).is_none() {
+                cmd.env(SMP_COLLECTIVES, "0");
+            }
             cmd.process_group(pgid as i32)
                 .stdin(stdin0.take().unwrap_or_else(Stdio::null));
             os::die_with_parent(&mut cmd);

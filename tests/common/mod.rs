@@ -419,6 +419,20 @@ impl Running {
 }
 
 /// Exit code, or 128 + signal for a job killed by a signal.
+/// Run `run`, whose report goes to `rep`: it must succeed and print no FAIL
+/// line. Its stdout lines sorted (ranks' lines interleave differently from
+/// run to run) and every rank's virtual time in ps.
+pub fn lines_and_times(run: Run, rep: &Path) -> (Vec<String>, Vec<u64>) {
+    let job = run.report(rep).run();
+    job.assert_success();
+    assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+    let mut lines: Vec<String> = job.stdout.lines().map(str::to_string).collect();
+    lines.sort_unstable();
+    let r = report::read(rep);
+    let times = report::ranks(&r).iter().map(report::vtime_ps).collect();
+    (lines, times)
+}
+
 pub fn exit_code(s: &ExitStatus) -> i32 {
     s.code().unwrap_or_else(|| 128 + s.signal().unwrap_or(0))
 }
