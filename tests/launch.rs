@@ -162,29 +162,34 @@ fn bad_ranks_per_process_is_a_usage_error() {
     }
 }
 
-/// More host processes than cores is refused before anything is created.
+/// `--mpich` naming no built MPICH is refused before anything is created;
+/// with `--ranks-per-process` it is a usage error.
 #[test]
-fn more_host_processes_than_cores_is_refused() {
-    let mut c = mpirun(&[
-        "-n",
-        "10",
-        "--cores",
-        "2",
-        "--ranks-per-process",
-        "3",
-        "/bin/true",
-    ]);
+fn mpich_without_a_built_mpich_is_refused() {
+    let mut c = mpirun(&["-n", "2", "--mpich=/nonexistent/mpich", "/bin/true"]);
     let child = c.stderr(Stdio::piped()).spawn().unwrap();
     let pid = child.id();
     let o = child.wait_with_output().unwrap();
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o),
-        "mpirun: --ranks-per-process 3: 10 ranks need 4 host processes, more than the job's 2 \
-         cores (--cores); host processes do not share core tokens yet, so more host processes \
-         than cores is not supported: use --ranks-per-process auto, or K of at least 5\n"
+        "mpirun: vaced's MPICH is not built in /nonexistent/mpich (no bin/mpiexec.hydra): run \
+         mpich-patch/build.sh (see mpich-patch/README.md), or name its prefix with \
+         --mpich=PREFIX or VACED_MPICH\n"
     );
     assert!(shm_files_of(pid).is_empty());
+    let o = vaced_run(&[
+        "-n",
+        "2",
+        "--mpich",
+        "--ranks-per-process",
+        "2",
+        "/bin/true",
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot be used with"), "{}", stderr(&o));
 }
 
 #[test]
