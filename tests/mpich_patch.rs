@@ -51,7 +51,7 @@ fn mpich_program(name: &str) -> PathBuf {
 fn outcome(prog: &Path, mpich: bool, n: u32, args: &[&str]) -> (Vec<String>, Vec<u64>) {
     let tag = if mpich { "mpich" } else { "vaced" };
     let name = prog.file_name().unwrap().to_string_lossy().to_string();
-    let rep = scratch().join(format!("{name}-{tag}-{n}.json"));
+    let rep = scratch().join(format!("{name}-{tag}-{n}-{}.json", args.join("_")));
     let mut run = Run::exact(n, prog).args(args);
     if mpich {
         let p = format!("--mpich={}", prefix().display());
@@ -62,22 +62,36 @@ fn outcome(prog: &Path, mpich: bool, n: u32, args: &[&str]) -> (Vec<String>, Vec
 
 #[test]
 #[ignore = "needs vaced's MPICH: mpich-patch/build.sh (./test.sh runs it)"]
-fn pingpong_predictions_equal_vaceds_own_library() {
-    let own = program("pingpong");
-    let patched = mpich_program("pingpong");
-    // eager and rendezvous; 3 hops (16 ranks, rank 12 on another node) and
-    // 0 (two ranks on one node)
-    for (n, args) in [
-        (16, ["12", "2", "8", "131073", "4194304"].as_slice()),
-        (2, ["1", "2", "8", "1024", "131073"].as_slice()),
+fn point_to_point_predictions_equal_vaceds_own_library() {
+    for (prog, n, args) in [
+        // eager and rendezvous; 3 hops (16 ranks, rank 12 on another node)
+        // and 0 (two ranks on one node)
+        (
+            "pingpong",
+            16,
+            ["12", "2", "8", "131073", "4194304"].as_slice(),
+        ),
+        ("pingpong", 2, ["1", "2", "8", "1024", "131073"].as_slice()),
+        // nonblocking exchange with computation, Waitall
+        ("exchange", 13, ["12", "1000000", "0.001"].as_slice()),
+        // a token around a ring; a shift of every rank at once
+        ("ring", 8, ["token", "2", "2"].as_slice()),
+        ("ring", 8, ["shift", "2", "1000"].as_slice()),
+        // derived datatypes' lengths
+        ("dtype_timing", 2, [].as_slice()),
+        // from rank 0 to ranks at 0, 1 and more hops
+        ("hops", 16, ["8", "1", "5", "12"].as_slice()),
     ] {
-        let a = outcome(&own, false, n, args);
-        let b = outcome(&patched, true, n, args);
-        assert!(a.0.len() > 8, "{:?}", a.0);
-        assert_eq!(b.0, a.0, "{n} ranks: other lines through vaced's MPICH");
+        let a = outcome(&program(prog), false, n, args);
+        let b = outcome(&mpich_program(prog), true, n, args);
+        assert!(!a.0.is_empty(), "{prog}: no lines");
+        assert_eq!(
+            b.0, a.0,
+            "{prog} {args:?}: other lines through vaced's MPICH"
+        );
         assert_eq!(
             b.1, a.1,
-            "{n} ranks: other virtual times through vaced's MPICH"
+            "{prog} {args:?}: other virtual times through vaced's MPICH"
         );
     }
 }
