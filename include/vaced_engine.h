@@ -40,6 +40,11 @@ typedef struct {
  * `rank` (a library started by its own process manager). */
 int vaced_eng_init(void);
 int vaced_eng_init_as(int rank);
+/* While the engine waits for a record, call `progress` in a loop instead of
+ * sleeping (NULL: sleep): the library's own progress, which a peer may need
+ * while this rank waits in the engine. Engine calls made from inside it
+ * fail (-1). */
+int vaced_eng_set_idle(void (*progress)(void));
 /* Why the last failing call failed. */
 const char *vaced_eng_error(void);
 int vaced_eng_rank(void);

@@ -64,7 +64,19 @@ fn set_error(msg: &str) {
 /// Run `f` on the engine; without one (before init, after finalize), the
 /// reason goes to [`vaced_eng_error`] and `None` is returned.
 fn with<R>(what: &str, f: impl FnOnce(&mut Api) -> R) -> Option<R> {
-    API.with(|a| match a.borrow_mut().as_mut() {
+    API.with(|a| {
+        let Ok(mut a) = a.try_borrow_mut() else {
+            set_error(&format!(
+                "{what}: called while the engine runs (from the idle hook, vaced_eng_set_idle)"
+            ));
+            return None;
+        };
+        with_api(what, a.as_mut(), f)
+    })
+}
+
+fn with_api<R>(what: &str, api: Option<&mut Api>, f: impl FnOnce(&mut Api) -> R) -> Option<R> {
+    match api {
         Some(api) if !api.finalized => Some(f(api)),
         Some(_) => {
             set_error(&format!("{what}: called after vaced_eng_finalize"));
@@ -74,7 +86,7 @@ fn with<R>(what: &str, f: impl FnOnce(&mut Api) -> R) -> Option<R> {
             set_error(&format!("{what}: called before vaced_eng_init"));
             None
         }
-    })
+    }
 }
 
 /// A request handle from C, or the reason it is none.
@@ -149,6 +161,17 @@ fn init(rank: Option<u32>) -> c_int {
             -1
         }
     }
+}
+
+/// While the engine waits for a record, call `progress` in a loop instead
+/// of sleeping (null: sleep again). A library that moves the data itself
+/// passes its progress engine: a peer may wait on it for data while this
+/// rank waits in the engine. Engine calls from inside `progress` fail
+/// (-1: a nested call), so `progress` must not start mirrored operations.
+#[no_mangle]
+pub extern "C" fn vaced_eng_set_idle(progress: Option<extern "C" fn()>) -> c_int {
+    crate::transport::set_idle_hook(progress);
+    0
 }
 
 /// Why the last call that failed did (a C string owned by the engine, valid

@@ -363,6 +363,15 @@ impl Port {
             .take()
             .filter(|&p| p != self.rank && p < self.seg.nranks());
         slot.set_state(RankState::Blocked);
+        if let Some(hook) = IDLE_HOOK.get() {
+            // another library's progress runs instead of sleeping (see
+            // `set_idle_hook`); the core token stays ours
+            while !woken() {
+                hook();
+            }
+            slot.set_state(RankState::Running);
+            return;
+        }
         if self.holds_token {
             // A claim can be stale: a sender that read us parked, then
             // claimed us only after we had woken, taken its record and
@@ -413,6 +422,21 @@ impl Port {
             self.acquire_token();
         }
     }
+}
+
+thread_local! {
+    /// See [`set_idle_hook`].
+    static IDLE_HOOK: std::cell::Cell<Option<extern "C" fn()>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// A rank whose process also runs another library that moves the data
+/// (`abi::engine_api`: MPICH's progress engine) must keep that library
+/// going while the engine waits for a record, or each would wait for the
+/// other: with `hook` set, the calling thread's port calls it in a loop
+/// instead of sleeping, keeping its core token. `None`: sleep again.
+pub fn set_idle_hook(hook: Option<extern "C" fn()>) {
+    IDLE_HOOK.set(hook);
 }
 
 /// [`Port::wake`] without a port (any thread of the process).
