@@ -148,7 +148,16 @@ fn run_job(
         .unwrap_or(1);
     let cores = match mpiexec {
         // every rank a token of its own (see `mpich`)
-        Some(_) => a.nranks,
+        Some(_) => {
+            if let Some(c) = a.cores.filter(|&c| c < a.nranks) {
+                eprintln!(
+                    "{cmd}: note: --cores {c} is not applied to a program of vaced's MPICH: \
+                     each of its {} ranks has a core token of its own (MPICH's progress polls)",
+                    a.nranks
+                );
+            }
+            a.nranks
+        }
         None => a.cores.unwrap_or(host_cores).min(a.nranks),
     };
 
