@@ -13,7 +13,10 @@
 //! transport (the rank joins the job `mpirun` started, as `MPI_Init` does):
 //! the library's matching and the engine's agree as long as they see the
 //! same receives in the same order (specific sources; a wildcard receive
-//! must take the source the engine's status names).
+//! must take the source the engine's status names). Neither library may
+//! stop the other: while the engine waits for a record it runs the
+//! library's progress ([`vaced_eng_set_idle`]), and the library should wait
+//! in the engine before it waits on its own.
 //!
 //! Timing rules are those of vaced's own library: [`vaced_eng_init`] is the
 //! start event (virtual time 0); the CPU time between [`vaced_eng_leave`]
