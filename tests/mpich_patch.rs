@@ -47,17 +47,38 @@ fn mpich_program(name: &str) -> PathBuf {
 }
 
 /// Sorted stdout lines and every rank's virtual time (ps) of `prog args`
-/// on `n` ranks, through vaced's MPICH (`mpich`) or vaced's own library.
-fn outcome(prog: &Path, mpich: bool, n: u32, args: &[&str]) -> (Vec<String>, Vec<u64>) {
-    let tag = if mpich { "mpich" } else { "vaced" };
+/// on `n` ranks, through vaced's MPICH (with `env`) or vaced's own library.
+fn outcome(prog: &Path, mpich: Option<&[(&str, &str)]>, n: u32, args: &[&str]) -> Outcome {
+    let tag = if mpich.is_some() { "mpich" } else { "vaced" };
     let name = prog.file_name().unwrap().to_string_lossy().to_string();
     let rep = scratch().join(format!("{name}-{tag}-{n}-{}.json", args.join("_")));
     let mut run = Run::exact(n, prog).args(args);
-    if mpich {
+    if let Some(env) = mpich {
         let p = format!("--mpich={}", prefix().display());
         run = run.option(&[p.as_str()]);
+        run.env
+            .extend(env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     }
     lines_and_times(run, &rep)
+}
+
+/// Sorted stdout lines and every rank's virtual time (ps).
+type Outcome = (Vec<String>, Vec<u64>);
+
+/// `prog args` on `n` ranks: through vaced's MPICH (with `env`) as through
+/// vaced's own library, to the picosecond.
+fn same_through_mpich(prog: &str, n: u32, args: &[&str], env: &[(&str, &str)]) {
+    let a = outcome(&program(prog), None, n, args);
+    let b = outcome(&mpich_program(prog), Some(env), n, args);
+    assert!(!a.0.is_empty(), "{prog}: no lines");
+    assert_eq!(
+        b.0, a.0,
+        "{prog} {args:?}: other lines through vaced's MPICH"
+    );
+    assert_eq!(
+        b.1, a.1,
+        "{prog} {args:?}: other virtual times through vaced's MPICH"
+    );
 }
 
 #[test]
@@ -82,17 +103,7 @@ fn point_to_point_predictions_equal_vaceds_own_library() {
         // from rank 0 to ranks at 0, 1 and more hops
         ("hops", 16, ["8", "1", "5", "12"].as_slice()),
     ] {
-        let a = outcome(&program(prog), false, n, args);
-        let b = outcome(&mpich_program(prog), true, n, args);
-        assert!(!a.0.is_empty(), "{prog}: no lines");
-        assert_eq!(
-            b.0, a.0,
-            "{prog} {args:?}: other lines through vaced's MPICH"
-        );
-        assert_eq!(
-            b.1, a.1,
-            "{prog} {args:?}: other virtual times through vaced's MPICH"
-        );
+        same_through_mpich(prog, n, args, &[]);
     }
 }
 
@@ -102,27 +113,12 @@ fn collective_predictions_equal_vaceds_own_library_with_the_same_algorithms() {
     // MPICH chooses its own algorithms; told to use those vaced's library
     // uses here (dissemination barrier, binomial broadcast), its messages
     // cost exactly what vaced's do
-    let own = program("coll_timing");
-    let patched = mpich_program("coll_timing");
+    let algorithms = [
+        ("MPIR_CVAR_BARRIER_INTRA_ALGORITHM", "dissemination"),
+        ("MPIR_CVAR_BCAST_INTRA_ALGORITHM", "binomial"),
+    ];
     for n in [8, 37] {
-        let a = outcome(&own, false, n, &[]);
-        let rep = scratch().join(format!("coll_timing-mpich-{n}.json"));
-        let p = format!("--mpich={}", prefix().display());
-        let mut run = Run::exact(n, &patched).option(&[p.as_str()]);
-        run.env.extend(
-            [
-                ("MPIR_CVAR_BARRIER_INTRA_ALGORITHM", "dissemination"),
-                ("MPIR_CVAR_BCAST_INTRA_ALGORITHM", "binomial"),
-            ]
-            .map(|(k, v)| (k.to_string(), v.to_string())),
-        );
-        let b = lines_and_times(run, &rep);
-        assert_eq!(a.0.len(), 2 * n as usize, "{:?}", a.0);
-        assert_eq!(b.0, a.0, "{n} ranks: other lines through vaced's MPICH");
-        assert_eq!(
-            b.1, a.1,
-            "{n} ranks: other virtual times through vaced's MPICH"
-        );
+        same_through_mpich("coll_timing", n, &[], &algorithms);
     }
 }
 
