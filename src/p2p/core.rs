@@ -809,6 +809,9 @@ impl<L: Link> Core<L> {
             dst[..k].copy_from_slice(&d[..k]);
         }
         if let Payload::Remote { pid, addr } = m.payload {
+            // (a phantom buffer is never offered a pull: no single copy
+            // for sends without bytes)
+            let n = n.min(dst.len());
             if n > 0 {
                 if let Err(e) = self.link.pull(pid, addr, &mut dst[..n]) {
                     panic!(

@@ -310,10 +310,11 @@ impl Port {
     ///
     /// A rank still counts idle between its wake-up (by a poke, which is no
     /// record in flight) and its [`Port::idle_end`], and changes what it
-    /// published only after that, so a quiescent count alone does not make
-    /// a read consistent: the idle-end count unchanged from before the
-    /// count was read until after `read` does. When it moved, the count is
-    /// read anew; quiescent again (the rank went idle again), so is `read`.
+    /// published only after that. So a quiescent count alone does not make
+    /// a read consistent; an idle-end count that did not change from before
+    /// the activity word was read until after `read` does. When it changed,
+    /// the activity word is read anew, and if the job is quiescent again
+    /// (the rank went idle again), so is `read`.
     pub fn quiet<T>(&mut self, mut read: impl FnMut(&Segment) -> T) -> Option<T> {
         if let Some(j) = &mut self.jitter {
             j.maybe_delay();
