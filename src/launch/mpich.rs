@@ -168,3 +168,51 @@ pub fn export_line(dir: &Path, prefix: &Path) -> String {
         super::shellenv::export_line(dir)
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_links_name_mpichs_wrappers_and_vaceds_launcher() {
+        let d = std::env::temp_dir().join(format!("vaced-mpich-env-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        let exe = d.join("vaced");
+        std::fs::write(&exe, "").unwrap();
+        let prefix = Path::new("/opt/vaced mpich");
+        let bin = install_links(&exe, prefix).unwrap();
+        assert_eq!(bin, d.join("vaced-mpich-bin"));
+        let target = |n: &str| std::fs::read_link(bin.join(n)).unwrap();
+        assert_eq!(target("mpicc"), prefix.join("bin/mpicc"));
+        assert_eq!(target("mpif90"), prefix.join("bin/mpif90"));
+        assert_eq!(target("mpirun"), exe);
+        assert_eq!(target("mpiexec"), exe);
+        // again: nothing changes; another prefix: the wrappers follow it
+        assert_eq!(install_links(&exe, prefix).unwrap(), bin);
+        install_links(&exe, Path::new("/p2")).unwrap();
+        assert_eq!(target("mpicxx"), Path::new("/p2/bin/mpicxx"));
+        assert_eq!(
+            export_line(&bin, Path::new("/opt/a \"b\" $c")),
+            format!(
+                "export VACED_MPICH=\"/opt/a \\\"b\\\" \\$c\"; export PATH=\"{}:$PATH\"",
+                bin.display()
+            )
+        );
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_prefix_without_mpiexec_says_how_to_build_one() {
+        let e = mpiexec(Path::new("/nonexistent/p")).unwrap_err();
+        assert!(
+            e.starts_with("vaced's MPICH is not built in /nonexistent/p (no bin/mpiexec.hydra)"),
+            "{e}"
+        );
+        assert_eq!(
+            prefix(Some(Path::new("/given"))),
+            PathBuf::from("/given"),
+            "--mpich=PREFIX wins"
+        );
+    }
+}
