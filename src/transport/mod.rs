@@ -366,9 +366,11 @@ impl Port {
         slot.set_state(RankState::Blocked);
         if let Some(hook) = IDLE_HOOK.get() {
             // another library's progress runs instead of sleeping (see
-            // `set_idle_hook`); the core token stays ours
+            // `set_idle_hook`); the core token stays ours, the CPU is
+            // offered to whoever else is ready between two rounds
             while !woken() {
                 hook();
+                std::thread::yield_now();
             }
             slot.set_state(RankState::Running);
             return;
