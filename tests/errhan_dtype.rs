@@ -9,13 +9,8 @@
 mod common;
 
 use common::model::{blocking_transfer, hop, m, Clock};
-use common::{
-    ensure_fresh_library, fmt_ps, program, records, repo_root, scratch, times_by_rank_op, vaced,
-    Run, CORE_VARIANTS,
-};
+use common::{fmt_ps, fortran_program, program, records, times_by_rank_op, Run, CORE_VARIANTS};
 use std::collections::BTreeMap;
-use std::os::unix::process::CommandExt;
-use std::process::Command;
 
 /// The error classes of mpi.h used below.
 const ERR_COUNT: i64 = 2;
@@ -437,27 +432,9 @@ fn large_count_queries_beyond_2_gib() {
 
 #[test]
 fn fortran_handlers_classes_and_datatype_extras() {
-    if Command::new("gfortran").arg("--version").output().is_err() {
-        eprintln!("SKIPPED: gfortran not found (scripts/deps.sh installs it)");
+    let Some(out) = fortran_program("f90_errhan_dtype.f90", &["-O1"]) else {
         return;
-    }
-    ensure_fresh_library();
-    let out = scratch().join("f90_errhan_dtype");
-    let o = Command::new(vaced())
-        .arg0("mpif90")
-        .arg("-O1")
-        .arg(repo_root().join("tests/programs/f90_errhan_dtype.f90"))
-        .arg("-o")
-        .arg(&out)
-        .current_dir(scratch())
-        .output()
-        .expect("cannot run vaced as mpif90");
-    assert!(
-        o.status.success(),
-        "mpif90 failed:\n{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    };
     let job = Run::exact(1, &out).run();
     job.assert_success();
     let got = cases(&job.stdout);

@@ -11,8 +11,6 @@ mod common;
 
 use common::model::{m, xfer, TARGET_TOML};
 use common::{program, scratch, Run, CORE_VARIANTS};
-use std::os::unix::process::CommandExt;
-use std::process::Command;
 
 const IO_LATENCY: u64 = 20_000_000;
 const IO_BANDWIDTH: u64 = 2_000_000_000;
@@ -116,21 +114,9 @@ fn independent_and_collective_writes_are_exact() {
 
 #[test]
 fn fortran_file_access() {
-    if Command::new("gfortran").arg("--version").output().is_err() {
-        eprintln!("SKIPPED: no gfortran");
+    let Some(out) = common::fortran_program("io_fortran.f90", &[]) else {
         return;
-    }
-    common::ensure_fresh_library();
-    let out = scratch().join("io_fortran");
-    let o = Command::new(common::vaced())
-        .arg0("mpif90")
-        .arg(common::repo_root().join("tests/programs/io_fortran.f90"))
-        .arg("-o")
-        .arg(&out)
-        .current_dir(scratch())
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
     let file = scratch().join("io_fortran.dat");
     let job = Run::exact(3, &out).args(&[file.display()]).run();
     job.assert_success();

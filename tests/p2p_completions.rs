@@ -310,32 +310,9 @@ fn mprobe_mrecv_exact() {
 /// a message, when there is no gfortran).
 #[test]
 fn fortran_completion_calls() {
-    use std::os::unix::process::CommandExt;
-    use std::process::Command;
-    if Command::new("gfortran")
-        .arg("-dumpversion")
-        .output()
-        .is_err()
-    {
-        eprintln!("SKIPPED: gfortran not found");
+    let Some(out) = common::fortran_program("f90_completions.f90", &[]) else {
         return;
-    }
-    common::ensure_fresh_library();
-    let out = common::scratch().join("f90_completions");
-    let o = Command::new(common::vaced())
-        .arg0("mpif90")
-        .arg(common::repo_root().join("tests/programs/f90_completions.f90"))
-        .arg("-o")
-        .arg(&out)
-        .current_dir(common::scratch())
-        .output()
-        .expect("run mpif90");
-    assert!(
-        o.status.success(),
-        "mpif90 failed:\n{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    };
     let job = Run::exact(2, &out).run();
     job.assert_success();
     assert!(!job.stdout.contains("FAIL"), "{}", job.dump());

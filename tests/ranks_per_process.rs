@@ -10,9 +10,8 @@
 //! with `VACED_RANKS_PER_PROCESS=auto`.)
 mod common;
 
-use common::{exit_code, mpicc, program, report, scratch, Job, Run};
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use common::{exit_code, fortran_program, mpicc, program, report, scratch, Job, Run};
+use std::path::Path;
 
 /// The modes compared: one process per rank, then hosts (`auto`) on one
 /// core (one host process) and on two (two host processes), then hosts of
@@ -140,34 +139,9 @@ fn c_globals_are_private_to_each_rank() {
     }
 }
 
-/// `mpif90 tests/programs/SOURCE`, None (with a message) without gfortran.
-fn fortran_program(source: &str) -> Option<PathBuf> {
-    let ok = std::process::Command::new("gfortran")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("SKIPPED: gfortran not found (scripts/deps.sh installs it)");
-        return None;
-    }
-    common::ensure_fresh_library();
-    let out = scratch().join(source.replace('.', "_"));
-    let o = std::process::Command::new(common::vaced())
-        .arg0("mpif90")
-        .arg("-O1")
-        .arg(common::repo_root().join("tests/programs").join(source))
-        .arg("-o")
-        .arg(&out)
-        .current_dir(scratch())
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    Some(out)
-}
-
 #[test]
 fn fortran_common_save_and_module_data_are_private_to_each_rank() {
-    let Some(prog) = fortran_program("hosted_common.f90") else {
+    let Some(prog) = fortran_program("hosted_common.f90", &["-O1"]) else {
         return;
     };
     let job = Run::exact(5, &prog)
@@ -319,7 +293,7 @@ fn a_program_that_is_not_position_independent_is_refused() {
 
 #[test]
 fn fortran_stop_ends_that_rank_only() {
-    let Some(prog) = fortran_program("hosted_stop.f90") else {
+    let Some(prog) = fortran_program("hosted_stop.f90", &["-O1"]) else {
         return;
     };
     let job = run_hosted(4, &prog, &[]);

@@ -108,30 +108,9 @@ fn every_operation_and_mode_gives_the_right_results() {
 /// without gfortran).
 #[test]
 fn fortran_bindings_work() {
-    use std::os::unix::process::CommandExt;
-    let have = std::process::Command::new("gfortran")
-        .arg("-dumpversion")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !have {
-        eprintln!("SKIPPED: gfortran not found");
+    let Some(out) = common::fortran_program("f90_rma.f90", &[]) else {
         return;
-    }
-    common::ensure_fresh_library();
-    let out = common::scratch().join("f90_rma");
-    let o = std::process::Command::new(common::vaced())
-        .arg0("mpif90")
-        .arg(common::repo_root().join("tests/programs/f90_rma.f90"))
-        .arg("-o")
-        .arg(&out)
-        .current_dir(common::scratch())
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "mpif90 failed:\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    };
     for n in [1, 3] {
         let job = Run::exact(n, &out).run();
         job.assert_success();

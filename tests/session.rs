@@ -8,13 +8,7 @@
 mod common;
 
 use common::model::{self, m};
-use common::{
-    ensure_fresh_library, fmt_ps, program, records, repo_root, report, scratch, vaced, Run,
-    CORE_VARIANTS,
-};
-use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
-use std::process::Command;
+use common::{fmt_ps, fortran_program, program, records, report, scratch, Run, CORE_VARIANTS};
 
 /// One exchange of `b` bytes between two ranks of one target node that
 /// send at the same time (as in tests/comm.rs): copy out, link, copy in.
@@ -214,37 +208,6 @@ fn sessions_and_the_world_model() {
     }
 }
 
-/// `tests/programs/SOURCE` built with our `mpif90`; None (with a message)
-/// without gfortran.
-fn fortran_program(source: &str) -> Option<PathBuf> {
-    let found = Command::new("gfortran")
-        .arg("-dumpversion")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        eprintln!("SKIPPED: gfortran not found (scripts/deps.sh installs it)");
-        return None;
-    }
-    ensure_fresh_library();
-    let out = scratch().join(source.trim_end_matches(".f90"));
-    let o = Command::new(vaced())
-        .arg0("mpif90")
-        .arg("-O1")
-        .arg(repo_root().join("tests/programs").join(source))
-        .arg("-o")
-        .arg(&out)
-        .current_dir(scratch())
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run vaced as mpif90: {e}"));
-    assert!(
-        o.status.success(),
-        "mpif90 {source}: {}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    Some(out)
-}
-
 /// The same sessions-only program with `use mpi` and with `use mpi_f08`:
 /// the process sets (Fortran lengths have no terminator), a communicator
 /// from "mpi://WORLD" and its Allreduce, MPI_SESSION_NULL after
@@ -252,7 +215,7 @@ fn fortran_program(source: &str) -> Option<PathBuf> {
 #[test]
 fn sessions_from_fortran() {
     for source in ["f90_session.f90", "f08_session.f90"] {
-        let Some(prog) = fortran_program(source) else {
+        let Some(prog) = fortran_program(source, &["-O1"]) else {
             return;
         };
         let rep = scratch().join(format!("{source}.json"));

@@ -6,10 +6,7 @@
 //! the timing test derives every time from the model's equations.
 mod common;
 
-use common::{ensure_fresh_library, program, records, repo_root, scratch, vaced, Job, Run};
-use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
-use std::process::Command;
+use common::{fortran_program, program, records, Job, Run};
 
 fn run(n: u32, prog: &str, args: &[&str]) -> Job {
     let job = Run::exact(n, &program(prog)).args(args).run();
@@ -96,37 +93,6 @@ fn info_semantics() {
     }
 }
 
-/// `tests/programs/SOURCE` built with our `mpif90`; None (with a message)
-/// without gfortran.
-fn fortran_program(source: &str) -> Option<PathBuf> {
-    let have = Command::new("gfortran")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !have {
-        eprintln!("SKIPPED: gfortran not found (scripts/deps.sh installs it)");
-        return None;
-    }
-    ensure_fresh_library();
-    let out = scratch().join(source.replace('.', "_"));
-    let o = Command::new(vaced())
-        .arg0("mpif90")
-        .arg("-O1")
-        .arg(repo_root().join("tests/programs").join(source))
-        .arg("-o")
-        .arg(&out)
-        .current_dir(scratch())
-        .output()
-        .expect("cannot run vaced as mpif90");
-    assert!(
-        o.status.success(),
-        "mpif90 {source} failed:\n{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    Some(out)
-}
-
 /// The Fortran bindings: blanks stripped from keys and values, results
 /// blank-padded, VALUE untouched for a missing key, MPI_INFO_GET_STRING's
 /// BUFLEN without terminator (the value cut to BUFLEN characters, then
@@ -134,7 +100,7 @@ fn fortran_program(source: &str) -> Option<PathBuf> {
 /// MPI_INFO_CREATE_ENV without ARGC / ARGV.
 #[test]
 fn info_fortran() {
-    let Some(prog) = fortran_program("f90_info.f90") else {
+    let Some(prog) = fortran_program("f90_info.f90", &["-O1"]) else {
         return;
     };
     let job = Run::exact(2, &prog).run();
@@ -579,7 +545,7 @@ fn neighbor_alltoall_exact_timing() {
 /// MPI_NEIGHBOR_ALLGATHER on a ring graph, MPI_COMM_CREATE_GROUP.
 #[test]
 fn topology_fortran() {
-    let Some(prog) = fortran_program("f90_graph.f90") else {
+    let Some(prog) = fortran_program("f90_graph.f90", &["-O1"]) else {
         return;
     };
     let job = Run::exact(4, &prog).run();

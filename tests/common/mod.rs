@@ -106,6 +106,38 @@ pub fn program(name: &str) -> PathBuf {
     out
 }
 
+/// `tests/programs/<source>` (Fortran) built with our `mpif90 FLAGS`, or
+/// None (with a message) when there is no gfortran: the caller's test then
+/// passes without running it (scripts/deps.sh installs gfortran).
+pub fn fortran_program(source: &str, flags: &[&str]) -> Option<PathBuf> {
+    let have = Command::new("gfortran")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have {
+        eprintln!("SKIPPED: gfortran not found (scripts/deps.sh installs it)");
+        return None;
+    }
+    ensure_fresh_library();
+    let out = scratch().join(source.replace('.', "_"));
+    let o = Command::new(vaced())
+        .arg0("mpif90")
+        .args(flags)
+        .arg(program_source_file(source))
+        .arg("-o")
+        .arg(&out)
+        .current_dir(scratch())
+        .output()
+        .expect("cannot run vaced as mpif90");
+    assert!(
+        o.status.success(),
+        "mpif90 {source} failed:\n{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    Some(out)
+}
+
 /// `tests/programs/<name>.c` compiled under a file name of its own (to find
 /// the job's processes by name in /proc).
 pub fn program_as(name: &str, file_name: &str) -> PathBuf {
@@ -115,7 +147,12 @@ pub fn program_as(name: &str, file_name: &str) -> PathBuf {
 }
 
 pub fn program_source(name: &str) -> PathBuf {
-    repo_root().join("tests/programs").join(format!("{name}.c"))
+    program_source_file(&format!("{name}.c"))
+}
+
+/// `tests/programs/<file>`.
+fn program_source_file(file: &str) -> PathBuf {
+    repo_root().join("tests/programs").join(file)
 }
 
 /// The exact-test target (tianhe1a at cpu.scale = 0) as a file.
