@@ -133,13 +133,8 @@ fn with_name(e: io::Error, exe: &Path) -> io::Error {
 /// under their names, and `exe` (vaced) as mpirun and mpiexec, in
 /// `<dir of exe>/vaced-mpich-bin`; returns the directory.
 pub fn install_links(exe: &Path, prefix: &Path) -> io::Result<PathBuf> {
-    let dir = exe
-        .parent()
-        .ok_or_else(|| io::Error::other("the vaced executable has no parent directory"))?
-        .join("vaced-mpich-bin");
-    std::fs::create_dir_all(&dir)?;
     let wrappers = ["mpicc", "mpicxx", "mpic++", "mpif77", "mpif90", "mpifort"];
-    let targets = wrappers
+    let links = wrappers
         .iter()
         .map(|w| (*w, prefix.join("bin").join(w)))
         .chain(
@@ -147,17 +142,7 @@ pub fn install_links(exe: &Path, prefix: &Path) -> io::Result<PathBuf> {
                 .iter()
                 .map(|l| (*l, exe.to_path_buf())),
         );
-    for (name, target) in targets {
-        let link = dir.join(name);
-        if std::fs::read_link(&link).is_ok_and(|t| t == target) {
-            continue;
-        }
-        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        let _ = std::fs::remove_file(&tmp);
-        std::os::unix::fs::symlink(&target, &tmp)?;
-        std::fs::rename(&tmp, &link)?;
-    }
-    Ok(dir)
+    super::shellenv::links_beside(exe, "vaced-mpich-bin", links)
 }
 
 /// The shell line of `vaced env --mpich`.

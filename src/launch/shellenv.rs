@@ -24,20 +24,35 @@ pub fn link_names() -> Vec<&'static str> {
 /// Create (or repair) `<dir of exe>/vaced-bin/NAME -> exe` for every name;
 /// returns the directory. Safe to run again and concurrently.
 pub fn install_links(exe: &Path) -> io::Result<PathBuf> {
+    links_beside(
+        exe,
+        BIN_DIR,
+        link_names().into_iter().map(|n| (n, exe.to_path_buf())),
+    )
+}
+
+/// Create (or repair) `<dir of exe>/<dir>/NAME -> TARGET` for every (NAME,
+/// TARGET) of `links`; returns the directory. Safe to run again and
+/// concurrently.
+pub fn links_beside<'a>(
+    exe: &Path,
+    dir: &str,
+    links: impl IntoIterator<Item = (&'a str, PathBuf)>,
+) -> io::Result<PathBuf> {
     let dir = exe
         .parent()
         .ok_or_else(|| io::Error::other("the vaced executable has no parent directory"))?
-        .join(BIN_DIR);
+        .join(dir);
     std::fs::create_dir_all(&dir)?;
-    for name in link_names() {
+    for (name, target) in links {
         let link = dir.join(name);
-        if std::fs::read_link(&link).is_ok_and(|t| t == exe) {
+        if std::fs::read_link(&link).is_ok_and(|t| t == target) {
             continue;
         }
         // A fresh link renamed over the old one: atomic, no window without it.
         let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
         let _ = std::fs::remove_file(&tmp);
-        std::os::unix::fs::symlink(exe, &tmp)?;
+        std::os::unix::fs::symlink(&target, &tmp)?;
         std::fs::rename(&tmp, &link)?;
     }
     Ok(dir)
