@@ -159,11 +159,7 @@ impl Link for PortLink {
                 .flatten()
                 .min()
         };
-        match self.port.quiet(earliest) {
-            Some(Some((t, kind, r))) => Next::Event(t, kind, r),
-            Some(None) => Next::Nothing,
-            None => Next::Stirred,
-        }
+        Next::of(self.port.quiet(earliest))
     }
     fn flow_slots(&self) -> u32 {
         self.port.segment().flow_slots()

@@ -16,6 +16,18 @@ pub enum Next {
     Stirred,
 }
 
+impl Next {
+    /// From the earliest event read while the job stayed quiescent (None:
+    /// it did not stay so).
+    pub fn of(read: Option<Option<(VTime, u8, u32)>>) -> Next {
+        match read {
+            Some(Some((t, kind, r))) => Next::Event(t, kind, r),
+            Some(None) => Next::Nothing,
+            None => Next::Stirred,
+        }
+    }
+}
+
 pub trait Link {
     fn rank(&self) -> u32;
     fn size(&self) -> u32;

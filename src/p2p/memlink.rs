@@ -200,10 +200,6 @@ impl MemLink {
         }
     }
 
-    /// Every rank idle, nothing in flight (an activity word).
-    fn quiescent_word(&self, v: u64) -> bool {
-        (v >> 32) as usize == self.shared.boxes.len() && v as u32 == 0
-    }
     /// The least published (time, kind, rank), see `Link::next_event`.
     fn earliest(&self) -> Option<(VTime, u8, u32)> {
         (0..self.shared.boxes.len())
@@ -424,7 +420,7 @@ impl Link for MemLink {
     fn idle_begin(&mut self) -> bool {
         self.idle_epoch = self.shared.idle_ends.load(Ordering::SeqCst);
         let v = self.shared.activity.fetch_add(1 << 32, Ordering::SeqCst) + (1 << 32);
-        self.quiescent_word(v)
+        crate::transport::Activity::of(v, self.shared.boxes.len() as u32).quiescent()
     }
     fn idle_end(&mut self) {
         self.shared.activity.fetch_sub(1 << 32, Ordering::SeqCst);
@@ -433,23 +429,15 @@ impl Link for MemLink {
     fn next_event(&mut self) -> Next {
         // Waking from a poke and `idle_end` are one step for a coroutine; a
         // thread (the engine's tests) still counts idle in between: the
-        // same epoch rule as `Port::quiet`.
-        let mut before = self.idle_epoch;
-        loop {
-            let event = self.earliest();
-            let after = self.shared.idle_ends.load(Ordering::SeqCst);
-            if after == before {
-                return match event {
-                    Some((t, kind, r)) => Next::Event(t, kind, r),
-                    None => Next::Nothing,
-                };
-            }
-            before = after;
-            let v = self.shared.activity.load(Ordering::SeqCst);
-            if !self.quiescent_word(v) {
-                return Next::Stirred;
-            }
-        }
+        // same rule as `Port::quiet`.
+        let sh = &self.shared;
+        Next::of(crate::transport::read_while_quiet(
+            &sh.idle_ends,
+            &sh.activity,
+            sh.boxes.len() as u32,
+            self.idle_epoch,
+            || self.earliest(),
+        ))
     }
     fn flow_slots(&self) -> u32 {
         self.shared.boxes[0].flows.len() as u32

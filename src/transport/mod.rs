@@ -62,7 +62,7 @@ pub use tokens::batch_policy;
 
 use inbox::{rec_size, Inbox};
 use std::collections::VecDeque;
-use std::sync::atomic::{fence, Ordering};
+use std::sync::atomic::{fence, AtomicU64, Ordering};
 
 /// A rank's endpoint on the job's segment.
 pub struct Port {
@@ -319,22 +319,14 @@ impl Port {
         if let Some(j) = &mut self.jitter {
             j.maybe_delay();
         }
-        let mut before = self.idle_epoch;
-        loop {
-            let v = read(&self.seg);
-            let after = self.seg.idle_ends().load(Ordering::SeqCst);
-            if after == before {
-                return Some(v);
-            }
-            before = after;
-            let now = Activity {
-                word: self.seg.activity().load(Ordering::SeqCst),
-                nranks: self.seg.nranks(),
-            };
-            if !now.quiescent() {
-                return None;
-            }
-        }
+        let seg = &self.seg;
+        read_while_quiet(
+            seg.idle_ends(),
+            seg.activity(),
+            seg.nranks(),
+            self.idle_epoch,
+            || read(seg),
+        )
     }
     /// Name the rank whose record the next [`Port::wait_incoming`] waits
     /// for: if it waits for a core token, ours goes to it first.
@@ -455,6 +447,30 @@ pub fn poke_rank(seg: &Segment, j: u32) {
     wake_rank(seg, j);
 }
 
+/// The rule of [`Port::quiet`] over any activity word and idle-end count
+/// (the in-memory link's too): `read` while the job stays quiescent, the
+/// idle-end count having been `before` when the activity word was read;
+/// `None` once it is not quiescent.
+pub fn read_while_quiet<T>(
+    idle_ends: &AtomicU64,
+    activity: &AtomicU64,
+    nranks: u32,
+    mut before: u64,
+    mut read: impl FnMut() -> T,
+) -> Option<T> {
+    loop {
+        let v = read();
+        let after = idle_ends.load(Ordering::SeqCst);
+        if after == before {
+            return Some(v);
+        }
+        before = after;
+        if !Activity::of(activity.load(Ordering::SeqCst), nranks).quiescent() {
+            return None;
+        }
+    }
+}
+
 /// A snapshot of the job's activity word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Activity {
@@ -463,6 +479,10 @@ pub struct Activity {
 }
 
 impl Activity {
+    /// The activity `word` of a job of `nranks` ranks.
+    pub fn of(word: u64, nranks: u32) -> Activity {
+        Activity { word, nranks }
+    }
     pub fn idle(&self) -> u32 {
         (self.word >> 32) as u32
     }
