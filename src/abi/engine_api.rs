@@ -103,6 +103,16 @@ fn req_id(api: &Api, what: &str, r: i64) -> Result<ReqId, ()> {
     }
 }
 
+/// Rank `r` from C, or the reason it is none of the job's.
+fn peer(api: &Api, what: &str, r: c_int) -> Option<u32> {
+    let n = api.ep.size();
+    let p = u32::try_from(r).ok().filter(|&p| p < n);
+    if p.is_none() {
+        set_error(&format!("{what}: rank {r} is not one of the job's {n}"));
+    }
+    p
+}
+
 fn status_of(api: &Api, r: ReqId) -> EngStatus {
     let s = api.ep.status(r);
     EngStatus {
@@ -264,11 +274,7 @@ pub extern "C" fn vaced_eng_isend(
                 return -1;
             }
         };
-        let Some(dest) = u32::try_from(dest).ok().filter(|&d| d < a.ep.size()) else {
-            set_error(&format!(
-                "vaced_eng_isend: rank {dest} is not one of the job's {}",
-                a.ep.size()
-            ));
+        let Some(dest) = peer(a, "vaced_eng_isend", dest) else {
             return -1;
         };
         let Ok(len) = usize::try_from(bytes) else {
@@ -287,15 +293,9 @@ pub extern "C" fn vaced_eng_irecv(src: c_int, tag: c_int, ctx: u32, bytes: u64) 
     with("vaced_eng_irecv", |a| {
         let src = match src {
             ANY => None,
-            s => match u32::try_from(s).ok().filter(|&s| s < a.ep.size()) {
+            s => match peer(a, "vaced_eng_irecv", s) {
                 Some(s) => Some(s),
-                None => {
-                    set_error(&format!(
-                        "vaced_eng_irecv: rank {s} is not one of the job's {}",
-                        a.ep.size()
-                    ));
-                    return -1;
-                }
+                None => return -1,
             },
         };
         let tag = (tag != ANY).then_some(tag);
