@@ -52,6 +52,8 @@ struct Api {
     /// Nesting of enter / leave pairs.
     depth: u32,
     finalized: bool,
+    /// The name of the MPI call being entered (see `vaced_eng_enter`).
+    name: String,
 }
 
 thread_local! {
@@ -165,6 +167,7 @@ fn init(rank: Option<u32>) -> c_int {
                     ep,
                     depth: 0,
                     finalized: false,
+                    name: String::new(),
                 })
             });
             0
@@ -213,24 +216,26 @@ pub extern "C" fn vaced_eng_size() -> c_int {
 /// `call` is null or a C string.
 #[no_mangle]
 pub unsafe extern "C" fn vaced_eng_enter(call: *const c_char) -> c_int {
-    let name = if call.is_null() {
-        None
-    } else {
-        // SAFETY: a C string by the caller's contract.
-        let n = unsafe { CStr::from_ptr(call) }.to_string_lossy();
-        // MPICH's bindings are `internal_Send` for MPI_Send
-        Some(match n.strip_prefix("internal_") {
-            Some(rest) => format!("MPI_{rest}"),
-            None => n.into_owned(),
-        })
-    };
     with("vaced_eng_enter", |a| {
         a.depth += 1;
-        if a.depth == 1 {
-            match &name {
-                Some(n) => a.ep.enter_call(n),
-                None => a.ep.enter(),
+        if a.depth > 1 {
+            return;
+        }
+        if call.is_null() {
+            return a.ep.enter();
+        }
+        // SAFETY: a C string by the caller's contract.
+        let n = unsafe { CStr::from_ptr(call) }.to_string_lossy();
+        // MPICH's bindings are `internal_Send` for MPI_Send (the name is
+        // made in a buffer kept for it: this runs at every MPI call)
+        match n.strip_prefix("internal_") {
+            Some(rest) => {
+                a.name.clear();
+                a.name.push_str("MPI_");
+                a.name.push_str(rest);
+                a.ep.enter_call(&a.name);
             }
+            None => a.ep.enter_call(&n),
         }
     })
     .map_or(-1, |_| 0)
