@@ -69,6 +69,35 @@ int vaced_eng_test(int64_t req, vaced_eng_status *st);
  * background. */
 int vaced_eng_detach(int64_t req);
 
+/* The engine's decisions, which a library whose own matching or
+ * completion order is the host's follows (src/abi/engine_api/decisions.rs):
+ *
+ * The sender of the message matched to receive `req` (a wildcard-source
+ * receive: once the engine decided it), VACED_ENG_NONE while none is, or -1. */
+#define VACED_ENG_NONE (-2)
+int vaced_eng_matched(int64_t req);
+/* Test the n requests at reqs (a zero-length wait) / wait until one is
+ * complete: the positions of those complete go to idx (room for n),
+ * earliest completion first; their count, or -1. Nothing is freed. */
+int vaced_eng_testsome(const int64_t *reqs, int n, int *idx);
+int vaced_eng_waitsome(const int64_t *reqs, int n, int *idx);
+/* Take a complete request without waiting: outcome to st (may be NULL),
+ * freed. 0, or -1 (also when it is not complete). */
+int vaced_eng_take(int64_t req, vaced_eng_status *st);
+/* MPI_Probe (0) / MPI_Iprobe (1 found, 0 not): the message's sender, tag
+ * and length go to st. */
+int vaced_eng_probe(int src, int tag, uint32_t ctx, vaced_eng_status *st);
+int vaced_eng_iprobe(int src, int tag, uint32_t ctx, vaced_eng_status *st);
+/* MPI_Mprobe (the matched message's handle, or -1) / MPI_Improbe (1 found,
+ * its handle in *msg; 0 not), and the receive of a matched message of up to
+ * `bytes` (a request handle, or -1). */
+int64_t vaced_eng_mprobe(int src, int tag, uint32_t ctx, vaced_eng_status *st);
+int vaced_eng_improbe(int src, int tag, uint32_t ctx, int64_t *msg, vaced_eng_status *st);
+int64_t vaced_eng_mrecv(int64_t msg, uint64_t bytes);
+/* MPI_Cancel of a receive: 1 when no message was matched to it (complete,
+ * cancelled: take it), 0 when one was, or -1. */
+int vaced_eng_cancel(int64_t req);
+
 /* MPI_Wtime: the virtual time in seconds. */
 double vaced_eng_wtime(void);
 /* MPIX_Vaced_compute: `seconds` of target computation. */

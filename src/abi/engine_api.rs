@@ -12,8 +12,10 @@
 //! waited or tested here. The engine's records travel through the job's own
 //! transport (the rank joins the job `mpirun` started, as `MPI_Init` does):
 //! the library's matching and the engine's agree as long as they see the
-//! same receives in the same order (specific sources; a wildcard receive
-//! must take the source the engine's status names). Neither library may
+//! same receives in the same order with specific sources; where the
+//! outcome depends on timing (a wildcard receive, a test, a wait for any,
+//! a probe), the library follows the engine's decision ([`decisions`]).
+//! Neither library may
 //! stop the other: while the engine waits for a record it runs the
 //! library's progress ([`vaced_eng_set_idle`]), and the library should wait
 //! in the engine before it waits on its own.
@@ -30,6 +32,8 @@ use crate::p2p::{Endpoint, ReqId, SendMode};
 use crate::transport::{RecvBuf, SendBuf};
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, CStr, CString};
+
+mod decisions;
 
 /// A receive from any source, or with any tag (`VACED_ENG_ANY`).
 pub const ANY: c_int = -1;
@@ -54,6 +58,8 @@ struct Api {
     finalized: bool,
     /// The name of the MPI call being entered (see `vaced_eng_enter`).
     name: String,
+    /// Messages a matched probe took and no receive has yet.
+    matched: Vec<usize>,
 }
 
 thread_local! {
@@ -115,6 +121,16 @@ fn peer(api: &Api, what: &str, r: c_int) -> Option<u32> {
     p
 }
 
+/// A receive's or probe's source and tag from C ([`ANY`]: any), or the
+/// reason they are none.
+fn envelope(api: &Api, what: &str, src: c_int, tag: c_int) -> Option<(Option<u32>, Option<i32>)> {
+    let src = match src {
+        ANY => None,
+        s => Some(peer(api, what, s)?),
+    };
+    Some((src, (tag != ANY).then_some(tag)))
+}
+
 fn status_of(api: &Api, r: ReqId) -> EngStatus {
     let s = api.ep.status(r);
     EngStatus {
@@ -168,6 +184,7 @@ fn init(rank: Option<u32>) -> c_int {
                     depth: 0,
                     finalized: false,
                     name: String::new(),
+                    matched: Vec::new(),
                 })
             });
             0
@@ -296,14 +313,9 @@ pub extern "C" fn vaced_eng_isend(
 #[no_mangle]
 pub extern "C" fn vaced_eng_irecv(src: c_int, tag: c_int, ctx: u32, bytes: u64) -> i64 {
     with("vaced_eng_irecv", |a| {
-        let src = match src {
-            ANY => None,
-            s => match peer(a, "vaced_eng_irecv", s) {
-                Some(s) => Some(s),
-                None => return -1,
-            },
+        let Some((src, tag)) = envelope(a, "vaced_eng_irecv", src, tag) else {
+            return -1;
         };
-        let tag = (tag != ANY).then_some(tag);
         let Ok(len) = usize::try_from(bytes) else {
             set_error(&format!("vaced_eng_irecv: {bytes} bytes"));
             return -1;

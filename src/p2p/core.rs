@@ -757,10 +757,20 @@ impl<L: Link> Core<L> {
     }
 
     fn bind(&mut self, h: usize, r: ReqId) {
-        self.held[h].as_mut().unwrap().bound = Some(r);
-        if let Op::Recv { bound, .. } = &mut self.reqs.get_mut(r).op {
+        let held = self.held[h].as_mut().unwrap();
+        held.bound = Some(r);
+        let src = held.msg.src;
+        let q = self.reqs.get_mut(r);
+        q.matched = Some(src);
+        if let Op::Recv { bound, .. } = &mut q.op {
             *bound = true;
         }
+    }
+
+    /// The sender of the message matched to receive `r`, once one is (a
+    /// wildcard-source receive is matched when it is decided).
+    pub fn matched_source(&self, r: ReqId) -> Option<u32> {
+        self.reqs.get(r).matched
     }
 
     /// A receive posted while its message is in the unexpected queue: ADR
@@ -2099,6 +2109,7 @@ impl<L: Link> Core<L> {
             bound: true,
         };
         let id = self.reqs.insert(Request::new(op, t));
+        self.reqs.get_mut(id).matched = Some(held.msg.src);
         self.receive_unexpected(id, held, t);
         self.note(|_| Call::Mrecv {
             m: m as u64,

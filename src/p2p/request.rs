@@ -95,6 +95,8 @@ pub struct Request {
     pub waited: bool,
     /// Freed by the user while active: drop it when it completes.
     pub detached: bool,
+    /// Receives: the sender of the message matched to it, once matched.
+    pub matched: Option<u32>,
 }
 
 impl Request {
@@ -112,6 +114,7 @@ impl Request {
             detached: false,
             sent: None,
             cancel: Cancel::No,
+            matched: None,
         }
     }
 
