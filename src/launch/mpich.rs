@@ -8,9 +8,9 @@
 //! and vaced's launcher on PATH.
 //!
 //! MPICH chooses its collective algorithms itself (its `MPIR_CVAR_*`
-//! settings apply); its node-aware ones are turned off
-//! (`MPIR_CVAR_ENABLE_SMP_COLLECTIVES=0` unless set), as they would follow
-//! this host's nodes rather than the target's.
+//! settings apply); vaced's MPICH builds no node-aware communicators in a
+//! vaced job (the patch to `MPIR_Comm_commit`), as they would follow this
+//! host's nodes rather than the target's.
 //!
 //! For now every rank has a core token of its own (the job's cores are at
 //! least its ranks): MPICH's progress engine polls inside a call, holding
@@ -30,9 +30,6 @@ use std::time::Instant;
 /// The environment variable naming vaced's MPICH (its prefix); set, it
 /// makes `mpirun` run programs through it (as `--mpich` does).
 pub const ENV_MPICH: &str = "VACED_MPICH";
-
-/// MPICH's switch for node-aware (SMP) collectives.
-const SMP_COLLECTIVES: &str = "MPIR_CVAR_ENABLE_SMP_COLLECTIVES";
 
 /// Where `mpich-patch/build.sh` installs by default, under `root` (vaced's
 /// source tree, or `$VACED_HOME`).
@@ -104,11 +101,6 @@ pub fn spawn(
                 .args(args);
             cmd.envs(job.rank_env(0).into_iter().filter(|(k, _)| *k != ENV_RANK));
             cmd.env_remove(ENV_RANK);
-            // MPICH's node-aware collectives would follow this host's
-            // layout, not the target's: off unless the user says otherwise
-            if std::env::var_os(SMP_COLLECTIVES).is_none() {
-                cmd.env(SMP_COLLECTIVES, "0");
-            }
             cmd.process_group(pgid as i32)
                 .stdin(stdin0.take().unwrap_or_else(Stdio::null));
             os::die_with_parent(&mut cmd);
