@@ -102,6 +102,8 @@ fn point_to_point_predictions_equal_vaceds_own_library() {
         ("dtype_timing", 2, [].as_slice()),
         // from rank 0 to ranks at 0, 1 and more hops
         ("hops", 16, ["8", "1", "5", "12"].as_slice()),
+        // buffered sends (eager, rendezvous, nonblocking) and the detach
+        ("bsend_timing", 2, ["100", "300000", "5e-5"].as_slice()),
     ] {
         same_through_mpich(prog, n, args, &[]);
     }
