@@ -7,6 +7,7 @@
 //! for each receive it posts. A removed message leaves a tombstone in the
 //! arrival order, dropped at once at the front and by a compaction when
 //! tombstones outnumber the messages still pending.
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -27,22 +28,29 @@ impl Key {
 /// A message's arrival number: increases with arrival, never reused.
 pub(super) type Seq = u64;
 
-/// A message in the arrival order; `live` false: a tombstone.
+/// No held message (the end of a source's list).
+const NIL: u32 = u32::MAX;
+/// The arrival number of a held message that is not pending.
+const GONE: Seq = Seq::MAX;
+
+/// A held message: while pending, its arrival number and key, and the next
+/// message pending from the same (context, source).
 #[derive(Debug, Clone, Copy)]
-struct Slot {
+struct Node {
     seq: Seq,
-    held: usize,
     key: Key,
-    live: bool,
+    next: u32,
 }
 
-/// A message in its source's list.
-#[derive(Debug, Clone, Copy)]
-struct Entry {
-    seq: Seq,
-    tag: i32,
-    held: usize,
-}
+const FREE: Node = Node {
+    seq: GONE,
+    key: Key {
+        src: 0,
+        tag: 0,
+        ctx: 0,
+    },
+    next: NIL,
+};
 
 /// Compaction leaves alone an arrival order with at most this many
 /// tombstones.
@@ -67,24 +75,33 @@ impl Hasher for WordHash {
     }
 }
 
-fn pair(ctx: u32, src: u32) -> u64 {
-    (u64::from(ctx) << 32) | u64::from(src)
+fn pair(k: Key) -> u64 {
+    (u64::from(k.ctx) << 32) | u64::from(k.src)
 }
 
 /// The pending messages (held-message indices) in arrival order, and by
-/// (context, source).
+/// (context, source): no allocation per message once the tables have grown
+/// to the most messages held at once.
 #[derive(Default)]
 pub(super) struct Pending {
-    /// Arrival order, tombstones included (`seq` increasing).
-    slots: VecDeque<Slot>,
-    /// Messages pending (live slots).
+    /// Arrival order: (arrival number, held index), tombstones included
+    /// (an entry whose held message no longer has that number).
+    order: VecDeque<(Seq, u32)>,
+    /// Messages pending.
     live: usize,
     next: Seq,
-    /// Per (context, source): its pending messages in arrival order (no
-    /// empty lists).
-    by_src: HashMap<u64, VecDeque<Entry>, BuildHasherDefault<WordHash>>,
-    /// Per held-message index: its arrival number and key while pending.
-    at: Vec<Option<(Seq, Key)>>,
+    /// Per (context, source) with messages pending: the first and the last
+    /// (held indices), linked through `Node::next` in arrival order.
+    chains: HashMap<u64, (u32, u32), BuildHasherDefault<WordHash>>,
+    /// Per held index.
+    nodes: Vec<Node>,
+}
+
+fn index(held: usize) -> u32 {
+    u32::try_from(held)
+        .ok()
+        .filter(|&h| h != NIL)
+        .expect("fewer than 2^32 - 1 held messages")
 }
 
 impl Pending {
@@ -94,58 +111,87 @@ impl Pending {
         self.live
     }
 
-    /// Held message `held`, with key `k`, arrives.
-    pub fn push_back(&mut self, held: usize, k: Key) {
-        let seq = self.next;
-        self.next += 1;
-        self.slots.push_back(Slot {
-            seq,
-            held,
-            key: k,
-            live: true,
-        });
-        self.live += 1;
-        self.by_src
-            .entry(pair(k.ctx, k.src))
-            .or_default()
-            .push_back(Entry {
-                seq,
-                tag: k.tag,
-                held,
-            });
-        if self.at.len() <= held {
-            self.at.resize(held + 1, None);
-        }
-        debug_assert!(self.at[held].is_none(), "held message {held} pending twice");
-        self.at[held] = Some((seq, k));
+    fn alive(&self, (seq, h): (Seq, u32)) -> bool {
+        self.nodes[h as usize].seq == seq
     }
 
-    /// Take held message `held` out; whether it was pending.
+    /// The held messages pending from (context, source) `p`, in arrival
+    /// order, with their nodes.
+    fn chain(&self, p: u64) -> impl Iterator<Item = (usize, &Node)> + '_ {
+        let mut h = self.chains.get(&p).map_or(NIL, |c| c.0);
+        std::iter::from_fn(move || {
+            let i = (h != NIL).then_some(h as usize)?;
+            let n = &self.nodes[i];
+            h = n.next;
+            Some((i, n))
+        })
+    }
+
+    /// Held message `held`, with key `k`, arrives.
+    pub fn push_back(&mut self, held: usize, k: Key) {
+        let h = index(held);
+        let seq = self.next;
+        self.next += 1;
+        self.order.push_back((seq, h));
+        self.live += 1;
+        if self.nodes.len() <= held {
+            self.nodes.resize(held + 1, FREE);
+        }
+        debug_assert_eq!(
+            self.nodes[held].seq, GONE,
+            "held message {held} pending twice"
+        );
+        self.nodes[held] = Node {
+            seq,
+            key: k,
+            next: NIL,
+        };
+        match self.chains.entry(pair(k)) {
+            Entry::Occupied(mut e) => {
+                let (_, last) = e.get_mut();
+                self.nodes[*last as usize].next = h;
+                *last = h;
+            }
+            Entry::Vacant(e) => {
+                e.insert((h, h));
+            }
+        }
+    }
+
+    /// Take held message `held` out; whether it was pending. Costs the
+    /// messages pending from its source ahead of it.
     pub fn remove(&mut self, held: usize) -> bool {
-        let Some((seq, k)) = self.at.get_mut(held).and_then(Option::take) else {
+        let Some(&n) = self.nodes.get(held).filter(|n| n.seq != GONE) else {
             return false;
         };
-        let p = pair(k.ctx, k.src);
-        let list = self.by_src.get_mut(&p).expect("a pending message's source");
-        let j = list
-            .binary_search_by_key(&seq, |e| e.seq)
-            .expect("a pending message in its source's list");
-        list.remove(j);
-        if list.is_empty() {
-            self.by_src.remove(&p);
+        let h = index(held);
+        let p = pair(n.key);
+        let (first, last) = self.chains[&p];
+        if first == h {
+            if n.next == NIL {
+                self.chains.remove(&p);
+            } else {
+                self.chains.get_mut(&p).unwrap().0 = n.next;
+            }
+        } else {
+            let (prev, _) = self
+                .chain(p)
+                .find(|(_, m)| m.next == h)
+                .expect("a pending message in its source's list");
+            self.nodes[prev].next = n.next;
+            if last == h {
+                self.chains.get_mut(&p).unwrap().1 = index(prev);
+            }
         }
-        let i = self
-            .slots
-            .binary_search_by_key(&seq, |s| s.seq)
-            .expect("a pending message in the arrival order");
-        self.slots[i].live = false;
+        self.nodes[held] = FREE;
         self.live -= 1;
-        while self.slots.front().is_some_and(|s| !s.live) {
-            self.slots.pop_front();
+        while self.order.front().is_some_and(|&e| !self.alive(e)) {
+            self.order.pop_front();
         }
-        let dead = self.slots.len() - self.live;
+        let dead = self.order.len() - self.live;
         if dead > SPARSE_MIN && dead > self.live {
-            self.slots.retain(|s| s.live);
+            let nodes = &self.nodes;
+            self.order.retain(|&(seq, h)| nodes[h as usize].seq == seq);
         }
         true
     }
@@ -154,44 +200,46 @@ impl Pending {
     /// matches: with a source, among that source's messages only.
     pub fn first_match(&self, src: Option<u32>, tag: Option<i32>, ctx: u32) -> Option<usize> {
         match src {
-            Some(s) => self
-                .by_src
-                .get(&pair(ctx, s))?
-                .iter()
-                .find(|e| tag.is_none_or(|t| t == e.tag))
-                .map(|e| e.held),
+            Some(src) => self
+                .chain(pair(Key { src, tag: 0, ctx }))
+                .find(|(_, n)| tag.is_none_or(|t| t == n.key.tag))
+                .map(|(i, _)| i),
             None => self
-                .slots
+                .order
                 .iter()
-                .find(|s| s.live && s.key.matches(None, tag, ctx))
-                .map(|s| s.held),
+                .find(|&&(seq, h)| {
+                    let n = &self.nodes[h as usize];
+                    n.seq == seq && n.key.matches(None, tag, ctx)
+                })
+                .map(|&(_, h)| h as usize),
         }
     }
 
     /// Whether a message from `src` matching (tag, ctx) arrived before
     /// arrival number `before` (None: is pending at all).
     pub fn any_before(&self, src: u32, tag: Option<i32>, ctx: u32, before: Option<Seq>) -> bool {
-        self.by_src.get(&pair(ctx, src)).is_some_and(|list| {
-            list.iter()
-                .take_while(|e| before.is_none_or(|b| e.seq < b))
-                .any(|e| tag.is_none_or(|t| t == e.tag))
-        })
+        self.chain(pair(Key { src, tag: 0, ctx }))
+            .take_while(|(_, n)| before.is_none_or(|b| n.seq < b))
+            .any(|(_, n)| tag.is_none_or(|t| t == n.key.tag))
     }
 
     /// The first message pending that arrived with number `from` or later:
     /// its number and held-message index (a walk in arrival order that may
     /// remove what it visits).
     pub fn next_from(&self, from: Seq) -> Option<(Seq, usize)> {
-        let i = self.slots.partition_point(|s| s.seq < from);
-        self.slots
+        let i = self.order.partition_point(|&(seq, _)| seq < from);
+        self.order
             .range(i..)
-            .find(|s| s.live)
-            .map(|s| (s.seq, s.held))
+            .find(|&&e| self.alive(e))
+            .map(|&(seq, h)| (seq, h as usize))
     }
 
     /// The pending messages' held-message indices, in arrival order.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.slots.iter().filter(|s| s.live).map(|s| s.held)
+        self.order
+            .iter()
+            .filter(|&&e| self.alive(e))
+            .map(|&(_, h)| h as usize)
     }
 }
 
@@ -220,8 +268,11 @@ mod tests {
         assert_eq!(p.first_match(Some(2), Some(6), 4), None);
         assert_eq!(p.first_match(Some(1), None, 5), None);
         assert_eq!(p.first_match(Some(9), None, 4), None);
-        assert_eq!(p.by_src[&pair(4, 1)].len(), 3);
-        assert_eq!(p.by_src.len(), 3);
+        assert_eq!(
+            p.chain(pair(k(1, 0))).map(|(i, _)| i).collect::<Vec<_>>(),
+            [10, 12, 14]
+        );
+        assert_eq!(p.chains.len(), 3);
     }
 
     #[test]
@@ -278,15 +329,26 @@ mod tests {
         assert_eq!(p.first_match(Some(1), None, 4), Some(13));
         // the front's tombstones go at once
         assert_eq!(
-            p.slots.iter().map(|s| s.held).collect::<Vec<_>>(),
+            p.order.iter().map(|e| e.1).collect::<Vec<_>>(),
             [11, 12, 13]
         );
         assert!(p.remove(11));
-        assert_eq!(p.slots.iter().map(|s| s.held).collect::<Vec<_>>(), [13]);
+        assert_eq!(p.order.iter().map(|e| e.1).collect::<Vec<_>>(), [13]);
         assert!(p.remove(13));
         assert_eq!(p.len(), 0);
-        assert!(p.slots.is_empty() && p.by_src.is_empty());
+        assert!(p.order.is_empty() && p.chains.is_empty());
         assert_eq!(p.first_match(None, None, 4), None);
+        // a source's last message removed, then one more from it
+        let mut q = filled(&[(1, 5), (1, 6), (1, 7)]);
+        assert!(q.remove(12));
+        q.push_back(12, k(1, 8));
+        assert!(q.remove(11));
+        let chain = |q: &Pending| q.chain(pair(k(1, 0))).map(|(i, _)| i).collect::<Vec<_>>();
+        assert_eq!(chain(&q), [10, 12]);
+        q.push_back(11, k(1, 9));
+        assert_eq!(chain(&q), [10, 12, 11]);
+        assert_eq!(q.first_match(Some(1), Some(9), 4), Some(11));
+        assert_eq!(q.iter().collect::<Vec<_>>(), [10, 12, 11]);
         // an index is pending again under a new arrival number
         p.push_back(10, k(2, 1));
         assert_eq!(p.next_from(0), Some((4, 10)));
@@ -300,7 +362,7 @@ mod tests {
         for i in 11..20 {
             assert!(p.remove(i));
         }
-        assert_eq!((p.len(), p.slots.len()), (1, 10));
+        assert_eq!((p.len(), p.order.len()), (1, 10));
         // 100 messages from 4 sources; remove all but every 4th, the first
         // one kept (so that the front never empties)
         let mut p = Pending::default();
@@ -310,7 +372,7 @@ mod tests {
         let mut slots = Vec::new();
         for i in (1..100).filter(|i| i % 4 != 0) {
             assert!(p.remove(i));
-            slots.push(p.slots.len());
+            slots.push(p.order.len());
         }
         // the 51st removal leaves more tombstones (51) than messages (49)
         assert_eq!(p.len(), 25);
@@ -328,6 +390,6 @@ mod tests {
         assert!(p.remove(0));
         assert_eq!(p.first_match(Some(0), None, 4), Some(4));
         assert_eq!(p.first_match(None, None, 4), Some(4));
-        assert_eq!(p.slots.front().map(|s| s.seq), Some(4));
+        assert_eq!(p.order.front().map(|e| e.0), Some(4));
     }
 }
