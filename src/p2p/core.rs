@@ -699,20 +699,11 @@ impl<L: Link> Core<L> {
     /// among the first matching pending message of each source (per-pair
     /// order), the earliest arrival, ties to the lower rank.
     fn pick_any(&self, tag: Option<i32>, ctx: u32) -> Option<usize> {
-        let mut seen: Vec<u32> = Vec::new();
-        let mut best: Option<(VTime, u32, usize)> = None;
-        for i in self.pending.iter() {
-            let m = self.msg(i);
-            if !matches(m, None, tag, ctx) || seen.contains(&m.src) {
-                continue;
-            }
-            seen.push(m.src);
-            let key = (m.ta, m.src, i);
-            if best.is_none_or(|b| (key.0, key.1) < (b.0, b.1)) {
-                best = Some(key);
-            }
-        }
-        best.map(|b| b.2)
+        // (arrival, source) differs between sources: the order the sources
+        // come in does not matter
+        self.pending
+            .first_of_each_source(tag, ctx)
+            .min_by_key(|&i| (self.msg(i).ta, self.msg(i).src))
     }
 
     /// Decide undecided wildcard receives in post order. `by`: in a test at

@@ -234,6 +234,23 @@ impl Pending {
             .map(|&(seq, h)| (seq, h as usize))
     }
 
+    /// Per source with messages pending in `ctx`, the first (arrival
+    /// order) that matches `tag`; the sources in no particular order.
+    pub fn first_of_each_source(
+        &self,
+        tag: Option<i32>,
+        ctx: u32,
+    ) -> impl Iterator<Item = usize> + '_ {
+        self.chains
+            .keys()
+            .filter(move |&&p| (p >> 32) as u32 == ctx)
+            .filter_map(move |&p| {
+                self.chain(p)
+                    .find(|(_, n)| tag.is_none_or(|t| t == n.key.tag))
+                    .map(|(i, _)| i)
+            })
+    }
+
     /// The pending messages' held-message indices, in arrival order.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
         self.order
@@ -302,6 +319,32 @@ mod tests {
         assert_eq!(p.first_match(None, Some(5), 4), None);
         assert_eq!(p.iter().collect::<Vec<_>>(), [10, 13, 20]);
         assert_eq!(p.len(), 3);
+    }
+
+    #[test]
+    fn first_of_each_source() {
+        let mut p = filled(&[(3, 7), (1, 5), (2, 5), (1, 6), (3, 5), (2, 6)]);
+        p.push_back(
+            20,
+            Key {
+                src: 1,
+                tag: 5,
+                ctx: 8,
+            },
+        );
+        let firsts = |p: &Pending, tag, ctx| {
+            let mut v = p.first_of_each_source(tag, ctx).collect::<Vec<_>>();
+            v.sort();
+            v
+        };
+        assert_eq!(firsts(&p, None, 4), [10, 11, 12]);
+        assert_eq!(firsts(&p, Some(5), 4), [11, 12, 14]);
+        assert_eq!(firsts(&p, Some(6), 4), [13, 15]);
+        assert_eq!(firsts(&p, Some(5), 8), [20]);
+        assert_eq!(firsts(&p, Some(9), 4), Vec::<usize>::new());
+        assert!(p.remove(11));
+        assert_eq!(firsts(&p, Some(5), 4), [12, 14]);
+        assert_eq!(firsts(&p, None, 4), [10, 12, 13]);
     }
 
     #[test]
