@@ -1,12 +1,13 @@
 //! The unmatched eager DATA and REQ messages (early or unexpected). Each is
 //! known by its held-message index and numbered in arrival order; they are
-//! kept in that order (wildcard-source receives and probes, rematching and
-//! cancels walk it) and indexed by (context, source), so that a receive
-//! from a given source looks only at the messages pending from that source:
-//! a rank in a 1024-rank all-to-all holds up to 1023 of them and looks once
-//! for each receive it posts. A removed message leaves a tombstone in the
-//! arrival order, dropped at once at the front and by a compaction when
-//! tombstones outnumber the messages still pending.
+//! kept in that order (rematching, cancels and wildcard-source receives
+//! outside exact mode walk it) and, per (context, source), in a list: a
+//! receive from a given source looks only at the messages pending from that
+//! source (a rank in a 1024-rank all-to-all holds up to 1023 of them and
+//! looks once for each receive it posts), and an exact-mode wildcard at the
+//! first matching message of each source. A removed message leaves a
+//! tombstone in the arrival order, dropped at once at the front and by a
+//! compaction when tombstones outnumber the messages still pending.
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
