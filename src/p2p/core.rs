@@ -596,11 +596,11 @@ impl<L: Link> Core<L> {
         }
         let found = self.pending.first_match(src, tag, ctx);
         // An undecided wildcard posted earlier may take that message.
-        let found = found.filter(|&pos| !self.behind_wildcard(self.pending[pos]));
+        let found = found.filter(|&h| !self.behind_wildcard(h));
         match found {
             None => self.posted.push(id),
-            Some(pos) => {
-                let h = self.pending.remove(pos).unwrap();
+            Some(h) => {
+                self.pending.remove(h);
                 self.bind(h, id);
                 if let Some(u) = self.held[h].as_ref().unwrap().unexpected_since {
                     // In the unexpected queue: handled in the starting phase
@@ -643,9 +643,10 @@ impl<L: Link> Core<L> {
     /// The first posted receive (post order) that `m` matches, unless an
     /// undecided wildcard comes first, or, behind an undecided wildcard, that
     /// receive also matches an earlier pending message from the same source
-    /// (the first `earlier` entries of `pending` precede `m`): which of the two
-    /// it takes depends on what the wildcard takes (non-overtaking).
-    fn posted_match(&self, m: &Msg, earlier: usize) -> Option<usize> {
+    /// (one that arrived before arrival number `before`; None: any pending
+    /// message precedes `m`): which of the two it takes depends on what the
+    /// wildcard takes (non-overtaking).
+    fn posted_match(&self, m: &Msg, before: Option<pending::Seq>) -> Option<usize> {
         let p = self
             .posted
             .iter()
@@ -661,11 +662,9 @@ impl<L: Link> Core<L> {
             let Op::Recv { src, tag, ctx, .. } = self.reqs.get(r).op else {
                 unreachable!()
             };
-            let held_back = (0..earlier.min(self.pending.len())).any(|k| {
-                let e = self.pending.key(k);
-                e.src == m.src && e.matches(src, tag, ctx)
-            });
-            if held_back {
+            // `m` matches the receive: `src` is None or m's source
+            debug_assert!(src.is_none_or(|s| s == m.src));
+            if self.pending.any_before(m.src, tag, ctx, before) {
                 return None;
             }
         }
@@ -676,21 +675,22 @@ impl<L: Link> Core<L> {
     /// decided or cancelled), in arrival order; messages already in the
     /// unexpected queue are received as if at the time the receive was posted.
     fn rematch(&mut self) {
-        let mut k = 0;
-        while k < self.pending.len() {
-            let h = self.pending[k];
-            match self.posted_match(self.msg(h), k) {
-                Some(p) => {
-                    let r = self.posted.remove(p);
-                    self.pending.remove(k);
-                    self.bind(h, r);
-                    if let Some(u) = self.held[h].as_ref().unwrap().unexpected_since {
-                        let held = self.take_held(h);
-                        let t = u.max(self.reqs.get(r).t_post);
-                        self.receive_unexpected(r, held, t);
-                    }
+        let mut from = 0;
+        while let Some((seq, h)) = self.pending.next_from(from) {
+            from = seq + 1;
+            if self.posted.is_empty() {
+                // no receive to take it, nor any later one
+                break;
+            }
+            if let Some(p) = self.posted_match(self.msg(h), Some(seq)) {
+                let r = self.posted.remove(p);
+                self.pending.remove(h);
+                self.bind(h, r);
+                if let Some(u) = self.held[h].as_ref().unwrap().unexpected_since {
+                    let held = self.take_held(h);
+                    let t = u.max(self.reqs.get(r).t_post);
+                    self.receive_unexpected(r, held, t);
                 }
-                None => k += 1,
             }
         }
     }
@@ -699,20 +699,11 @@ impl<L: Link> Core<L> {
     /// among the first matching pending message of each source (per-pair
     /// order), the earliest arrival, ties to the lower rank.
     fn pick_any(&self, tag: Option<i32>, ctx: u32) -> Option<usize> {
-        let mut seen: Vec<u32> = Vec::new();
-        let mut best: Option<(VTime, u32, usize)> = None;
-        for &i in self.pending.iter() {
-            let m = self.msg(i);
-            if !matches(m, None, tag, ctx) || seen.contains(&m.src) {
-                continue;
-            }
-            seen.push(m.src);
-            let key = (m.ta, m.src, i);
-            if best.is_none_or(|b| (key.0, key.1) < (b.0, b.1)) {
-                best = Some(key);
-            }
-        }
-        best.map(|b| b.2)
+        // (arrival, source) differs between sources: the order the sources
+        // come in does not matter
+        self.pending
+            .first_of_each_source(tag, ctx)
+            .min_by_key(|&i| (self.msg(i).ta, self.msg(i).src))
     }
 
     /// Decide undecided wildcard receives in post order. `by`: in a test at
@@ -740,8 +731,8 @@ impl<L: Link> Core<L> {
                     }
                 }
             }
-            let pos = self.pending.position_of(c).unwrap();
-            self.pending.remove(pos);
+            let was = self.pending.remove(c);
+            debug_assert!(was, "the message a wildcard takes is pending");
             self.posted.retain(|&r| r != w);
             self.bind(c, w);
             self.counters.decisions += 1;
@@ -1013,13 +1004,13 @@ impl<L: Link> Core<L> {
     /// is still unmatched (in the unexpected queue, or not yet handled) and
     /// answer.
     fn answer_cancel(&mut self, c: &Msg, t: VTime) {
-        let pos = self.pending.iter().position(|&h| {
+        let found = self.pending.iter().find(|&h| {
             let m = self.msg(h);
             m.src == c.src && m.rreq == c.rreq && matches!(m.kind, Kind::Eager | Kind::Req)
         });
-        let cancelled = pos.is_some();
-        if let Some(p) = pos {
-            let h = self.pending.remove(p).expect("a pending message");
+        let cancelled = found.is_some();
+        if let Some(h) = found {
+            self.pending.remove(h);
             self.early.retain(|&e| e != h);
             self.take_held(h);
             // receives behind it may take later messages now
@@ -1121,7 +1112,7 @@ impl<L: Link> Core<L> {
         if self.exact && s.is_none() {
             return self.pick_any(t, c);
         }
-        self.pending.first_match(s, t, c).map(|k| self.pending[k])
+        self.pending.first_match(s, t, c)
     }
 
     /// Take a message from the host: match it if it is DATA / REQ.
@@ -1133,7 +1124,7 @@ impl<L: Link> Core<L> {
             unexpected_since: None,
         });
         if data_or_req {
-            match self.posted_match(self.msg(i), self.pending.len()) {
+            match self.posted_match(self.msg(i), None) {
                 Some(p) => {
                     let r = self.posted.remove(p);
                     self.bind(i, r);
@@ -2085,9 +2076,7 @@ impl<L: Link> Core<L> {
         let i = self
             .first_pending(src, tag, ctx)
             .expect("a probe found a message");
-        if let Some(pos) = self.pending.position_of(i) {
-            self.pending.remove(pos);
-        }
+        self.pending.remove(i);
         // later receives may now match messages it held back
         self.rematch();
         i
