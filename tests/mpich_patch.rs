@@ -9,7 +9,7 @@
 //! `$VACED_MPICH`, else `target/mpich-vaced`.
 mod common;
 
-use common::{lines_and_times, program, program_source, repo_root, scratch, Run};
+use common::{exit_code, lines_and_times, program, program_source, repo_root, scratch, Run};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -157,6 +157,34 @@ fn collective_predictions_equal_vaceds_own_library_with_the_same_algorithms() {
     for n in [8, 37] {
         same_through_mpich("coll_timing", n, &[], &[]);
     }
+}
+
+/// A rank that dies of a signal under MPICH's launcher (not a child of
+/// vaced's mpirun) is named with its own pid and its signal, and the job's
+/// exit status is the signal's.
+#[test]
+#[ignore = "needs vaced's MPICH: mpich-patch/build.sh (./test.sh runs it)"]
+fn a_crashed_rank_is_named_through_vaceds_mpich() {
+    let p = format!("--mpich={}", prefix().display());
+    let job = Run::exact(4, &mpich_program("crash"))
+        .option(&[p.as_str()])
+        .run();
+    assert_eq!(
+        exit_code(&job.status),
+        128 + libc::SIGSEGV,
+        "{}",
+        job.dump()
+    );
+    let line = job
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("mpirun: rank 2 (pid "))
+        .unwrap_or_else(|| panic!("no line naming rank 2:\n{}", job.dump()));
+    assert!(
+        line.ends_with("was killed by signal SIGSEGV (segmentation fault); the job was aborted"),
+        "{line}"
+    );
+    assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
 }
 
 #[test]

@@ -178,6 +178,8 @@ fn init(rank: Option<u32>) -> c_int {
     }
     match Endpoint::join_env(false, rank) {
         Ok(ep) => {
+            // the library's own launcher, not vaced's, is the rank's parent
+            ep.record_fatal_signals();
             API.with(|a| {
                 *a.borrow_mut() = Some(Api {
                     ep,

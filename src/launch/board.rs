@@ -30,6 +30,12 @@ pub trait RankBoard {
         let _ = first;
         None
     }
+    /// The fatal signal `rank` recorded receiving, and its pid (a rank
+    /// whose parent is another launcher's: `transport::fatal`).
+    fn signaled(&self, rank: u32) -> Option<(u32, i32)> {
+        let _ = rank;
+        None
+    }
 }
 
 impl RankBoard for Segment {
@@ -49,6 +55,10 @@ impl RankBoard for Segment {
     }
     fn host_running(&self, first: u32) -> Option<u32> {
         self.slot(first).host_current()
+    }
+    fn signaled(&self, rank: u32) -> Option<(u32, i32)> {
+        let slot = self.slot(rank);
+        slot.signal().map(|sig| (slot.pid(), sig))
     }
 }
 

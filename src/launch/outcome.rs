@@ -13,6 +13,9 @@ pub enum Failure {
         sig: i32,
         core: bool,
     },
+    /// The rank recorded that it received fatal signal `sig` and died of
+    /// it (a rank another launcher started: vaced's MPICH).
+    RankSignaled { rank: u32, pid: u32, sig: i32 },
     /// The rank exited with `status` before completing MPI_Finalize.
     NoFinalize { rank: u32, pid: u32, status: i32 },
     /// The rank completed MPI_Finalize, then exited with non-zero `status`.
@@ -51,6 +54,10 @@ impl Failure {
                 signame::describe(*sig),
                 if *core { ", core dumped" } else { "" }
             ),
+            Failure::RankSignaled { rank, pid, sig } => format!(
+                "rank {rank} (pid {pid}) was killed by signal {}; the job was aborted",
+                signame::describe(*sig)
+            ),
             Failure::NoFinalize { rank, pid, status } => format!(
                 "{} exited with status {status} without calling MPI_Finalize; the job was aborted",
                 who(*rank, *pid)
@@ -77,7 +84,7 @@ impl Failure {
     /// The launcher's exit status for this failure.
     pub fn exit_code(&self) -> i32 {
         match *self {
-            Failure::Signaled { sig, .. } => 128 + sig,
+            Failure::Signaled { sig, .. } | Failure::RankSignaled { sig, .. } => 128 + sig,
             Failure::NoFinalize { status, .. } => {
                 if (1..=255).contains(&status) {
                     status
@@ -207,6 +214,22 @@ mod tests {
             f.message(),
             "rank 0 called MPI_Abort with error code -4; the job was aborted"
         );
+    }
+
+    #[test]
+    fn a_rank_that_recorded_its_signal_is_named_with_its_own_pid() {
+        let hosts = [Block { first: 0, count: 5 }];
+        let f = Failure::RankSignaled {
+            rank: 2,
+            pid: 4242,
+            sig: libc::SIGSEGV,
+        };
+        assert_eq!(
+            f.message_in(&hosts),
+            "rank 2 (pid 4242) was killed by signal SIGSEGV (segmentation fault); the job was \
+             aborted"
+        );
+        assert_eq!(f.exit_code(), 128 + libc::SIGSEGV);
     }
 
     #[test]

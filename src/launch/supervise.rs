@@ -207,6 +207,14 @@ fn judge(
             message: a.message,
         });
     }
+    // A rank another launcher started (vaced's MPICH: this process is its
+    // mpiexec) recorded the fatal signal it died of (`transport::fatal`).
+    if let Some((rank, (pid, sig))) = ranks
+        .ranks()
+        .find_map(|r| board.signaled(r).map(|s| (r, s)))
+    {
+        return Some(Failure::RankSignaled { rank, pid, sig });
+    }
     // A host names the rank it was running when it died, or the rank whose
     // end ended it (see `crate::ranks::host`).
     let running = board

@@ -337,6 +337,12 @@ impl Core<PortLink> {
         threads::enable(self.link.port.segment().clone(), self.rank());
     }
 
+    /// Record a fatal signal this process receives in the rank's slot, for
+    /// a launcher that is not the rank's parent (`transport::fatal`).
+    pub fn record_fatal_signals(&self) {
+        crate::transport::fatal::record(self.link.port.segment(), self.link.port.rank());
+    }
+
     /// The job's name (its shared-memory objects are `/vaced-<job>*`).
     pub fn job(&self) -> String {
         self.link.port.segment().job().to_string()

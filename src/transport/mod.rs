@@ -37,6 +37,7 @@ pub mod buf;
 pub mod cma;
 pub mod cputime;
 mod doorbell;
+pub mod fatal;
 pub mod flows;
 mod futex;
 pub mod hosting;

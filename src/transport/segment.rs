@@ -135,6 +135,9 @@ pub struct RankSlot {
     /// How many of its flow registry entries the rank ever used (readers
     /// look at those only).
     flow_used: AtomicU32,
+    /// The fatal signal the rank received (0: none), recorded by its own
+    /// handler (`transport::fatal`) for a launcher that is not its parent.
+    signal: AtomicU32,
     /// The rank's doorbell (its own cache line).
     pub(super) bell: Doorbell,
     /// Next and previous rank + 1 in the core-token queue (0 = end).
@@ -191,6 +194,16 @@ impl RankSlot {
     }
     pub fn pid(&self) -> u32 {
         self.pid.load(Ordering::Acquire)
+    }
+    /// The fatal signal the rank recorded receiving, if any.
+    pub fn signal(&self) -> Option<i32> {
+        match self.signal.load(Ordering::Acquire) {
+            0 => None,
+            s => Some(s as i32),
+        }
+    }
+    pub(super) fn signal_word(&self) -> &AtomicU32 {
+        &self.signal
     }
     /// Publish the state (Release: whatever was stored before, e.g. the
     /// result, is visible to whoever reads this state).

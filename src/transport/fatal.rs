@@ -1,0 +1,59 @@
+//! Fatal signals recorded in the rank's own slot, for a rank whose launcher
+//! is not its parent (vaced's MPICH: Hydra starts the ranks, so `mpirun`
+//! cannot learn from `waitpid` which rank died of what). The rank's
+//! handler stores the signal number in its slot, gives the signal its
+//! default action back and raises it again: the rank still dies of it (a
+//! core dump too, where enabled), and the launcher names the rank.
+use super::Segment;
+use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
+use std::sync::OnceLock;
+
+/// The signals a program dies of by its own doing.
+const FATAL: [libc::c_int; 5] = [
+    libc::SIGSEGV,
+    libc::SIGBUS,
+    libc::SIGFPE,
+    libc::SIGILL,
+    libc::SIGABRT,
+];
+
+/// The slot's signal word of this process's rank (null: none), in the
+/// mapping `KEPT` keeps alive until the process ends.
+static WORD: AtomicPtr<AtomicU32> = AtomicPtr::new(std::ptr::null_mut());
+static KEPT: OnceLock<Segment> = OnceLock::new();
+
+extern "C" fn on_fatal(sig: libc::c_int) {
+    let w = WORD.load(Ordering::Acquire);
+    if !w.is_null() {
+        // SAFETY: WORD points into the mapping KEPT holds until the process
+        // ends; an atomic store is async-signal-safe.
+        unsafe { (*w).store(sig as u32, Ordering::Release) };
+    }
+    // SA_RESETHAND gave the signal its default action back: raising it
+    // again ends the process as the signal would have.
+    // SAFETY: raise is async-signal-safe.
+    unsafe { libc::raise(sig) };
+}
+
+/// Record this process's fatal signals in rank `rank`'s slot of `seg`
+/// (one rank per process; a second call does nothing).
+pub fn record(seg: &Segment, rank: u32) {
+    if KEPT.set(seg.clone()).is_err() {
+        return;
+    }
+    let kept = KEPT.get().expect("just set");
+    let word: *const AtomicU32 = kept.slot(rank).signal_word();
+    WORD.store(word.cast_mut(), Ordering::Release);
+    for sig in FATAL {
+        // SAFETY: a zeroed sigaction with a plain handler, an empty mask
+        // and SA_RESETHAND | SA_NODEFER is a valid argument; the old action
+        // is not needed.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_fatal as extern "C" fn(libc::c_int) as usize;
+            sa.sa_flags = libc::SA_RESETHAND | libc::SA_NODEFER;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+    }
+}
