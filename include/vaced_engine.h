@@ -97,6 +97,9 @@ int64_t vaced_eng_mrecv(int64_t msg, uint64_t bytes);
 /* MPI_Cancel of a receive: 1 when no message was matched to it (complete,
  * cancelled: take it), 0 when one was, or -1. */
 int vaced_eng_cancel(int64_t req);
+/* The engine's progress without waiting (records that came are handled):
+ * for the library's own progress loops that run mirrored operations. */
+int vaced_eng_progress(void);
 
 /* MPI_Wtime: the virtual time in seconds. */
 double vaced_eng_wtime(void);

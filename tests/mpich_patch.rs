@@ -146,6 +146,22 @@ fn nondeterministic_programs_decide_as_vaceds_own_library() {
     }
 }
 
+/// Nonblocking collectives run MPICH's schedules, whose sends and receives
+/// the engine mirrors: an MPI_Ibcast or MPI_Ibarrier overlapped with
+/// computation predicts what vaced's own library does where MPICH's
+/// schedule sends the same messages (binomial broadcast, recursive-doubling
+/// barrier).
+#[test]
+#[ignore = "needs vaced's MPICH: mpich-patch/build.sh (./test.sh runs it)"]
+fn nonblocking_collectives_predict_as_vaceds_own_library() {
+    for n in [4, 5, 8] {
+        for args in [["bcast", "100"], ["barrier", "0"]] {
+            same_through_mpich("icoll_overlap", n, &args, &[]);
+        }
+    }
+    same_through_mpich("icoll_overlap", 4, &["bcast", "100000"], &[]);
+}
+
 #[test]
 #[ignore = "needs vaced's MPICH: mpich-patch/build.sh (./test.sh runs it)"]
 fn collective_predictions_equal_vaceds_own_library_with_the_same_algorithms() {

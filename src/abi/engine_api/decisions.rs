@@ -295,3 +295,17 @@ pub extern "C" fn vaced_eng_cancel(req: i64) -> c_int {
     })
     .unwrap_or(-1)
 }
+
+/// The engine's progress without waiting (a test of no request): records
+/// that came are handled (a rendezvous send's DATA goes out when its ACK
+/// came). For a library whose own progress runs operations the engine
+/// mirrors (a schedule of a nonblocking collective) outside any engine
+/// call: their peers may wait for this rank's engine. 0, or -1.
+#[no_mangle]
+pub extern "C" fn vaced_eng_progress() -> c_int {
+    with("vaced_eng_progress", |a| {
+        a.ep.test(&[]);
+        0
+    })
+    .unwrap_or(-1)
+}
