@@ -1,9 +1,11 @@
 //! Fatal signals recorded in the rank's own slot, for a rank whose launcher
 //! is not its parent (vaced's MPICH: Hydra starts the ranks, so `mpirun`
 //! cannot learn from `waitpid` which rank died of what). The rank's
-//! handler stores the signal number in its slot, gives the signal its
-//! default action back and raises it again: the rank still dies of it (a
-//! core dump too, where enabled), and the launcher names the rank.
+//! handler stores the signal number in its slot, gives the signal back the
+//! action it had before (the program's own handler, or the default) and
+//! raises it again: the rank still dies of it (a core dump too, where
+//! enabled), or the program's handler runs as it would have, and the
+//! launcher names the rank.
 use super::Segment;
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 use std::sync::OnceLock;
@@ -21,6 +23,8 @@ const FATAL: [libc::c_int; 5] = [
 /// mapping `KEPT` keeps alive until the process ends.
 static WORD: AtomicPtr<AtomicU32> = AtomicPtr::new(std::ptr::null_mut());
 static KEPT: OnceLock<Segment> = OnceLock::new();
+/// The action each of [`FATAL`] had before [`record`] (same order).
+static BEFORE: OnceLock<[libc::sigaction; 5]> = OnceLock::new();
 
 extern "C" fn on_fatal(sig: libc::c_int) {
     let w = WORD.load(Ordering::Acquire);
@@ -29,10 +33,22 @@ extern "C" fn on_fatal(sig: libc::c_int) {
         // ends; an atomic store is async-signal-safe.
         unsafe { (*w).store(sig as u32, Ordering::Release) };
     }
-    // SA_RESETHAND gave the signal its default action back: raising it
-    // again ends the process as the signal would have.
-    // SAFETY: raise is async-signal-safe.
-    unsafe { libc::raise(sig) };
+    let before = BEFORE
+        .get()
+        .and_then(|b| FATAL.iter().position(|&s| s == sig).map(|k| &b[k]));
+    // SAFETY: sigaction and raise are async-signal-safe; `before` is an
+    // action the kernel gave us (or none: the default is restored).
+    unsafe {
+        match before {
+            Some(b) => {
+                libc::sigaction(sig, b, std::ptr::null_mut());
+            }
+            None => {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+        }
+        libc::raise(sig);
+    }
 }
 
 /// Record this process's fatal signals in rank `rank`'s slot of `seg`
@@ -44,14 +60,21 @@ pub fn record(seg: &Segment, rank: u32) {
     let kept = KEPT.get().expect("just set");
     let word: *const AtomicU32 = kept.slot(rank).signal_word();
     WORD.store(word.cast_mut(), Ordering::Release);
+    // SAFETY: a zeroed sigaction is a valid value to be overwritten.
+    let mut before: [libc::sigaction; 5] = unsafe { std::mem::zeroed() };
+    for (k, sig) in FATAL.into_iter().enumerate() {
+        // SAFETY: reading the current action into a valid sigaction.
+        unsafe { libc::sigaction(sig, std::ptr::null(), &mut before[k]) };
+    }
+    let _ = BEFORE.set(before);
     for sig in FATAL {
-        // SAFETY: a zeroed sigaction with a plain handler, an empty mask
-        // and SA_RESETHAND | SA_NODEFER is a valid argument; the old action
-        // is not needed.
+        // SAFETY: a zeroed sigaction with a plain handler, an empty mask and
+        // SA_NODEFER (the handler raises the signal again) is a valid
+        // argument; the old action was saved above.
         unsafe {
             let mut sa: libc::sigaction = std::mem::zeroed();
             sa.sa_sigaction = on_fatal as extern "C" fn(libc::c_int) as usize;
-            sa.sa_flags = libc::SA_RESETHAND | libc::SA_NODEFER;
+            sa.sa_flags = libc::SA_NODEFER;
             libc::sigemptyset(&mut sa.sa_mask);
             libc::sigaction(sig, &sa, std::ptr::null_mut());
         }
