@@ -150,6 +150,26 @@ unsafe fn put(st: *mut EngStatus, v: EngStatus) {
     }
 }
 
+/// Complete request `r` leaves the engine: its outcome goes to `st`.
+///
+/// # Safety
+/// As [`put`].
+unsafe fn take_into(api: &mut Api, r: ReqId, st: *mut EngStatus) {
+    let s = status_of(api, r);
+    api.ep.free(r);
+    // SAFETY: the caller's contract.
+    unsafe { put(st, s) };
+}
+
+/// A message length from C, or the reason it is none.
+fn length(what: &str, bytes: u64) -> Option<usize> {
+    let len = usize::try_from(bytes).ok();
+    if len.is_none() {
+        set_error(&format!("{what}: {bytes} bytes"));
+    }
+    len
+}
+
 /// Join the job `mpirun` started as rank `VACED_RANK` (the start event:
 /// virtual time 0). 0 on success; otherwise -1 and [`vaced_eng_error`]
 /// says why.
@@ -301,8 +321,7 @@ pub extern "C" fn vaced_eng_isend(
         let Some(dest) = peer(a, "vaced_eng_isend", dest) else {
             return -1;
         };
-        let Ok(len) = usize::try_from(bytes) else {
-            set_error(&format!("vaced_eng_isend: {bytes} bytes"));
+        let Some(len) = length("vaced_eng_isend", bytes) else {
             return -1;
         };
         i64::from(a.ep.isend(SendBuf::phantom(len), dest, tag, ctx, mode))
@@ -318,8 +337,7 @@ pub extern "C" fn vaced_eng_irecv(src: c_int, tag: c_int, ctx: u32, bytes: u64) 
         let Some((src, tag)) = envelope(a, "vaced_eng_irecv", src, tag) else {
             return -1;
         };
-        let Ok(len) = usize::try_from(bytes) else {
-            set_error(&format!("vaced_eng_irecv: {bytes} bytes"));
+        let Some(len) = length("vaced_eng_irecv", bytes) else {
             return -1;
         };
         i64::from(a.ep.irecv(RecvBuf::phantom(len), src, tag, ctx))
@@ -339,10 +357,8 @@ pub unsafe extern "C" fn vaced_eng_wait(req: i64, st: *mut EngStatus) -> c_int {
             return -1;
         };
         a.ep.wait_all(&[r]);
-        let s = status_of(a, r);
-        a.ep.free(r);
         // SAFETY: the caller's contract.
-        unsafe { put(st, s) };
+        unsafe { take_into(a, r, st) };
         0
     })
     .unwrap_or(-1)
@@ -362,10 +378,8 @@ pub unsafe extern "C" fn vaced_eng_test(req: i64, st: *mut EngStatus) -> c_int {
         if a.ep.test(&[r]).is_empty() {
             return 0;
         }
-        let s = status_of(a, r);
-        a.ep.free(r);
         // SAFETY: the caller's contract.
-        unsafe { put(st, s) };
+        unsafe { take_into(a, r, st) };
         1
     })
     .unwrap_or(-1)

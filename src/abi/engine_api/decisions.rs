@@ -12,7 +12,7 @@
 //! its caller the engine's answer instead: post the wildcard receive with
 //! the source the engine matched, report a test complete only when the
 //! engine does, complete the request the engine names.
-use super::{envelope, put, req_id, set_error, status_of, with, Api, EngStatus};
+use super::{envelope, length, put, req_id, set_error, take_into, with, Api, EngStatus};
 use crate::p2p::{ReqId, Status};
 use crate::transport::RecvBuf;
 use std::ffi::c_int;
@@ -127,10 +127,8 @@ pub unsafe extern "C" fn vaced_eng_take(req: i64, st: *mut EngStatus) -> c_int {
             set_error(&format!("vaced_eng_take: request {req} is not complete"));
             return -1;
         }
-        let s = status_of(a, r);
-        a.ep.free(r);
         // SAFETY: the caller's contract.
-        unsafe { put(st, s) };
+        unsafe { take_into(a, r, st) };
         0
     })
     .unwrap_or(-1)
@@ -272,8 +270,7 @@ pub extern "C" fn vaced_eng_mrecv(msg: i64, bytes: u64) -> i64 {
             set_error(&format!("vaced_eng_mrecv: {msg} is not a matched message"));
             return -1;
         };
-        let Ok(len) = usize::try_from(bytes) else {
-            set_error(&format!("vaced_eng_mrecv: {bytes} bytes"));
+        let Some(len) = length("vaced_eng_mrecv", bytes) else {
             return -1;
         };
         let m = a.matched.swap_remove(k);
