@@ -9,7 +9,9 @@
 //! `$VACED_MPICH`, else `target/mpich-vaced`.
 mod common;
 
-use common::{exit_code, lines_and_times, program, program_source, repo_root, scratch, Run};
+use common::{
+    exit_code, lines_and_times, program, program_source, repo_root, run_ok, scratch, Run,
+};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -29,19 +31,13 @@ fn mpich_program(name: &str) -> PathBuf {
         mpicc.display()
     );
     let out = scratch().join(format!("{name}.mpich"));
-    let o = Command::new(&mpicc)
-        .arg("-O1")
-        .arg(program_source(name))
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .expect("cannot run vaced's MPICH's mpicc");
-    assert!(
-        o.status.success(),
-        "{} {name}.c failed:\n{}{}",
-        mpicc.display(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
+    run_ok(
+        Command::new(&mpicc)
+            .arg("-O1")
+            .arg(program_source(name))
+            .arg("-o")
+            .arg(&out),
+        &format!("{} {name}.c", mpicc.display()),
     );
     out
 }
@@ -242,21 +238,16 @@ fn mpich_npb(kernel: &str) -> PathBuf {
     let bin = scratch().join("npb-mpich");
     let out = bin.join(kernel);
     let b = prefix().join("bin");
-    let o = Command::new("make")
-        .arg("-s")
-        .arg("-C")
-        .arg(repo_root().join("bench-npb"))
-        .arg(format!("MPICC={}", b.join("mpicc").display()))
-        .arg(format!("MPIF90={}", b.join("mpif90").display()))
-        .arg(format!("BIN={}", bin.display()))
-        .arg(&out)
-        .output()
-        .expect("cannot run make");
-    assert!(
-        o.status.success(),
-        "make bench-npb {kernel} with vaced's MPICH failed:\n{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
+    run_ok(
+        Command::new("make")
+            .arg("-s")
+            .arg("-C")
+            .arg(repo_root().join("bench-npb"))
+            .arg(format!("MPICC={}", b.join("mpicc").display()))
+            .arg(format!("MPIF90={}", b.join("mpif90").display()))
+            .arg(format!("BIN={}", bin.display()))
+            .arg(&out),
+        &format!("make bench-npb {kernel} with vaced's MPICH"),
     );
     out
 }

@@ -69,26 +69,34 @@ pub fn ensure_fresh_library() {
     });
 }
 
+/// Runs `cmd` (a build step, `what` in messages); panics with its output
+/// unless it succeeds.
+pub fn run_ok(cmd: &mut Command, what: &str) {
+    let o = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {what}: {e}"));
+    assert!(
+        o.status.success(),
+        "{what} failed ({}):\n{}{}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
 /// Compiles `src` with our `mpicc -O1 SRC -o OUT EXTRA...`; panics with the
 /// compiler's output on failure.
 pub fn mpicc(src: &Path, out: &Path, extra: &[&str]) {
     ensure_fresh_library();
-    let o = Command::new(vaced())
-        .arg0("mpicc")
-        .arg("-O1")
-        .arg(src)
-        .arg("-o")
-        .arg(out)
-        .args(extra)
-        .output()
-        .expect("cannot run vaced as mpicc");
-    assert!(
-        o.status.success(),
-        "mpicc {} failed ({}):\n{}{}",
-        src.display(),
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
+    run_ok(
+        Command::new(vaced())
+            .arg0("mpicc")
+            .arg("-O1")
+            .arg(src)
+            .arg("-o")
+            .arg(out)
+            .args(extra),
+        &format!("mpicc {}", src.display()),
     );
 }
 
@@ -120,20 +128,15 @@ pub fn fortran_program(source: &str, flags: &[&str]) -> Option<PathBuf> {
     }
     ensure_fresh_library();
     let out = scratch().join(source.replace('.', "_"));
-    let o = Command::new(vaced())
-        .arg0("mpif90")
-        .args(flags)
-        .arg(program_source_file(source))
-        .arg("-o")
-        .arg(&out)
-        .current_dir(scratch())
-        .output()
-        .expect("cannot run vaced as mpif90");
-    assert!(
-        o.status.success(),
-        "mpif90 {source} failed:\n{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
+    run_ok(
+        Command::new(vaced())
+            .arg0("mpif90")
+            .args(flags)
+            .arg(program_source_file(source))
+            .arg("-o")
+            .arg(&out)
+            .current_dir(scratch()),
+        &format!("mpif90 {source}"),
     );
     Some(out)
 }
