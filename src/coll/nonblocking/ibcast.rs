@@ -2,8 +2,9 @@
 //! (`MPIR_Ibcast_intra_sched_binomial`: receive from the parent, then one
 //! round of sends to every child, with no barrier between them); a binomial
 //! scatter of `ceil(nbytes / p)`-byte pieces followed by a recursive-doubling
-//! allgather (power-of-two sizes) or a ring allgather of the pieces. Buffer
-//! 0 holds the data (packed bytes).
+//! allgather (power-of-two sizes) or a ring allgather of the pieces, the
+//! scatter's sends in the allgather's first round (MPICH puts no barrier
+//! between them). Buffer 0 holds the data (packed bytes).
 use super::select::{self, IbcastAlgo};
 use super::{at, NbcComm, Schedule, Xfer};
 
@@ -66,46 +67,74 @@ pub fn binomial(c: &NbcComm, data: Vec<u8>, root: usize) -> Schedule {
 }
 
 /// `MPII_Iscatter_for_bcast_sched`: binomial scatter of `ss`-byte pieces;
-/// relative rank r ends with piece r at offset `r * ss`. Returns `ss`.
-fn scatter(s: &mut Schedule, n: usize, me: usize, nbytes: usize, root: usize) -> usize {
+/// relative rank r ends with piece r at offset `r * ss`. The receive from
+/// the parent is a round of its own; the sends to the children follow with
+/// no barrier between them nor before the allgather's first step, so they
+/// are returned for the caller to put in that step's round. Returns `ss`
+/// and the sends.
+fn scatter(
+    s: &mut Schedule,
+    n: usize,
+    me: usize,
+    nbytes: usize,
+    root: usize,
+) -> (usize, Vec<Xfer>) {
     let rel = (me + n - root) % n;
     let ss = nbytes.div_ceil(n);
-    let mut curr = if me == root { nbytes } else { 0 };
-    let mut mask = 1;
-    while mask < n {
-        if rel & mask != 0 {
-            let src = (me + n - mask) % n;
-            let recv = nbytes.saturating_sub(rel * ss);
-            // What the parent sends: its subtree's share, capped by the data.
-            let len = recv.min(ss * mask);
-            curr = len;
-            if recv > 0 {
-                s.xfers(vec![Xfer::Recv {
-                    into: at(0, rel * ss),
-                    len,
-                    from: src,
-                }]);
-            }
-            break;
+    if rel != 0 {
+        let low = rel & rel.wrapping_neg();
+        let parent = rel - low;
+        let len = scatter_sends(parent, n, nbytes, ss)
+            .into_iter()
+            .find(|&(child, _)| child == rel)
+            .map_or(0, |(_, len)| len);
+        if len > 0 {
+            s.xfers(vec![Xfer::Recv {
+                into: at(0, rel * ss),
+                len,
+                from: (parent + root) % n,
+            }]);
         }
-        mask <<= 1;
     }
-    mask >>= 1;
+    let sends = scatter_sends(rel, n, nbytes, ss)
+        .into_iter()
+        .map(|(child, len)| Xfer::Send {
+            from: at(0, ss * child),
+            len,
+            to: (child + root) % n,
+        })
+        .collect();
+    (ss, sends)
+}
+
+/// The sends of MPICH's binomial scatter at relative rank `rel`: (the
+/// child's relative rank, bytes), in order. MPICH takes as a rank's share
+/// everything from its piece to the end of the data (`recv_size = nbytes -
+/// rel * ss`, "the exact recv_size"), not its subtree's pieces, so a rank
+/// whose parent sent it less passes its children more bytes than their
+/// pieces (the allgather then overwrites them): 8 ranks, 100000 bytes,
+/// relative rank 2 sends 62500 bytes to rank 3, not 12500.
+fn scatter_sends(rel: usize, n: usize, nbytes: usize, ss: usize) -> Vec<(usize, usize)> {
+    let (mut curr, mut mask) = if rel == 0 {
+        (nbytes, n.next_power_of_two() >> 1)
+    } else {
+        (
+            nbytes.saturating_sub(rel * ss),
+            (rel & rel.wrapping_neg()) >> 1,
+        )
+    };
+    let mut out = Vec::new();
     while mask > 0 {
         if rel + mask < n {
             let send = curr.saturating_sub(ss * mask);
             if send > 0 {
-                s.xfers(vec![Xfer::Send {
-                    from: at(0, ss * (rel + mask)),
-                    len: send,
-                    to: (me + mask) % n,
-                }]);
+                out.push((rel + mask, send));
                 curr -= send;
             }
         }
         mask >>= 1;
     }
-    ss
+    out
 }
 
 /// Bytes of piece `r` of `nbytes` cut in `ss`-byte pieces.
@@ -121,7 +150,7 @@ pub fn scatter_recursive_doubling_allgather(c: &NbcComm, data: Vec<u8>, root: us
     debug_assert!(n.is_power_of_two());
     let rel = (me + n - root) % n;
     let mut s = Schedule::new(c, "MPI_Ibcast", vec![data]);
-    let ss = scatter(&mut s, n, me, nbytes, root);
+    let (ss, mut first) = scatter(&mut s, n, me, nbytes, root);
     let span = |first: usize, count: usize| -> (usize, usize) {
         let off = (first * ss).min(nbytes);
         let end = ((first + count) * ss).min(nbytes);
@@ -132,7 +161,8 @@ pub fn scatter_recursive_doubling_allgather(c: &NbcComm, data: Vec<u8>, root: us
         let partner = rel ^ mask;
         let (soff, slen) = span(rel & !(mask - 1), mask);
         let (roff, rlen) = span(partner & !(mask - 1), mask);
-        s.xfers(vec![
+        let mut xfers = std::mem::take(&mut first);
+        xfers.extend([
             Xfer::Send {
                 from: at(0, soff),
                 len: slen,
@@ -144,6 +174,7 @@ pub fn scatter_recursive_doubling_allgather(c: &NbcComm, data: Vec<u8>, root: us
                 from: (partner + root) % n,
             },
         ]);
+        s.xfers(xfers);
         mask <<= 1;
     }
     s
@@ -155,7 +186,7 @@ pub fn scatter_recursive_doubling_allgather(c: &NbcComm, data: Vec<u8>, root: us
 pub fn scatter_ring_allgather(c: &NbcComm, data: Vec<u8>, root: usize) -> Schedule {
     let (n, me, nbytes) = (c.size(), c.me, data.len());
     let mut s = Schedule::new(c, "MPI_Ibcast", vec![data]);
-    let ss = scatter(&mut s, n, me, nbytes, root);
+    let (ss, mut first) = scatter(&mut s, n, me, nbytes, root);
     let left = (n + me - 1) % n;
     let right = (me + 1) % n;
     let (mut j, mut jnext) = (me, left);
@@ -164,7 +195,8 @@ pub fn scatter_ring_allgather(c: &NbcComm, data: Vec<u8>, root: usize) -> Schedu
         let rel_jnext = (jnext + n - root) % n;
         let rc = piece(nbytes, ss, rel_j);
         let lc = piece(nbytes, ss, rel_jnext);
-        s.xfers(vec![
+        let mut xfers = std::mem::take(&mut first);
+        xfers.extend([
             Xfer::Send {
                 from: at(0, (rel_j * ss).min(nbytes)),
                 len: rc,
@@ -176,6 +208,7 @@ pub fn scatter_ring_allgather(c: &NbcComm, data: Vec<u8>, root: usize) -> Schedu
                 from: left,
             },
         ]);
+        s.xfers(xfers);
         j = jnext;
         jnext = (n + jnext - 1) % n;
     }

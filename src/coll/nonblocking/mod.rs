@@ -13,7 +13,11 @@
 //! * round 0 starts in the call that starts the collective, at tV: its
 //!   receives are posted, then its sends start one after the other (each at
 //!   the end of the previous one's copy, as consecutive MPI_Isend calls);
-//!   the call returns when the last of them has copied its data;
+//!   the call returns when the last of them has copied its data. Rounds of
+//!   local work alone (a copy of the send buffer) before the first round
+//!   that sends or receives run within the call too, and that round counts
+//!   as round 0 (MPICH's starting call runs local entries at once and stops
+//!   at the first barrier after a send or receive);
 //! * round k + 1 starts at the time round k completed (the latest completion
 //!   of its requests: a receive completes when its message, handled at
 //!   ttemp of Algorithm 3, has been copied out) plus the CPU time of its
@@ -590,7 +594,9 @@ impl<L: Link> Progress<L> for Schedule {
                 return Poll::Done(self.cursor);
             }
             self.start_round(core);
-            if self.call_cursor.is_none() {
+            // MPICH's starting call runs a schedule's local work at once
+            // and stops after the first round that sends or receives
+            if self.call_cursor.is_none() && !self.live.is_empty() {
                 self.call_cursor = Some(self.cursor);
             }
             moved = true;
@@ -601,7 +607,8 @@ impl<L: Link> Progress<L> for Schedule {
         &self.live
     }
 
-    /// Where the starting call's own sends (round 0's) end their copy:
+    /// Where the starting call's own sends (those of the first round that
+    /// sends or receives) end their copy:
     /// later rounds that start within that call, because their messages
     /// were already in the unexpected queue, progress in the background
     /// and do not move the caller's clock (whether they start there or in
