@@ -101,6 +101,34 @@ int vaced_eng_cancel(int64_t req);
  * for the library's own progress loops that run mirrored operations. */
 int vaced_eng_progress(void);
 
+/* A nonblocking collective's schedule (src/abi/engine_api/schedule.rs),
+ * handed over whole when the library starts it: the engine runs its rounds
+ * in virtual time as vaced's own nonblocking collectives, and the library
+ * mirrors none of its sends and receives one by one. One step per entry
+ * of the library's schedule; `barrier` ends a round (later steps wait for
+ * every earlier one). */
+#define VACED_ENG_STEP_SEND 0
+#define VACED_ENG_STEP_SSEND 1
+#define VACED_ENG_STEP_RECV 2
+#define VACED_ENG_STEP_LOCAL 3 /* the library's local work: costs nothing */
+/* A send's length the library gives later (vaced_eng_sched_length). */
+#define VACED_ENG_DEFERRED UINT64_MAX
+typedef struct {
+    int kind;
+    int peer;       /* a rank of the job */
+    int tag;
+    uint32_t ctx;
+    uint64_t bytes; /* sent, at most received, or VACED_ENG_DEFERRED */
+    int barrier;
+} vaced_eng_step;
+/* Start the schedule of n steps; `key` names it (unique among this rank's
+ * schedules not yet complete). A request handle, or -1. */
+int64_t vaced_eng_sched(uint64_t key, const vaced_eng_step *steps, int n);
+/* The length of deferred send `step` (its index) of schedule `key`, once
+ * the library knows it; may be called from the idle hook. Until it is
+ * given, an engine that reaches the send runs the idle hook. */
+int vaced_eng_sched_length(uint64_t key, int step, uint64_t bytes);
+
 /* MPI_Wtime: the virtual time in seconds. */
 double vaced_eng_wtime(void);
 /* MPIX_Vaced_compute: `seconds` of target computation. */

@@ -50,6 +50,11 @@ fn misuse_fails_with_the_reason() {
         "leave without enter: -1 vaced_eng_leave: no call to leave",
         "bad compute: -1 vaced_eng_compute: invalid computation time -1 s (must be finite and >= 0)",
         "self: 1 source=0 tag=3 bytes=8",
+        "bad step kind: -1 vaced_eng_sched: step 0: kind 7 is none of 0-3",
+        "bad step peer: -1 vaced_eng_sched: step 0: peer 3 is not a rank of the job",
+        "deferred receive: -1 vaced_eng_sched: step 0: only a send's length can be deferred",
+        "deferred length: 0",
+        "schedule: 0",
         "finalize: 0",
         "after: -1 vaced_eng_wait: called after vaced_eng_finalize",
     ] {

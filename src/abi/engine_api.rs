@@ -14,7 +14,9 @@
 //! the library's matching and the engine's agree as long as they see the
 //! same receives in the same order with specific sources; where the
 //! outcome depends on timing (a wildcard receive, a test, a wait for any,
-//! a probe), the library follows the engine's decision ([`decisions`]).
+//! a probe), the library follows the engine's decision ([`decisions`]). A
+//! nonblocking collective's schedule is handed over whole when it starts
+//! ([`schedule`]) and runs in the engine as vaced's own do.
 //! Neither library may
 //! stop the other: while the engine waits for a record it runs the
 //! library's progress ([`vaced_eng_set_idle`]), and the library should wait
@@ -34,6 +36,7 @@ use std::cell::RefCell;
 use std::ffi::{c_char, c_int, CStr, CString};
 
 mod decisions;
+mod schedule;
 
 /// A receive from any source, or with any tag (`VACED_ENG_ANY`).
 pub const ANY: c_int = -1;

@@ -180,6 +180,45 @@ impl<L: Link> Core<L> {
         self.irecv_into_at(Target::Owned(vec![0; len]), Some(src), Some(tag), ctx, t)
     }
 
+    /// A send of `len` bytes that carries none (a phantom buffer: another
+    /// library moves the data, `crate::abi::engine_api`), started at `t`
+    /// (plus o_send) without moving the clock, as [`Core::isend_vec_at`].
+    /// Returns the request and tr.
+    pub fn isend_phantom_at(
+        &mut self,
+        len: usize,
+        dest: u32,
+        tag: i32,
+        ctx: u32,
+        t: VTime,
+        sync: bool,
+    ) -> (ReqId, VTime) {
+        let ts = t + self.model.o_send;
+        let op = Op::Send {
+            dest,
+            buf: crate::transport::SendBuf::phantom(len),
+            owned: None,
+            remote: false,
+        };
+        let id = self.reqs.insert(Request::new(op, ts));
+        let tr = self.start_send_at(id, dest, tag, ctx, sync, ts);
+        (id, tr)
+    }
+
+    /// A receive of at most `len` bytes into a phantom buffer, posted at `t`
+    /// without moving the clock.
+    pub fn irecv_phantom_at(
+        &mut self,
+        len: usize,
+        src: u32,
+        tag: i32,
+        ctx: u32,
+        t: VTime,
+    ) -> ReqId {
+        let buf = Target::User(crate::transport::RecvBuf::phantom(len));
+        self.irecv_into_at(buf, Some(src), Some(tag), ctx, t)
+    }
+
     /// The completion time of a complete request.
     pub fn done_at(&self, r: ReqId) -> Option<VTime> {
         self.reqs.get(r).done

@@ -435,6 +435,20 @@ pub fn set_idle_hook(hook: Option<extern "C" fn()>) {
     IDLE_HOOK.set(hook);
 }
 
+/// Run the hook of [`set_idle_hook`] once and offer the CPU: the engine
+/// waits for something only the other library can give (see
+/// `abi::engine_api::schedule`). False when there is no hook.
+pub fn run_idle_hook() -> bool {
+    match IDLE_HOOK.get() {
+        Some(hook) => {
+            hook();
+            std::thread::yield_now();
+            true
+        }
+        None => false,
+    }
+}
+
 /// [`Port::wake`] without a port (any thread of the process).
 pub fn wake_rank(seg: &Segment, j: u32) {
     if !tokens::claim_parked(seg, j) {

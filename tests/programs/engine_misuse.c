@@ -34,6 +34,29 @@ int main(void)
     vaced_eng_leave();
     printf("self: %d source=%d tag=%d bytes=%llu\n", rc, st.source, st.tag,
            (unsigned long long)st.bytes);
+    /* schedules: bad steps; one to oneself whose send's length comes
+     * first through vaced_eng_sched_length */
+    vaced_eng_step bad_kind[] = { { 7, 0, 1, 0, 8, 0 } };
+    show("bad step kind", vaced_eng_sched(1, bad_kind, 1));
+    vaced_eng_step bad_peer[] = { { VACED_ENG_STEP_SEND, 3, 1, 0, 8, 0 } };
+    show("bad step peer", vaced_eng_sched(1, bad_peer, 1));
+    vaced_eng_step bad_defer[] = { { VACED_ENG_STEP_RECV, 0, 1, 0, VACED_ENG_DEFERRED, 0 } };
+    show("deferred receive", vaced_eng_sched(1, bad_defer, 1));
+    vaced_eng_step self_steps[] = {
+        { VACED_ENG_STEP_RECV, 0, 5, 9, 16, 0 },
+        { VACED_ENG_STEP_SEND, 0, 5, 9, VACED_ENG_DEFERRED, 1 },
+        { VACED_ENG_STEP_LOCAL, 0, 0, 0, 0, 1 },
+        { VACED_ENG_STEP_SEND, 0, 6, 9, 4, 0 },
+        { VACED_ENG_STEP_RECV, 0, 6, 9, 4, 1 },
+    };
+    vaced_eng_enter("MPI_Ibcast");
+    show("deferred length", vaced_eng_sched_length(2, 1, 16));
+    int64_t sc = vaced_eng_sched(2, self_steps, 5);
+    vaced_eng_leave();
+    vaced_eng_enter("MPI_Wait");
+    rc = vaced_eng_wait(sc, &st);
+    vaced_eng_leave();
+    printf("schedule: %d\n", rc);
     show("finalize", vaced_eng_finalize());
     show("after", vaced_eng_wait(r, NULL));
     return 0;
