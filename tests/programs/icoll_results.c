@@ -1,13 +1,16 @@
 /* Results of the nonblocking collectives against the blocking ones.
  *
- * usage: icoll_results
+ * usage: icoll_results [mpich]
  * For several sizes (binomial, scatter + allgather schedules) and roots:
  * MPI_Ibcast equals MPI_Bcast; three broadcasts and a barrier outstanding
  * at once on one communicator, completed in reverse order with MPI_Waitall
  * or one by one with MPI_Testany; a derived datatype (a strided vector);
  * MPI_Cancel of a collective request fails with MPI_ERR_REQUEST and a bad
  * root with MPI_ERR_ROOT. Prints "FAIL ..." lines on errors and
- * "ok rank=R checks=N" at the end. */
+ * "ok rank=R checks=N" at the end. `mpich` leaves the cancel out: MPI
+ * calls cancelling a collective request erroneous, and MPICH answers
+ * MPI_ERR_INTERN (its own choice) where vaced's library answers
+ * MPI_ERR_REQUEST. */
 #include <mpi.h>
 #include <string.h>
 #include "vtest.h"
@@ -29,6 +32,7 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int mpich = argc > 1 && strcmp(argv[1], "mpich") == 0;
     int sizes[] = { 0, 1, 8, 1000, 12288, 20000, 140000, 600000 };
     int nsizes = sizeof sizes / sizeof sizes[0];
     for (int i = 0; i < nsizes; i++) {
@@ -123,10 +127,12 @@ int main(int argc, char **argv)
         if (cls != MPI_ERR_COMM)
             printf("FAIL rank=%d null comm: class %d\n", rank, cls);
         MPI_Ibarrier(MPI_COMM_WORLD, &r);
-        err = MPI_Cancel(&r);
-        MPI_Error_class(err, &cls);
-        if (cls != MPI_ERR_REQUEST)
-            printf("FAIL rank=%d cancel: class %d\n", rank, cls);
+        if (!mpich) {
+            err = MPI_Cancel(&r);
+            MPI_Error_class(err, &cls);
+            if (cls != MPI_ERR_REQUEST)
+                printf("FAIL rank=%d cancel: class %d\n", rank, cls);
+        }
         MPI_Wait(&r, MPI_STATUS_IGNORE);
         checks += 3;
     }
