@@ -17,12 +17,12 @@
 //! | Igather | binomial | generic.json `igather` |
 //! | Iscatter | binomial | generic.json `iscatter` |
 //! | Iallgather (t = p x block bytes) | p a power of two: t < 524288 recursive doubling, else ring; other p: t < 81920 Bruck, else ring | generic.json `iallgather` |
-//! | Ialltoall (b = bytes per block) | MPI_IN_PLACE: in place; p < 8: b <= 32768 permuted sendrecv, else pairwise; other p: b <= 2048 Bruck, b <= 32768 permuted sendrecv, else pairwise | generic.json `ialltoall` |
+//! | Ialltoall (b = bytes per block) | MPI_IN_PLACE: in place; p <= 8: b <= 32768 permuted sendrecv, else pairwise; other p: b <= 2048 Bruck, b <= 32768 permuted sendrecv, else pairwise | generic.json `ialltoall` (its `comm_size<8` acts as `<= 8`, see [`ialltoall`]) |
 //! | Igatherv, Iscatterv | linear (synchronous sends to the root from 32 ranks on) | generic.json `igatherv`, `iscatterv`; `MPIR_CVAR_GATHERV_INTER_SSEND_MIN_PROCS` |
 //! | Iallgatherv | as Iallgather, t = the total bytes | generic.json `iallgatherv` |
 //! | Ialltoallv, Ialltoallw | MPI_IN_PLACE: in place; else blocked (batches of 32) | generic.json `ialltoallv`, `ialltoallw`; `MPIR_CVAR_ALLTOALL_THROTTLE` |
 //! | Iscan, Iexscan | recursive doubling | generic.json `iscan`, `iexscan` |
-//! | Ireduce_scatter, Ireduce_scatter_block (t = total bytes) | commutative: t < 524288 recursive halving, else pairwise; non-commutative: p a power of two and equal blocks: the noncommutative recursive halving, else recursive doubling | generic.json `ireduce_scatter`, `ireduce_scatter_block` |
+//! | Ireduce_scatter, Ireduce_scatter_block (t = total bytes; for Ireduce_scatter_block MPICH 4.0.2 compares the total element count, see `ireduce_scatter_sized`) | commutative: t < 524288 recursive halving, else pairwise; non-commutative: p a power of two and equal blocks: the noncommutative recursive halving, else recursive doubling | generic.json `ireduce_scatter`, `ireduce_scatter_block` |
 use crate::coll::pof2_floor;
 
 /// The Ibcast schedules.
@@ -119,12 +119,18 @@ pub enum IalltoallAlgo {
     Pairwise,
 }
 
-/// Ialltoall of `block` bytes per rank pair on `p` ranks.
+/// Ialltoall of `block` bytes per rank pair on `p` ranks. generic.json
+/// says `comm_size<8`, but MPICH 4.0.2 compares `<=` there: a `comm_size`
+/// condition under one that is not about the communicator (here
+/// `is_sendbuf_inplace`) is not pruned when the communicator is created and
+/// is evaluated by `MPIR_Csel_search`, whose `COMM_SIZE_LT` case tests
+/// `local_size <= val` (src/mpi/coll/src/csel.c). So 8 ranks take the
+/// permuted sendrecv, as vaced's MPICH shows.
 pub fn ialltoall(p: usize, block: usize, in_place: bool) -> IalltoallAlgo {
     use IalltoallAlgo::*;
     if in_place {
         Inplace
-    } else if p < 8 {
+    } else if p <= 8 {
         if block <= 32768 {
             PermutedSendrecv
         } else {
@@ -222,8 +228,10 @@ mod tests {
         assert_eq!(ialltoall(4, 1, true), T::Inplace);
         assert_eq!(ialltoall(7, 32768, false), T::PermutedSendrecv);
         assert_eq!(ialltoall(7, 32769, false), T::Pairwise);
-        assert_eq!(ialltoall(8, 2048, false), T::Brucks);
-        assert_eq!(ialltoall(8, 2049, false), T::PermutedSendrecv);
+        assert_eq!(ialltoall(8, 2048, false), T::PermutedSendrecv);
         assert_eq!(ialltoall(8, 32769, false), T::Pairwise);
+        assert_eq!(ialltoall(9, 2048, false), T::Brucks);
+        assert_eq!(ialltoall(9, 2049, false), T::PermutedSendrecv);
+        assert_eq!(ialltoall(9, 32769, false), T::Pairwise);
     }
 }
