@@ -385,7 +385,8 @@ pub fn iallgatherv(
     let packed = Packed::of(&rblocks);
     let mut all = vec![0; packed.total()];
     crate::coll::put(&mut all, packed.displs[cc.me], &mine);
-    let mut s = iallgatherv::iallgatherv(&nbc_comm(cc, tag), all, packed.layout());
+    let elem = rblocks.first().map_or(1, |b| b.ty.size());
+    let mut s = iallgatherv::iallgatherv(&nbc_comm(cc, tag), all, packed.layout(), elem);
     s.on_finish(Box::new(move |b| recv.unpack(&rblocks, &b[0])));
     s
 }
@@ -436,7 +437,21 @@ pub fn ireduce_scatter(
     let in_blocks = whole(total, ty);
     let input = own(send.map(|s| (s, &in_blocks[..])), &*recv, &in_blocks);
     let bytes: Vec<usize> = counts.iter().map(|&c| ty.packed_size(c)).collect();
-    let mut s = nbc::ireduce_scatter::ireduce_scatter(&nbc_comm(cc, tag), name, input, &bytes, op);
+    // MPICH selects MPI_Ireduce_scatter_block's schedule by its element
+    // count (see `ireduce_scatter_sized`)
+    let select = if name == "MPI_Ireduce_scatter_block" {
+        total
+    } else {
+        bytes.iter().sum()
+    };
+    let mut s = nbc::ireduce_scatter::ireduce_scatter_sized(
+        &nbc_comm(cc, tag),
+        name,
+        input,
+        &bytes,
+        op,
+        select,
+    );
     let out = whole(counts[cc.me], ty);
     if bytes.iter().sum::<usize>() > 0 {
         s.on_finish(Box::new(move |b| recv.unpack(&out, &b[2])));

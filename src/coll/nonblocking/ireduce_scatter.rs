@@ -20,6 +20,21 @@ pub fn ireduce_scatter(
     op: OwnedOp,
 ) -> Schedule {
     let total: usize = counts.iter().sum();
+    ireduce_scatter_sized(c, name, input, counts, op, total)
+}
+
+/// [`ireduce_scatter`] with the size MPICH's selection compares (`total`):
+/// the total bytes for MPI_Ireduce_scatter, the total *elements* for
+/// MPI_Ireduce_scatter_block (MPICH 4.0.2's `get_total_msgsize` leaves its
+/// datatype's size out: `total_bytes = recvcount * comm_size`).
+pub fn ireduce_scatter_sized(
+    c: &NbcComm,
+    name: &'static str,
+    input: Vec<u8>,
+    counts: &[usize],
+    op: OwnedOp,
+    total: usize,
+) -> Schedule {
     let regular = counts.windows(2).all(|w| w[0] == w[1]);
     let algo = select::ireduce_scatter(c.size(), total, op.commutative, regular);
     ireduce_scatter_with(c, name, input, counts, op, algo)
