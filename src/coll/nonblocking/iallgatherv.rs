@@ -1,17 +1,25 @@
 //! MPI_Iallgatherv (MPICH 4.0.2 iallgatherv/): recursive doubling (power-
 //! of-two sizes), Bruck's algorithm, a ring, chosen like Iallgather's by the
-//! total size. Buffer 0 holds the packed blocks in rank order (layout `l`),
+//! total size (the ring pipelines blocks in chunks). Buffer 0 holds the packed blocks in rank order (layout `l`),
 //! mine filled in before the start.
 use super::select::{self, IallgatherAlgo};
 use super::{at, Local, NbcComm, Schedule, Xfer};
+use crate::coll::select::ALLGATHERV_PIPELINE_MSG_SIZE;
 use crate::coll::Layout;
 
-pub fn iallgatherv(c: &NbcComm, all: Vec<u8>, l: Layout) -> Schedule {
+/// `elem`: bytes per element (the ring's chunks are whole elements).
+pub fn iallgatherv(c: &NbcComm, all: Vec<u8>, l: Layout, elem: usize) -> Schedule {
     let algo = select::iallgather(c.size(), all.len());
-    iallgatherv_with(c, all, l, algo)
+    iallgatherv_with(c, all, l, elem, algo)
 }
 
-pub fn iallgatherv_with(c: &NbcComm, all: Vec<u8>, l: Layout, algo: IallgatherAlgo) -> Schedule {
+pub fn iallgatherv_with(
+    c: &NbcComm,
+    all: Vec<u8>,
+    l: Layout,
+    elem: usize,
+    algo: IallgatherAlgo,
+) -> Schedule {
     let n = c.size();
     let total = all.len();
     let mut s = Schedule::new(c, "MPI_Iallgatherv", vec![all]);
@@ -23,7 +31,9 @@ pub fn iallgatherv_with(c: &NbcComm, all: Vec<u8>, l: Layout, algo: IallgatherAl
             recursive_doubling(&mut s, n, c.me, l, total)
         }
         IallgatherAlgo::Brucks => brucks(&mut s, n, c.me, l, total),
-        IallgatherAlgo::RecursiveDoubling | IallgatherAlgo::Ring => ring(&mut s, n, c.me, l),
+        IallgatherAlgo::RecursiveDoubling | IallgatherAlgo::Ring => {
+            ring(&mut s, n, c.me, l, elem.max(1))
+        }
     }
     s
 }
@@ -112,26 +122,63 @@ pub fn brucks(s: &mut Schedule, n: usize, me: usize, l: Layout, total: usize) {
     }
 }
 
-/// n - 1 steps; in step i each rank passes right the block it got in step
-/// i - 1.
-pub fn ring(s: &mut Schedule, n: usize, me: usize, l: Layout) {
+/// `MPIR_Iallgatherv_intra_sched_ring`: each block moves right one chunk at
+/// a time, a round per chunk (a receive from the left and a send to the
+/// right), a chunk being the smallest block but at least
+/// `ALLGATHERV_PIPELINE_MSG_SIZE` bytes, in whole elements of `elem` bytes
+/// (as the blocking ring, `coll::allgatherv::ring`).
+pub fn ring(s: &mut Schedule, n: usize, me: usize, l: Layout, elem: usize) {
+    let counts = l.counts;
     let left = (n + me - 1) % n;
     let right = (me + 1) % n;
-    let (mut j, mut jnext) = (me, left);
-    for _ in 1..n {
-        s.xfers(vec![
-            Xfer::Send {
-                from: at(0, l.displs[j]),
-                len: l.counts[j],
-                to: right,
-            },
-            Xfer::Recv {
-                into: at(0, l.displs[jnext]),
-                len: l.counts[jnext],
+    let total = l.total();
+    let mut torecv = total - counts[me];
+    let mut tosend = total - counts[right];
+    let mut min = counts.iter().copied().min().unwrap_or(0) / elem;
+    if min * elem < ALLGATHERV_PIPELINE_MSG_SIZE {
+        min = ALLGATHERV_PIPELINE_MSG_SIZE / elem;
+    }
+    let chunk = min.max(1) * elem;
+    let (mut sidx, mut ridx) = (me, left);
+    let (mut soff, mut roff) = (0, 0);
+    while tosend > 0 || torecv > 0 {
+        let sendnow = if tosend == 0 {
+            0
+        } else {
+            (counts[sidx] - soff).min(chunk)
+        };
+        let recvnow = if torecv == 0 {
+            0
+        } else {
+            (counts[ridx] - roff).min(chunk)
+        };
+        let mut xfers = Vec::new();
+        if recvnow > 0 {
+            xfers.push(Xfer::Recv {
+                into: at(0, l.displs[ridx] + roff),
+                len: recvnow,
                 from: left,
-            },
-        ]);
-        j = jnext;
-        jnext = (n + jnext - 1) % n;
+            });
+            torecv -= recvnow;
+        }
+        if sendnow > 0 {
+            xfers.push(Xfer::Send {
+                from: at(0, l.displs[sidx] + soff),
+                len: sendnow,
+                to: right,
+            });
+            tosend -= sendnow;
+        }
+        s.xfers(xfers);
+        soff += sendnow;
+        roff += recvnow;
+        if soff == counts[sidx] {
+            soff = 0;
+            sidx = (sidx + n - 1) % n;
+        }
+        if roff == counts[ridx] {
+            roff = 0;
+            ridx = (ridx + n - 1) % n;
+        }
     }
 }
