@@ -232,6 +232,50 @@ fn nonblocking_collectives_verify_through_vaceds_mpich() {
     }
 }
 
+/// Every blocking collective alone (`coll_one`) with blocks between MPICH's
+/// shared-memory eager limit (one queue cell, about 64 KiB) and the
+/// target's (128 KiB), and beyond, on 4 and 9 ranks, completes through
+/// vaced's MPICH. Its reduce-scatter pieces of 128 KiB once hung
+/// MPI_Allreduce on 4 ranks: the engine timed them as eager sends, CH3 sent
+/// them by rendezvous, and a rank waiting in MPICH for its peer's receive
+/// held its engine (and so its peers') still; `mpirun --mpich` now raises
+/// MPICH's eager limits to the target's. MPI_Sendrecv also waits in the
+/// engine before MPICH now, as every other wait does.
+#[test]
+#[ignore = "needs vaced's MPICH: mpich-patch/build.sh (./test.sh runs it)"]
+fn large_blocking_collectives_complete_through_vaceds_mpich() {
+    let exe = mpich_program("coll_one");
+    let ops = [
+        "bcast",
+        "reduce",
+        "allreduce",
+        "gather",
+        "scatter",
+        "allgather",
+        "alltoall",
+        "gatherv",
+        "scatterv",
+        "allgatherv",
+        "alltoallv",
+        "reduce_scatter_block",
+        "reduce_scatter",
+        "scan",
+        "exscan",
+    ];
+    for op in ops {
+        for n in [4, 9] {
+            for count in ["20000", "32768", "131072"] {
+                let (lines, _) = outcome(&exe, Some(&[]), n, &[op, count]);
+                assert_eq!(
+                    lines.len(),
+                    n as usize,
+                    "{op} {count} on {n} ranks: {lines:?}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 #[ignore = "needs vaced's MPICH: mpich-patch/build.sh (./test.sh runs it)"]
 fn collective_predictions_equal_vaceds_own_library_with_the_same_algorithms() {

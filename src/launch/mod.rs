@@ -264,6 +264,7 @@ fn run_job(
             &program,
             &a.cmd.args,
             &job,
+            model.eager_limit.max(model.node.eager_limit),
             stdin0,
             Some(&signals),
             cgroup.as_ref(),

@@ -65,15 +65,40 @@ pub fn mpiexec(prefix: &Path) -> Result<PathBuf, String> {
     }
 }
 
+/// MPICH's eager limits (CH3's, and nemesis' for shared memory, whose own
+/// default is one queue cell, about 64 KiB), raised to the target's largest
+/// eager limit `eager` unless the user set them: a send the engine times as
+/// eager completes without its receiver, so CH3 must not hold it back in a
+/// rendezvous. (Otherwise the sender waits in MPICH for a receive its peer
+/// posts only later, its engine stands still, and a peer whose engine
+/// waits on it never posts that receive: MPI_Allreduce of 512 KiB on 4
+/// ranks hung, its reduce-scatter pieces being between 64 and 128 KiB.)
+pub fn eager_env(eager: u64) -> Vec<(&'static str, String)> {
+    // CH3 sends eagerly when the payload and its packet header fit
+    // (`data_sz + sizeof(MPIDI_CH3_Pkt_eager_send_t) <= threshold`)
+    let v = (eager.max(131_072) + 1024).min(i32::MAX as u64).to_string();
+    [
+        "MPIR_CVAR_CH3_EAGER_MAX_MSG_SIZE",
+        "MPIR_CVAR_NEMESIS_SHM_EAGER_MAX_SZ",
+    ]
+    .into_iter()
+    .filter(|k| std::env::var_os(k).is_none())
+    .map(|k| (k, v.clone()))
+    .collect()
+}
+
 /// Start `program args` on `nranks` ranks through `mpiexec` (Hydra, every
 /// rank on this host), in the job's environment (without `VACED_RANK`: MPICH
-/// numbers the ranks). The launcher supervises it as the host of every rank.
+/// numbers the ranks) and MPICH's eager limits raised to the target's
+/// (`eager`, see [`eager_env`]). The launcher supervises it as the host of
+/// every rank.
 #[allow(clippy::too_many_arguments)]
 pub fn spawn(
     mpiexec: &Path,
     program: &Path,
     args: &[OsString],
     job: &JobSpec,
+    eager: u64,
     stdin0: Stdio,
     signals: Option<&SignalSet>,
     cgroup: Option<&JobCgroup>,
@@ -100,6 +125,7 @@ pub fn spawn(
                 .arg(program)
                 .args(args);
             cmd.envs(job.rank_env(0).into_iter().filter(|(k, _)| *k != ENV_RANK));
+            cmd.envs(eager_env(eager));
             cmd.env_remove(ENV_RANK);
             cmd.process_group(pgid as i32)
                 .stdin(stdin0.take().unwrap_or_else(Stdio::null));
@@ -177,6 +203,26 @@ mod tests {
             )
         );
         std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn mpichs_eager_limits_cover_the_targets_with_a_packet_header() {
+        let env = eager_env(262_144);
+        for key in [
+            "MPIR_CVAR_CH3_EAGER_MAX_MSG_SIZE",
+            "MPIR_CVAR_NEMESIS_SHM_EAGER_MAX_SZ",
+        ] {
+            if std::env::var_os(key).is_none() {
+                assert!(
+                    env.contains(&(key, (262_144 + 1024).to_string())),
+                    "{env:?}"
+                );
+            }
+        }
+        // never below MPICH's own CH3 default
+        assert!(eager_env(1024)
+            .iter()
+            .all(|(_, v)| v == &(131_072 + 1024).to_string()));
     }
 
     #[test]
