@@ -67,7 +67,9 @@ pub fn binomial<L: Link>(c: &mut Comm<L>, buf: &mut [u8], op: &mut Op, root: usi
 }
 
 /// Rabenseifner's split of a buffer of `count` elements into `pof2` pieces
-/// (the last takes the remainder), and the pieces a rank holds:
+/// (the first `count % pof2` take one element more, as MPICH 4.0.2 splits;
+/// MPICH 3.2 gave the last piece the remainder), and the pieces a rank
+/// holds:
 /// `[send_idx, last_idx)` in MPICH's names, as the reduce-scatter phase
 /// ([`redscat_phase`]) leaves them and the gather phase
 /// ([`Pieces::gather_step`]) grows them back.
@@ -84,7 +86,9 @@ impl Pieces {
     /// The split, with all pieces held.
     pub(crate) fn new(count: usize, elem: usize, pof2: usize) -> Pieces {
         let mut cnts = vec![count / pof2; pof2];
-        cnts[pof2 - 1] = count - (count / pof2) * (pof2 - 1);
+        for c in cnts.iter_mut().take(count % pof2) {
+            *c += 1;
+        }
         let mut disps = vec![0; pof2];
         for i in 1..pof2 {
             disps[i] = disps[i - 1] + cnts[i - 1];
