@@ -101,8 +101,10 @@ fn binomial_children(r: u64, p: u64) -> u64 {
 ///   the timer flag; binomial), and 2 MPI_Comm_split of MPI_COMM_WORLD,
 ///   each (as MPICH builds it) an allgather of (color, key), 8 bytes per
 ///   rank, by recursive doubling (k messages, 8 (p - 1) bytes) and the
-///   context id, an allreduce(BAND) of 64 ints by recursive doubling (k
-///   messages of 256 bytes);
+///   context id, an allreduce(BAND) of 64 ints: by reduce-scatter +
+///   allgather when p <= 64 (MPICH 4.0.2 above 8 bytes, when the count is
+///   at least p: 2k messages, halving from 128 bytes and back, 2 x 256 (p
+///   - 1) / p bytes), else by recursive doubling (k messages of 256 bytes);
 /// * MPI_Barrier (dissemination): k empty messages;
 /// * 2 + NITER 3-D FFTs (one untimed, one forward, one inverse per step);
 /// * NITER checksums: MPI_Reduce of one double complex (16 bytes) to rank
@@ -110,7 +112,12 @@ fn binomial_children(r: u64, p: u64) -> u64 {
 fn expected_traffic(r: u64, p: u64, per_fft: (u64, u64)) -> (u64, u64) {
     let k = u64::from(p.trailing_zeros());
     let bcast = binomial_children(r, p);
-    let split = (2 * k, 8 * (p - 1) + 256 * k);
+    let context = if p <= 64 {
+        (2 * k, 2 * 256 * (p - 1) / p)
+    } else {
+        (k, 256 * k)
+    };
+    let split = (k + context.0, 8 * (p - 1) + context.1);
     let reduce = u64::from(r != 0);
     let ffts = 2 + NITER;
     let msgs = 5 * bcast + 2 * split.0 + k + ffts * per_fft.0 + NITER * reduce;
@@ -140,11 +147,12 @@ fn traffic_2d(r: u64) -> (u64, u64) {
 
 #[test]
 fn ft_class_s_messages_and_virtual_time_are_exact() {
-    // Hand check of the formula: rank 0 sends 5 x 2 bcast + 2 x 4 split +
-    // 2 barrier + 8 x 3 alltoall messages, 6 MiB of them alltoall blocks.
-    assert_eq!(traffic_1d(0), (44, 6 * 1024 * 1024 + 40 + 1072));
-    assert_eq!(traffic_1d(2), (45, 6 * 1024 * 1024 + 20 + 1072 + 96));
-    assert_eq!(traffic_1d(3), (40, 6 * 1024 * 1024 + 1072 + 96));
+    // Hand check of the formula: rank 0 sends 5 x 2 bcast + 2 x 6 split +
+    // 2 barrier + 8 x 3 alltoall messages, 6 MiB of them alltoall blocks;
+    // a split is 24 bytes of allgather and 384 of allreduce.
+    assert_eq!(traffic_1d(0), (48, 6 * 1024 * 1024 + 40 + 816));
+    assert_eq!(traffic_1d(2), (49, 6 * 1024 * 1024 + 20 + 816 + 96));
+    assert_eq!(traffic_1d(3), (44, 6 * 1024 * 1024 + 816 + 96));
     let Some(prog) = ft() else {
         return;
     };
@@ -153,7 +161,8 @@ fn ft_class_s_messages_and_virtual_time_are_exact() {
 
 #[test]
 fn ft_class_s_2d_layout_on_128_ranks_verifies_with_exact_messages() {
-    // rank 0: 5 x 7 bcast + 2 x 14 split + 7 barrier + 8 x 66 alltoall.
+    // rank 0: 5 x 7 bcast + 2 x 14 split + 7 barrier + 8 x 66 alltoall
+    // (the split's context id: 64 ints on 128 ranks, recursive doubling).
     assert_eq!(traffic_2d(0).0, 35 + 28 + 7 + 528);
     assert_eq!(traffic_2d(0).1, 140 + 2 * (1016 + 1792) + 8 * 65536);
     let Some(prog) = ft() else {

@@ -170,24 +170,26 @@ fn sp_traffic(rank: u64, p: u64) -> (u64, u64) {
 }
 
 /// All messages per rank of SP class S on 4 ranks: SP's own (sp_traffic),
-/// then the set-up and the collectives (src/coll, MPICH's algorithms, all
-/// recursive doubling or binomial on 4 ranks): MPI_Comm_split (an
-/// allgather of 8 bytes per rank: 8 + 16 bytes sent, then a context id: an
-/// allreduce of 256 bytes, 2 messages) and two MPI_Comm_dup (a context id
-/// each); four MPI_Bcast from rank 0 (4, 8, 12 and 4 bytes: rank 0 sends to
-/// 2 and 1, rank 2 to 3); two MPI_Barrier (2 empty messages each); two
-/// MPI_Allreduce of five doubles (2 messages of 40 bytes each); MPI_Reduce
-/// of the time to rank 0 (ranks 1, 2 and 3 send 8 bytes).
+/// then the set-up and the collectives (src/coll, MPICH 4.0.2's algorithms
+/// on 4 ranks): MPI_Comm_split (an allgather of 8 bytes per rank by
+/// recursive doubling: 8 + 16 bytes sent, then a context id: an allreduce
+/// of 256 bytes by reduce-scatter + allgather, 4 messages of 128, 64, 64 and
+/// 128 bytes) and two MPI_Comm_dup (a context id each); four binomial
+/// MPI_Bcast from rank 0 (4, 8, 12 and 4 bytes: rank 0 sends to 2 and 1,
+/// rank 2 to 3); two MPI_Barrier (2 empty messages each); two MPI_Allreduce
+/// of five doubles by reduce-scatter + allgather (pieces of 2, 1, 1, 1
+/// doubles: 4 messages, 64 bytes from ranks 0 and 2, 56 from ranks 1 and
+/// 3); MPI_Reduce of the time to rank 0 (ranks 1, 2 and 3 send 8 bytes).
 fn expected_traffic(rank: u64) -> (u64, u64) {
     let (msgs, bytes) = sp_traffic(rank, 4);
-    let setup = (2 + 3 * 2, 8 + 16 + 3 * 2 * 256);
+    let setup = (2 + 3 * 4, 8 + 16 + 3 * 384);
     let bcast = match rank {
         0 => (8, 2 * (4 + 8 + 12 + 4)),
         2 => (4, 4 + 8 + 12 + 4),
         _ => (0, 0),
     };
     let barriers = (4, 0);
-    let allreduces = (4, 4 * 40);
+    let allreduces = (2 * 4, 2 * if rank % 2 == 0 { 64 } else { 56 });
     let reduce = if rank == 0 { (0, 0) } else { (1, 8) };
     let parts = [setup, bcast, barriers, allreduces, reduce];
     (
@@ -205,9 +207,9 @@ fn sp_class_s_messages_and_virtual_time_are_exact() {
         sp_traffic(0, 4),
         (102 * 6 + 101 * 6, 102 * 17_280 + 101 * 19_200)
     );
-    assert_eq!(expected_traffic(0), (1242, 3_703_536));
-    assert_eq!(expected_traffic(1), (1235, 3_703_488));
-    assert_eq!(expected_traffic(2), (1239, 3_703_516));
+    assert_eq!(expected_traffic(0), (1252, 3_703_120));
+    assert_eq!(expected_traffic(1), (1245, 3_703_056));
+    assert_eq!(expected_traffic(2), (1249, 3_703_100));
     let Some(prog) = sp() else {
         return;
     };

@@ -91,10 +91,12 @@ pub fn bruck<L: Link>(c: &mut Comm<L>, buf: &mut [u8], layout: Layout) {
     }
 }
 
-/// The pipelined ring: each block moves right one chunk at a time, a chunk
-/// being the smallest block but at least ALLGATHERV_PIPELINE_MSG_SIZE bytes
-/// (counted in whole elements; MPICH counts the pipeline size in extents,
-/// taken here as the packed element size).
+/// The pipelined ring (MPICH 4.0.2 `MPIR_Allgatherv_intra_ring`): each block
+/// moves right one chunk at a time, a chunk being
+/// ALLGATHERV_PIPELINE_MSG_SIZE bytes when the largest block is longer, else
+/// the largest block (counted in whole elements; MPICH counts the pipeline
+/// size in extents, taken here as the packed element size). MPICH 3.2 cut
+/// chunks of the smallest block, at least the pipeline size.
 pub fn ring<L: Link>(c: &mut Comm<L>, buf: &mut [u8], layout: Layout, elem: usize) {
     let (n, me) = (c.size(), c.me);
     let counts = layout.counts;
@@ -103,11 +105,12 @@ pub fn ring<L: Link>(c: &mut Comm<L>, buf: &mut [u8], layout: Layout, elem: usiz
     let total = layout.total();
     let mut torecv = total - counts[me];
     let mut tosend = total - counts[right];
-    let mut min = counts.iter().copied().min().unwrap_or(0) / elem;
-    if min * elem < ALLGATHERV_PIPELINE_MSG_SIZE {
-        min = ALLGATHERV_PIPELINE_MSG_SIZE / elem;
-    }
-    let chunk = min.max(1) * elem;
+    let max = counts.iter().copied().max().unwrap_or(0) / elem;
+    let chunk = if max * elem > ALLGATHERV_PIPELINE_MSG_SIZE {
+        (ALLGATHERV_PIPELINE_MSG_SIZE / elem).max(1)
+    } else {
+        max.max(1)
+    } * elem;
     let (mut sidx, mut ridx) = (me, left);
     let (mut soff, mut roff) = (0, 0);
     while tosend > 0 || torecv > 0 {

@@ -1,6 +1,9 @@
-//! Collectives as point-to-point algorithms, the way MPICH 3.2 builds them:
-//! one file per collective, each algorithm a named function, and a selection
-//! table ([`select`]) with MPICH's default thresholds. Every message goes
+//! Collectives as point-to-point algorithms, the way MPICH builds them (the
+//! algorithms of MPICH 3.2, whose files each module names, as MPICH 4.0.2
+//! still runs them, with 4.0.2's changes where it made some: the pieces of
+//! Rabenseifner's reduce-scatter, the allgatherv ring's chunks): one file
+//! per collective, each algorithm a named function, and a selection table
+//! ([`select`]) with MPICH 4.0.2's default selection. Every message goes
 //! through the p2p engine, so a collective costs what its message schedule
 //! costs on the target.
 //!

@@ -1,11 +1,16 @@
-//! Which algorithm a collective runs: MPICH 3.2's default selection rules and
-//! thresholds, and forcing an algorithm by name for what-if studies
-//! (`VACED_COLL_<COLLECTIVE>=<algorithm>` in the environment, or the target
-//! file's `[collectives]` table; the environment wins).
+//! Which algorithm a collective runs: MPICH 4.0.2's default selection (the
+//! one Debian ships, and the one vaced's MPICH runs), and forcing an
+//! algorithm by name for what-if studies (`VACED_COLL_<COLLECTIVE>=<algorithm>`
+//! in the environment, or the target file's `[collectives]` table; the
+//! environment wins).
 //!
-//! Thresholds are MPICH 3.2's defaults (the cvar tables at the top of each
-//! `src/mpi/coll/*.c`, collected in `src/util/cvar/mpich_cvars.c`), compared
-//! with the same quantity and operator as MPICH's code does. MPICH's
+//! MPICH 4.0.2 selects by its tuning table (`maint/tuning/coll/mpir/
+//! generic.json`, searched by `src/mpi/coll/src/csel.c`); the thresholds
+//! below are that table's, compared as MPICH's search compares them, which
+//! is not always as the table reads (see [`alltoall`]). Where 4.0.2 kept
+//! MPICH 3.2's rule, the constants still name 3.2's cvars. Each rule is
+//! checked against vaced's MPICH (`tests/mpich_patch.rs`,
+//! `each_blocking_collective_predicts_as_vaceds_own_library`). MPICH's
 //! SMP-aware variants (`MPIR_CVAR_ENABLE_SMP_COLLECTIVES` and the
 //! `ENABLE_SMP_*` / `MAX_SMP_*` cvars: intra-node then inter-node phases for
 //! Bcast, Reduce, Allreduce, Barrier, Scan) are NOT modelled: every
@@ -15,14 +20,15 @@ use crate::model::Model;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-/// Bcast: binomial when `nbytes < BCAST_SHORT_MSG_SIZE` or
-/// `comm_size < BCAST_MIN_PROCS` (bcast.c, MPIR_CVAR_BCAST_MIN_PROCS).
+/// Bcast: binomial when `comm_size < BCAST_MIN_PROCS` or `nbytes <=
+/// BCAST_SHORT_MSG_SIZE` (generic.json `bcast`: `comm_size<8`,
+/// `avg_msg_size<=12288`; MPICH 3.2 compared `nbytes < 12288`).
 pub const BCAST_MIN_PROCS: usize = 8;
-/// Bcast: `nbytes = count * type_size` (MPIR_CVAR_BCAST_SHORT_MSG_SIZE).
+/// Bcast: `nbytes = count * type_size`.
 pub const BCAST_SHORT_MSG_SIZE: usize = 12288;
-/// Bcast: scatter + recursive-doubling allgather when `nbytes < LONG` and the
-/// size is a power of two, else scatter + ring allgather
-/// (MPIR_CVAR_BCAST_LONG_MSG_SIZE).
+/// Bcast: scatter + recursive-doubling allgather when `nbytes <= LONG` and
+/// the size is a power of two, else scatter + ring allgather
+/// (`avg_msg_size<=524288`).
 pub const BCAST_LONG_MSG_SIZE: usize = 524288;
 /// Reduce: reduce-scatter + gather when `count * type_size > SHORT`, the op
 /// is predefined and `count >= pof2`, else binomial (reduce.c,
@@ -30,8 +36,9 @@ pub const BCAST_LONG_MSG_SIZE: usize = 524288;
 pub const REDUCE_SHORT_MSG_SIZE: usize = 2048;
 /// Allreduce: recursive doubling when `count * type_size <= SHORT`, the op is
 /// user-defined or `count < pof2`, else reduce-scatter + allgather
-/// (allreduce.c, MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE).
-pub const ALLREDUCE_SHORT_MSG_SIZE: usize = 2048;
+/// (generic.json `allreduce`: `avg_msg_size<=8`; MPICH 3.2's
+/// MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE was 2048).
+pub const ALLREDUCE_SHORT_MSG_SIZE: usize = 8;
 /// Allgather / Allgatherv: `total = recvcount * comm_size * type_size`
 /// (Allgatherv: sum of recvcounts * type_size). Recursive doubling when
 /// `total < LONG` and the size is a power of two; else Bruck when
@@ -43,7 +50,7 @@ pub const ALLGATHER_LONG_MSG_SIZE: usize = 524288;
 /// (allgatherv.c, MPIR_CVAR_ALLGATHERV_PIPELINE_MSG_SIZE).
 pub const ALLGATHERV_PIPELINE_MSG_SIZE: usize = 32768;
 /// Alltoall: per-destination block `sendcount * type_size`. Bruck when
-/// `block <= SHORT` and `comm_size >= 8`; isend/irecv when
+/// `block <= SHORT` and `comm_size > 8` (see [`alltoall`]); isend/irecv when
 /// `block <= MEDIUM`; pairwise exchange otherwise; MPI_IN_PLACE always uses
 /// pairwise sendrecv_replace (alltoall.c, MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE /
 /// _MEDIUM_MSG_SIZE).
@@ -292,18 +299,18 @@ fn pof2_floor(n: usize) -> usize {
     super::pof2_floor(n.max(1))
 }
 
-/// bcast.c MPIR_Bcast_intra.
+/// generic.json `bcast` (a communicator that is not node-aware).
 pub fn bcast(comm_size: usize, nbytes: usize) -> BcastAlgo {
-    if nbytes < BCAST_SHORT_MSG_SIZE || comm_size < BCAST_MIN_PROCS {
+    if nbytes <= BCAST_SHORT_MSG_SIZE || comm_size < BCAST_MIN_PROCS {
         BcastAlgo::Binomial
-    } else if nbytes < BCAST_LONG_MSG_SIZE && comm_size.is_power_of_two() {
+    } else if nbytes <= BCAST_LONG_MSG_SIZE && comm_size.is_power_of_two() {
         BcastAlgo::ScatterDoublingAllgather
     } else {
         BcastAlgo::ScatterRingAllgather
     }
 }
 
-/// reduce.c MPIR_Reduce_intra.
+/// generic.json `reduce` (as MPICH 3.2's reduce.c).
 pub fn reduce(comm_size: usize, count: usize, nbytes: usize, builtin: bool) -> ReduceAlgo {
     if nbytes > REDUCE_SHORT_MSG_SIZE && builtin && count >= pof2_floor(comm_size) {
         ReduceAlgo::RedscatGather
@@ -312,7 +319,7 @@ pub fn reduce(comm_size: usize, count: usize, nbytes: usize, builtin: bool) -> R
     }
 }
 
-/// allreduce.c MPIR_Allreduce_intra.
+/// generic.json `allreduce`.
 pub fn allreduce(comm_size: usize, count: usize, nbytes: usize, builtin: bool) -> AllreduceAlgo {
     if nbytes <= ALLREDUCE_SHORT_MSG_SIZE || !builtin || count < pof2_floor(comm_size) {
         AllreduceAlgo::RecursiveDoubling
@@ -341,11 +348,16 @@ pub fn allgatherv(comm_size: usize, total: usize) -> AllgathervAlgo {
     }
 }
 
-/// alltoall.c MPIR_Alltoall_intra (`block` bytes per destination).
+/// generic.json `alltoall` (`block` bytes per destination). The table says
+/// Bruck only from `comm_size` 8 up (`comm_size<8` first), but MPICH 4.0.2
+/// compares `<=` there: that condition, under `is_sendbuf_inplace`, is not
+/// pruned when the communicator is created, and `MPIR_Csel_search` tests
+/// `COMM_SIZE_LT` as `local_size <= val` (src/mpi/coll/src/csel.c). So
+/// Bruck starts at 9 ranks.
 pub fn alltoall(comm_size: usize, block: usize, in_place: bool) -> AlltoallAlgo {
     if in_place {
         AlltoallAlgo::PairwiseSendrecvReplace
-    } else if block <= ALLTOALL_SHORT_MSG_SIZE && comm_size >= 8 {
+    } else if block <= ALLTOALL_SHORT_MSG_SIZE && comm_size > 8 {
         AlltoallAlgo::Bruck
     } else if block <= ALLTOALL_MEDIUM_MSG_SIZE {
         AlltoallAlgo::Scattered
@@ -533,13 +545,13 @@ mod tests {
         use BcastAlgo as B;
         use ReduceAlgo as R;
         use ReduceScatterAlgo as S;
-        assert_eq!(bcast(16, 12287), B::Binomial);
-        assert_eq!(bcast(16, 12288), B::ScatterDoublingAllgather);
+        assert_eq!(bcast(16, 12288), B::Binomial);
+        assert_eq!(bcast(16, 12289), B::ScatterDoublingAllgather);
         assert_eq!(bcast(7, 100_000), B::Binomial);
         assert_eq!(bcast(8, 100_000), B::ScatterDoublingAllgather);
         assert_eq!(bcast(12, 100_000), B::ScatterRingAllgather);
-        assert_eq!(bcast(16, 524287), B::ScatterDoublingAllgather);
-        assert_eq!(bcast(16, 524288), B::ScatterRingAllgather);
+        assert_eq!(bcast(16, 524288), B::ScatterDoublingAllgather);
+        assert_eq!(bcast(16, 524289), B::ScatterRingAllgather);
 
         assert_eq!(reduce(8, 256, 2048, true), R::Binomial);
         assert_eq!(reduce(8, 257, 2056, true), R::RedscatGather);
@@ -547,8 +559,10 @@ mod tests {
         assert_eq!(reduce(12, 7, 4096, true), R::Binomial); // count < pof2 = 8
         assert_eq!(reduce(12, 8, 4096, true), R::RedscatGather);
 
-        assert_eq!(allreduce(8, 256, 2048, true), A::RecursiveDoubling);
-        assert_eq!(allreduce(8, 257, 2056, true), A::RedscatAllgather);
+        assert_eq!(allreduce(1, 1, 8, true), A::RecursiveDoubling);
+        assert_eq!(allreduce(1, 2, 16, true), A::RedscatAllgather);
+        assert_eq!(allreduce(8, 256, 2048, true), A::RedscatAllgather);
+        assert_eq!(allreduce(8, 7, 56, true), A::RecursiveDoubling);
         assert_eq!(allreduce(8, 257, 2056, false), A::RecursiveDoubling);
         assert_eq!(allreduce(33, 31, 4096, true), A::RecursiveDoubling);
         assert_eq!(allreduce(33, 32, 4096, true), A::RedscatAllgather);
@@ -559,7 +573,8 @@ mod tests {
         assert_eq!(allgather(9, 81920), G::Ring);
         assert_eq!(allgatherv(6, 100), AllgathervAlgo::Bruck);
 
-        assert_eq!(alltoall(8, 256, false), T::Bruck);
+        assert_eq!(alltoall(9, 256, false), T::Bruck);
+        assert_eq!(alltoall(8, 256, false), T::Scattered);
         assert_eq!(alltoall(7, 256, false), T::Scattered);
         assert_eq!(alltoall(8, 257, false), T::Scattered);
         assert_eq!(alltoall(8, 32768, false), T::Scattered);

@@ -475,10 +475,11 @@ fn allgatherv_ring() {
 
 #[test]
 fn allgatherv_ring_pipelines_long_blocks() {
-    // 2 ranks, blocks of 70 000 and 40 000 bytes: the chunk is the smallest
-    // block, 40 000 bytes. Step 1 exchanges 40 000 bytes each way; then
-    // rank 0 sends the last 30 000 bytes of its block, which rank 1
-    // receives.
+    // 2 ranks, blocks of 70 000 and 40 000 bytes: the largest block is
+    // longer than the pipeline size, so the chunk is 32 768 bytes (MPICH
+    // 4.0.2). Step 1 exchanges 32 768 bytes each way, step 2 32 768 from
+    // rank 0 and the last 7 232 of rank 1's block, step 3 rank 0's last
+    // 4 464 bytes, which rank 1 receives.
     let t = times(&spread(2), |c| {
         let counts = [70_000, 40_000];
         let displs = [0, 70_000];
@@ -489,8 +490,10 @@ fn allgatherv_ring_pipelines_long_blocks() {
         let mut buf = vec![1u8; 110_000];
         allgatherv::allgatherv_with(c, &mut buf, layout, 4, AllgathervAlgo::Ring);
     });
-    let x = e(40_000);
-    assert_eq!(t, vec![x + m(30_000), leave(x, 0, x, 30_000)]);
+    let x = e(32_768);
+    let r0 = leave(x, 32_768, x, 7_232);
+    let r1 = leave(x, 7_232, x, 32_768);
+    assert_eq!(t, vec![r0 + m(4_464), leave(r1, 0, r0, 4_464)]);
 }
 
 #[test]
@@ -805,8 +808,8 @@ fn entry_points_pick_mpich_algorithms() {
     use AlltoallAlgo as T;
     use BcastAlgo as B;
     for (n, len, want) in [
-        (8, 12287, B::Binomial),
-        (8, 12288, B::ScatterDoublingAllgather),
+        (8, 12288, B::Binomial),
+        (8, 12289, B::ScatterDoublingAllgather),
         (7, 20000, B::Binomial),
         (12, 20000, B::ScatterRingAllgather),
     ] {
@@ -840,8 +843,9 @@ fn entry_points_pick_mpich_algorithms() {
         );
     }
     for (count, builtin, want) in [
-        (256, true, AllreduceAlgo::RecursiveDoubling),
-        (257, true, AllreduceAlgo::RedscatAllgather),
+        (7, true, AllreduceAlgo::RecursiveDoubling),
+        (8, true, AllreduceAlgo::RedscatAllgather),
+        (256, true, AllreduceAlgo::RedscatAllgather),
         (257, false, AllreduceAlgo::RecursiveDoubling),
     ] {
         let op = move |f: &mut dyn FnMut(&mut Op)| {
@@ -878,8 +882,9 @@ fn entry_points_pick_mpich_algorithms() {
     // (In place, Scattered and PairwiseSendrecvReplace send the same
     // messages; select's unit test covers that rule.)
     for (n, block, in_place, want) in [
-        (8, 256, false, T::Bruck),
-        (8, 257, false, T::Scattered),
+        (9, 256, false, T::Bruck),
+        (9, 257, false, T::Scattered),
+        (8, 256, false, T::Scattered),
         (7, 100, false, T::Scattered),
         (4, 32769, false, T::Pairwise),
     ] {
