@@ -95,7 +95,7 @@ fn expected_traffic(rank: u64) -> Traffic {
     // bytes from even ranks, 56 from odd ones); one double for the 3
     // surface integrals and the 2 timings, by recursive doubling (2
     // messages of 8 bytes).
-    let norms = if rank % 2 == 0 { 64 } else { 56 };
+    let norms = if rank.is_multiple_of(2) { 64 } else { 56 };
     let allreduce = (4 * 5 + 2 * 5, 5 * norms + 2 * 5 * dbl);
     // MPI_Barrier (dissemination, 2 empty messages) in each ssor call.
     let barrier = (2 * 2, 0);

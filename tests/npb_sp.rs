@@ -189,7 +189,7 @@ fn expected_traffic(rank: u64) -> (u64, u64) {
         _ => (0, 0),
     };
     let barriers = (4, 0);
-    let allreduces = (2 * 4, 2 * if rank % 2 == 0 { 64 } else { 56 });
+    let allreduces = (2 * 4, 2 * if rank.is_multiple_of(2) { 64 } else { 56 });
     let reduce = if rank == 0 { (0, 0) } else { (1, 8) };
     let parts = [setup, bcast, barriers, allreduces, reduce];
     (
