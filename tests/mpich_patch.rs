@@ -62,6 +62,26 @@ fn outcome(prog: &Path, mpich: Option<&[(&str, &str)]>, n: u32, args: &[&str]) -
     lines_and_times(run, &rep)
 }
 
+/// The collectives `coll_one` runs (and, with an `i` before, `icoll_one`).
+const COLLECTIVES: [&str; 16] = [
+    "bcast",
+    "reduce",
+    "allreduce",
+    "gather",
+    "scatter",
+    "allgather",
+    "alltoall",
+    "gatherv",
+    "scatterv",
+    "allgatherv",
+    "alltoallv",
+    "reduce_scatter_block",
+    "reduce_scatter",
+    "scan",
+    "exscan",
+    "barrier",
+];
+
 /// Sorted stdout lines and every rank's virtual time (ps).
 type Outcome = (Vec<String>, Vec<u64>);
 
@@ -187,28 +207,10 @@ fn nonblocking_collectives_predict_as_vaceds_own_library() {
 #[test]
 #[ignore = "needs vaced's MPICH: mpich-patch/build.sh (./test.sh runs it)"]
 fn each_nonblocking_collective_predicts_as_vaceds_own_library() {
-    let ops = [
-        "ibcast",
-        "ireduce",
-        "iallreduce",
-        "igather",
-        "iscatter",
-        "iallgather",
-        "ialltoall",
-        "igatherv",
-        "iscatterv",
-        "iallgatherv",
-        "ialltoallv",
-        "ireduce_scatter_block",
-        "ireduce_scatter",
-        "iscan",
-        "iexscan",
-        "ibarrier",
-    ];
-    for op in ops {
+    for op in COLLECTIVES.map(|c| format!("i{c}")) {
         for n in [5, 8, 9] {
             for count in ["1", "3000", "40000"] {
-                same_through_mpich("icoll_one", n, &[op, count], &[]);
+                same_through_mpich("icoll_one", n, &[&op, count], &[]);
             }
         }
     }
@@ -246,25 +248,7 @@ fn nonblocking_collectives_verify_through_vaceds_mpich() {
 #[test]
 #[ignore = "needs vaced's MPICH: mpich-patch/build.sh (./test.sh runs it)"]
 fn each_blocking_collective_predicts_as_vaceds_own_library() {
-    let ops = [
-        "bcast",
-        "reduce",
-        "allreduce",
-        "gather",
-        "scatter",
-        "allgather",
-        "alltoall",
-        "gatherv",
-        "scatterv",
-        "allgatherv",
-        "alltoallv",
-        "reduce_scatter_block",
-        "reduce_scatter",
-        "scan",
-        "exscan",
-        "barrier",
-    ];
-    for op in ops {
+    for op in COLLECTIVES {
         for n in [5, 8, 9] {
             for count in [
                 "2", "3", "512", "513", "700", "3072", "3073", "40000", "131072",
@@ -288,24 +272,7 @@ fn each_blocking_collective_predicts_as_vaceds_own_library() {
 #[ignore = "needs vaced's MPICH: mpich-patch/build.sh (./test.sh runs it)"]
 fn large_blocking_collectives_complete_through_vaceds_mpich() {
     let exe = mpich_program("coll_one");
-    let ops = [
-        "bcast",
-        "reduce",
-        "allreduce",
-        "gather",
-        "scatter",
-        "allgather",
-        "alltoall",
-        "gatherv",
-        "scatterv",
-        "allgatherv",
-        "alltoallv",
-        "reduce_scatter_block",
-        "reduce_scatter",
-        "scan",
-        "exscan",
-    ];
-    for op in ops {
+    for op in COLLECTIVES.iter().filter(|&&c| c != "barrier") {
         for n in [4, 9] {
             for count in ["20000", "32768", "131072"] {
                 let (lines, _) = outcome(&exe, Some(&[]), n, &[op, count]);

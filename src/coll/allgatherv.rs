@@ -99,61 +99,33 @@ pub fn bruck<L: Link>(c: &mut Comm<L>, buf: &mut [u8], layout: Layout) {
 /// chunks of the smallest block, at least the pipeline size.
 pub fn ring<L: Link>(c: &mut Comm<L>, buf: &mut [u8], layout: Layout, elem: usize) {
     let (n, me) = (c.size(), c.me);
-    let counts = layout.counts;
     let left = (n + me - 1) % n;
     let right = (me + 1) % n;
-    let total = layout.total();
-    let mut torecv = total - counts[me];
-    let mut tosend = total - counts[right];
-    let max = counts.iter().copied().max().unwrap_or(0) / elem;
+    let max = layout.counts.iter().copied().max().unwrap_or(0) / elem;
     let chunk = if max * elem > ALLGATHERV_PIPELINE_MSG_SIZE {
         (ALLGATHERV_PIPELINE_MSG_SIZE / elem).max(1)
     } else {
         max.max(1)
     } * elem;
-    let (mut sidx, mut ridx) = (me, left);
-    let (mut soff, mut roff) = (0, 0);
-    while tosend > 0 || torecv > 0 {
-        let mut sendnow = (counts[sidx] - soff).min(chunk);
-        let mut recvnow = (counts[ridx] - roff).min(chunk);
-        if tosend == 0 {
-            sendnow = 0;
-        }
-        if torecv == 0 {
-            recvnow = 0;
-        }
-        let sb = layout.displs[sidx] + soff;
-        let rb = layout.displs[ridx] + roff;
-        if sendnow == 0 && recvnow == 0 {
+    for [(sb, sendnow), (rb, recvnow)] in layout.ring_steps(n, me, chunk) {
+        match (sendnow, recvnow) {
             // Two consecutive empty blocks: nothing to do.
-        } else if sendnow == 0 {
-            let v = c.recv(recvnow, left, tag::ALLGATHERV);
-            put(buf, rb, &v);
-            torecv -= recvnow;
-        } else if recvnow == 0 {
-            c.send(&buf[sb..sb + sendnow], right, tag::ALLGATHERV);
-            tosend -= sendnow;
-        } else {
-            let v = c.sendrecv(
-                &buf[sb..sb + sendnow],
-                right,
-                recvnow,
-                left,
-                tag::ALLGATHERV,
-            );
-            put(buf, rb, &v);
-            tosend -= sendnow;
-            torecv -= recvnow;
-        }
-        soff += sendnow;
-        roff += recvnow;
-        if soff == counts[sidx] {
-            soff = 0;
-            sidx = (sidx + n - 1) % n;
-        }
-        if roff == counts[ridx] {
-            roff = 0;
-            ridx = (ridx + n - 1) % n;
+            (0, 0) => {}
+            (0, _) => {
+                let v = c.recv(recvnow, left, tag::ALLGATHERV);
+                put(buf, rb, &v);
+            }
+            (_, 0) => c.send(&buf[sb..sb + sendnow], right, tag::ALLGATHERV),
+            _ => {
+                let v = c.sendrecv(
+                    &buf[sb..sb + sendnow],
+                    right,
+                    recvnow,
+                    left,
+                    tag::ALLGATHERV,
+                );
+                put(buf, rb, &v);
+            }
         }
     }
 }

@@ -128,6 +128,50 @@ impl Layout<'_> {
     pub fn total(&self) -> usize {
         self.counts.iter().sum()
     }
+
+    /// The steps of MPICH's pipelined allgatherv ring on rank `me` of `n`
+    /// (`MPIR_Allgatherv_intra_ring`, `MPIR_Iallgatherv_intra_sched_ring`):
+    /// each block moves right `chunk` bytes at a time; each step sends the
+    /// next chunk of the block in hand to the right and receives one from
+    /// the left, as (offset, bytes) pairs, 0 bytes when there is none.
+    pub fn ring_steps(&self, n: usize, me: usize, chunk: usize) -> Vec<[(usize, usize); 2]> {
+        let counts = self.counts;
+        let right = (me + 1) % n;
+        let mut torecv = self.total() - counts[me];
+        let mut tosend = self.total() - counts[right];
+        let (mut sidx, mut ridx) = (me, (n + me - 1) % n);
+        let (mut soff, mut roff) = (0, 0);
+        let mut steps = Vec::new();
+        while tosend > 0 || torecv > 0 {
+            let sendnow = if tosend == 0 {
+                0
+            } else {
+                (counts[sidx] - soff).min(chunk)
+            };
+            let recvnow = if torecv == 0 {
+                0
+            } else {
+                (counts[ridx] - roff).min(chunk)
+            };
+            steps.push([
+                (self.displs[sidx] + soff, sendnow),
+                (self.displs[ridx] + roff, recvnow),
+            ]);
+            tosend -= sendnow;
+            torecv -= recvnow;
+            soff += sendnow;
+            roff += recvnow;
+            if soff == counts[sidx] {
+                soff = 0;
+                sidx = (sidx + n - 1) % n;
+            }
+            if roff == counts[ridx] {
+                roff = 0;
+                ridx = (ridx + n - 1) % n;
+            }
+        }
+        steps
+    }
 }
 
 /// Largest power of two <= n (n >= 1).

@@ -162,16 +162,8 @@ impl<L: Link> Core<L> {
         t: VTime,
         sync: bool,
     ) -> (ReqId, VTime) {
-        let ts = t + self.model.o_send;
-        let op = Op::Send {
-            dest,
-            buf: crate::transport::SendBuf::empty(),
-            owned: Some(data),
-            remote: false,
-        };
-        let id = self.reqs.insert(Request::new(op, ts));
-        let tr = self.start_send_at(id, dest, tag, ctx, sync, ts);
-        (id, tr)
+        let buf = (crate::transport::SendBuf::empty(), Some(data));
+        self.compound_send_at(buf, dest, tag, ctx, t, sync)
     }
 
     /// A receive of at most `len` bytes into a buffer the request owns,
@@ -193,16 +185,8 @@ impl<L: Link> Core<L> {
         t: VTime,
         sync: bool,
     ) -> (ReqId, VTime) {
-        let ts = t + self.model.o_send;
-        let op = Op::Send {
-            dest,
-            buf: crate::transport::SendBuf::phantom(len),
-            owned: None,
-            remote: false,
-        };
-        let id = self.reqs.insert(Request::new(op, ts));
-        let tr = self.start_send_at(id, dest, tag, ctx, sync, ts);
-        (id, tr)
+        let buf = (crate::transport::SendBuf::phantom(len), None);
+        self.compound_send_at(buf, dest, tag, ctx, t, sync)
     }
 
     /// A receive of at most `len` bytes into a phantom buffer, posted at `t`
@@ -217,6 +201,29 @@ impl<L: Link> Core<L> {
     ) -> ReqId {
         let buf = Target::User(crate::transport::RecvBuf::phantom(len));
         self.irecv_into_at(buf, Some(src), Some(tag), ctx, t)
+    }
+
+    /// A send of `buf` (the buffer, and the bytes the request owns if any)
+    /// started at `t` plus o_send, the clock unmoved: the request and tr.
+    fn compound_send_at(
+        &mut self,
+        buf: (crate::transport::SendBuf, Option<Vec<u8>>),
+        dest: u32,
+        tag: i32,
+        ctx: u32,
+        t: VTime,
+        sync: bool,
+    ) -> (ReqId, VTime) {
+        let ts = t + self.model.o_send;
+        let op = Op::Send {
+            dest,
+            buf: buf.0,
+            owned: buf.1,
+            remote: false,
+        };
+        let id = self.reqs.insert(Request::new(op, ts));
+        let tr = self.start_send_at(id, dest, tag, ctx, sync, ts);
+        (id, tr)
     }
 
     /// The completion time of a complete request.

@@ -128,57 +128,29 @@ pub fn brucks(s: &mut Schedule, n: usize, me: usize, l: Layout, total: usize) {
 /// `ALLGATHERV_PIPELINE_MSG_SIZE` bytes, in whole elements of `elem` bytes
 /// (as the blocking ring, `coll::allgatherv::ring`).
 pub fn ring(s: &mut Schedule, n: usize, me: usize, l: Layout, elem: usize) {
-    let counts = l.counts;
     let left = (n + me - 1) % n;
     let right = (me + 1) % n;
-    let total = l.total();
-    let mut torecv = total - counts[me];
-    let mut tosend = total - counts[right];
-    let mut min = counts.iter().copied().min().unwrap_or(0) / elem;
+    let mut min = l.counts.iter().copied().min().unwrap_or(0) / elem;
     if min * elem < ALLGATHERV_PIPELINE_MSG_SIZE {
         min = ALLGATHERV_PIPELINE_MSG_SIZE / elem;
     }
     let chunk = min.max(1) * elem;
-    let (mut sidx, mut ridx) = (me, left);
-    let (mut soff, mut roff) = (0, 0);
-    while tosend > 0 || torecv > 0 {
-        let sendnow = if tosend == 0 {
-            0
-        } else {
-            (counts[sidx] - soff).min(chunk)
-        };
-        let recvnow = if torecv == 0 {
-            0
-        } else {
-            (counts[ridx] - roff).min(chunk)
-        };
+    for [(sb, sendnow), (rb, recvnow)] in l.ring_steps(n, me, chunk) {
         let mut xfers = Vec::new();
         if recvnow > 0 {
             xfers.push(Xfer::Recv {
-                into: at(0, l.displs[ridx] + roff),
+                into: at(0, rb),
                 len: recvnow,
                 from: left,
             });
-            torecv -= recvnow;
         }
         if sendnow > 0 {
             xfers.push(Xfer::Send {
-                from: at(0, l.displs[sidx] + soff),
+                from: at(0, sb),
                 len: sendnow,
                 to: right,
             });
-            tosend -= sendnow;
         }
         s.xfers(xfers);
-        soff += sendnow;
-        roff += recvnow;
-        if soff == counts[sidx] {
-            soff = 0;
-            sidx = (sidx + n - 1) % n;
-        }
-        if roff == counts[ridx] {
-            roff = 0;
-            ridx = (ridx + n - 1) % n;
-        }
     }
 }
