@@ -62,7 +62,7 @@ fn outcome(prog: &Path, mpich: Option<&[(&str, &str)]>, n: u32, args: &[&str]) -
     lines_and_times(run, &rep)
 }
 
-/// The collectives `coll_one` runs (and, with an `i` before, `icoll_one`).
+/// The collectives `coll_one` runs (with an `i` before: the nonblocking ones).
 const COLLECTIVES: [&str; 16] = [
     "bcast",
     "reduce",
@@ -197,7 +197,7 @@ fn nonblocking_collectives_predict_as_vaceds_own_library() {
     }
 }
 
-/// Each nonblocking collective alone (`icoll_one`), on 5, 8 and 9 ranks,
+/// Each nonblocking collective alone (`coll_one iOP`), on 5, 8 and 9 ranks,
 /// with blocks of 4, 12000 and 160000 bytes (every size class of MPICH's
 /// selection): vaced's own library predicts what MPICH's schedule, run by
 /// the engine, predicts, to the picosecond. This is what holds vaced's
@@ -210,7 +210,7 @@ fn each_nonblocking_collective_predicts_as_vaceds_own_library() {
     for op in COLLECTIVES.map(|c| format!("i{c}")) {
         for n in [5, 8, 9] {
             for count in ["1", "3000", "40000"] {
-                same_through_mpich("icoll_one", n, &[&op, count], &[]);
+                same_through_mpich("coll_one", n, &[&op, count], &[]);
             }
         }
     }
