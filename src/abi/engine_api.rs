@@ -203,6 +203,7 @@ fn init(rank: Option<u32>) -> c_int {
         Ok(ep) => {
             // the library's own launcher, not vaced's, is the rank's parent
             ep.record_fatal_signals();
+            ep.share_ring();
             API.with(|a| {
                 *a.borrow_mut() = Some(Api {
                     ep,
@@ -230,6 +231,57 @@ fn init(rank: Option<u32>) -> c_int {
 pub extern "C" fn vaced_eng_set_idle(progress: Option<extern "C" fn()>) -> c_int {
     crate::transport::set_idle_hook(progress);
     0
+}
+
+/// The library's "nothing to do until something reaches this rank"
+/// (non-zero): nothing of its own in progress, nothing in its incoming
+/// queues (null: it never says so). With it, a rank whose engine waits
+/// sleeps between two runs of the idle hook while it holds, and so does
+/// the library's own wait ([`vaced_eng_idle`]); the library then rings
+/// each rank it delivers to ([`vaced_eng_ring`]). Without it they poll,
+/// offering the CPU between two rounds.
+///
+/// `VACED_MPICH_WAIT=poll` ignores the hook: every wait polls, as MPICH's
+/// own progress engine does (to compare, or on a host with a core per rank).
+#[no_mangle]
+pub extern "C" fn vaced_eng_set_quiet(quiet: Option<extern "C" fn() -> c_int>) -> c_int {
+    match std::env::var(ENV_WAIT).as_deref() {
+        Ok("poll") => crate::transport::set_quiet_hook(None),
+        Ok("sleep") | Err(_) => crate::transport::set_quiet_hook(quiet),
+        Ok(other) => {
+            set_error(&format!(
+                "{ENV_WAIT}={other:?}: expected sleep (the default) or poll"
+            ));
+            return -1;
+        }
+    }
+    0
+}
+
+/// How the calling library's waits wait (see [`vaced_eng_set_quiet`]).
+pub const ENV_WAIT: &str = "VACED_MPICH_WAIT";
+
+/// The library's own wait (not the engine's) found nothing to do: sleep
+/// while the quiet hook ([`vaced_eng_set_quiet`]) holds, else offer the
+/// CPU. -1 without an engine (before init, after finalize): the library
+/// then waits its own way.
+#[no_mangle]
+pub extern "C" fn vaced_eng_idle() -> c_int {
+    with("vaced_eng_idle", |a| a.ep.idle_other())
+        .map(|()| 0)
+        .unwrap_or(-1)
+}
+
+/// The library put something for rank `rank` in its own shared memory:
+/// wake it if it sleeps for that. Any thread, inside engine calls too, and
+/// after [`vaced_eng_finalize`] (a peer may still wait); -1 before init or
+/// for a rank outside the job.
+#[no_mangle]
+pub extern "C" fn vaced_eng_ring(rank: c_int) -> c_int {
+    match u32::try_from(rank) {
+        Ok(r) if crate::transport::ring_other(r) => 0,
+        _ => -1,
+    }
 }
 
 /// Why the last call that failed did (a C string owned by the engine, valid

@@ -343,6 +343,18 @@ impl Core<PortLink> {
         crate::transport::fatal::record(self.link.port.segment(), self.link.port.rank());
     }
 
+    /// Let another library in this process wake ranks it delivers to
+    /// (`transport::ring_other`).
+    pub fn share_ring(&self) {
+        crate::transport::set_ring_segment(self.link.port.segment().clone());
+    }
+
+    /// Another library's own wait found nothing to do: sleep or offer the
+    /// core ([`crate::transport::Port::idle_other`]).
+    pub fn idle_other(&mut self) {
+        self.link.port.idle_other();
+    }
+
     /// The job's name (its shared-memory objects are `/vaced-<job>*`).
     pub fn job(&self) -> String {
         self.link.port.segment().job().to_string()

@@ -63,6 +63,7 @@ pub use tokens::batch_policy;
 
 use inbox::{rec_size, Inbox};
 use std::collections::VecDeque;
+use std::ffi::c_int;
 use std::sync::atomic::{fence, AtomicU64, Ordering};
 
 /// A rank's endpoint on the job's segment.
@@ -349,41 +350,84 @@ impl Port {
     /// token, so that we wake once, token in hand. Without one we just
     /// sleep on our doorbell.
     fn sleep(&mut self, pokes_seen: Option<u32>) {
-        let own = self.seg.inbox(self.rank);
-        let slot = self.seg.slot(self.rank);
-        let woken = || !own.is_empty() || pokes_seen.is_some_and(|s| slot.pokes() != s);
-        let mut prefer = self
+        let prefer = self
             .prefer
             .take()
             .filter(|&p| p != self.rank && p < self.seg.nranks());
-        slot.set_state(RankState::Blocked);
+        self.seg.slot(self.rank).set_state(RankState::Blocked);
         if let Some(hook) = IDLE_HOOK.get() {
             // another library's progress runs instead of sleeping (see
-            // `set_idle_hook`); the core token stays ours, the CPU is
-            // offered to whoever else is ready between two rounds
-            while !woken() {
+            // `set_idle_hook`); when it says it has nothing to do until
+            // something reaches this rank (`set_quiet_hook`), the rank
+            // sleeps until that or a record or a poke comes; otherwise the
+            // core is offered to whoever else is ready between two rounds
+            let quiet = QUIET_HOOK.get();
+            let mut prefer = prefer;
+            while !self.woken(pokes_seen) {
                 hook();
-                std::thread::yield_now();
+                match quiet {
+                    Some(q) if !self.woken(pokes_seen) && q() != 0 => {
+                        let cond = |p: &Port| p.woken(pokes_seen) || q() == 0;
+                        self.sleep_until(prefer.take(), cond);
+                    }
+                    _ => self.offer_core(),
+                }
             }
-            slot.set_state(RankState::Running);
-            return;
+        } else {
+            self.sleep_until(prefer, |p| p.woken(pokes_seen));
         }
+        self.seg.slot(self.rank).set_state(RankState::Running);
+    }
+    /// A record is in our inbox, or (with `pokes_seen`) we were poked since.
+    fn woken(&self, pokes_seen: Option<u32>) -> bool {
+        !self.seg.inbox(self.rank).is_empty()
+            || pokes_seen.is_some_and(|s| self.seg.slot(self.rank).pokes() != s)
+    }
+    /// Sleep until `cond(self)` holds. Holding a core token, we park
+    /// ([`tokens::park`]): the token goes to the next rank (`prefer` first,
+    /// if it is queued), and whoever wakes us ([`wake_rank`]) queues us for
+    /// a token, so that we wake once, token in hand. Without one we just
+    /// sleep on our doorbell.
+    fn sleep_until(&mut self, prefer: Option<u32>, cond: impl Fn(&Port) -> bool) {
+        let me = &*self;
+        let ready = || cond(me);
         if self.holds_token {
             // A claim can be stale: a sender that read us parked, then
             // claimed us only after we had woken, taken its record and
             // parked again. Such a wake-up finds nothing: park again.
+            let mut prefer = prefer;
             loop {
-                tokens::park(&self.seg, self.rank, prefer.take(), woken);
-                if woken() {
+                tokens::park(&self.seg, self.rank, prefer.take(), ready);
+                if ready() {
                     break;
                 }
             }
         } else {
-            slot.bell.wait_until(woken);
+            self.seg.slot(self.rank).bell.wait_until(ready);
         }
-        slot.set_state(RankState::Running);
         if let Some(j) = &mut self.jitter {
             j.maybe_delay();
+        }
+    }
+    /// Hand our core token to a rank waiting for one, if any, and offer
+    /// the CPU: a poll found nothing to do.
+    fn offer_core(&mut self) {
+        self.yield_token();
+        std::thread::yield_now();
+    }
+    /// The other library's own wait (not the engine's) found nothing to
+    /// do: if it says it has nothing to do until something reaches this
+    /// rank (`set_quiet_hook`), sleep until then (rung by [`wake_rank`],
+    /// the core token given away); otherwise offer the core. Records for
+    /// the engine do not wake us: that library's wait does not read them.
+    pub fn idle_other(&mut self) {
+        match QUIET_HOOK.get() {
+            Some(q) if q() != 0 => {
+                self.seg.slot(self.rank).set_state(RankState::Blocked);
+                self.sleep_until(None, |_| q() == 0);
+                self.seg.slot(self.rank).set_state(RankState::Running);
+            }
+            _ => self.offer_core(),
         }
     }
     /// A reason for rank `j` to wake was made true (a record in its inbox,
@@ -424,15 +468,53 @@ thread_local! {
     /// See [`set_idle_hook`].
     static IDLE_HOOK: std::cell::Cell<Option<extern "C" fn()>> =
         const { std::cell::Cell::new(None) };
+    /// See [`set_quiet_hook`].
+    static QUIET_HOOK: std::cell::Cell<Option<extern "C" fn() -> c_int>> =
+        const { std::cell::Cell::new(None) };
 }
 
 /// A rank whose process also runs another library that moves the data
 /// (`abi::engine_api`: MPICH's progress engine) must keep that library
 /// going while the engine waits for a record, or each would wait for the
 /// other: with `hook` set, the calling thread's port calls it in a loop
-/// instead of sleeping, keeping its core token. `None`: sleep again.
+/// instead of sleeping (see [`set_quiet_hook`] for when it sleeps anyway).
+/// `None`: sleep again.
 pub fn set_idle_hook(hook: Option<extern "C" fn()>) {
     IDLE_HOOK.set(hook);
+}
+
+/// The other library's "nothing to do until something reaches this rank"
+/// (non-zero): nothing of its own in progress, nothing in its incoming
+/// queues. Then a rank waiting in the engine (between two runs of the idle
+/// hook) or in the library's own wait ([`Port::idle_other`]) sleeps, its
+/// core given away, until the hook says otherwise; the library's senders
+/// ring the ranks they deliver to ([`ring_other`]). `None`: such waits
+/// poll, offering the core between two rounds.
+pub fn set_quiet_hook(hook: Option<extern "C" fn() -> c_int>) {
+    QUIET_HOOK.set(hook);
+}
+
+/// The job's segment for the other library's senders ([`ring_other`]):
+/// they may run inside an engine call, so they do not go through a port.
+static RING_SEGMENT: std::sync::OnceLock<Segment> = std::sync::OnceLock::new();
+
+/// Keep the job's segment for [`ring_other`] (the first call counts).
+pub fn set_ring_segment(seg: Segment) {
+    let _ = RING_SEGMENT.set(seg);
+}
+
+/// The other library delivered something to rank `j` (its own shared
+/// memory): wake it if it sleeps for that ([`Port::idle_other`], or the
+/// engine's wait with a quiet hook). False without a segment
+/// ([`set_ring_segment`]) or for a rank out of range.
+pub fn ring_other(j: u32) -> bool {
+    match RING_SEGMENT.get() {
+        Some(seg) if j < seg.nranks() => {
+            wake_rank(seg, j);
+            true
+        }
+        _ => false,
+    }
 }
 
 /// Run the hook of [`set_idle_hook`] once and offer the CPU: the engine
