@@ -10,7 +10,7 @@
 mod common;
 
 use common::{
-    exit_code, lines_and_times, program, program_source, repo_root, run_ok, scratch, Run,
+    exit_code, lines_and_times, program, program_source, repo_root, report, run_ok, scratch, Run,
 };
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -137,6 +137,48 @@ fn point_to_point_predictions_equal_vaceds_own_library() {
 /// so each run predicts exactly what vaced's own library does, whatever the
 /// host's timing (each seed of `VACED_HOST_JITTER` delays the ranks at
 /// random on the host).
+/// A rank waiting through vaced's MPICH sleeps (its core given away: the
+/// report's `host_sleeps`) instead of polling, unless
+/// `VACED_MPICH_WAIT=poll`; the prediction is the same either way, and
+/// vaced's own library's. `waiters` has every rank but two wait (after
+/// telling rank 0 so) while those two ping-pong.
+#[test]
+#[ignore = "needs vaced's MPICH: mpich-patch/build.sh (./test.sh runs it)"]
+fn waiting_ranks_sleep_through_vaceds_mpich() {
+    const N: u32 = 8;
+    const ROUNDS: u64 = 2000;
+    same_through_mpich("waiters", N, &["2000"], &[]);
+    let prog = mpich_program("waiters");
+    let mut times = Vec::new();
+    for wait in ["sleep", "poll"] {
+        let rep = scratch().join(format!("waiters-{wait}.json"));
+        let p = format!("--mpich={}", prefix().display());
+        let mut run = Run::exact(N, &prog).args(&["2000"]).option(&[p.as_str()]);
+        run.env
+            .push(("VACED_MPICH_WAIT".to_string(), wait.to_string()));
+        let (lines, t) = lines_and_times(run, &rep);
+        assert_eq!(lines.len(), N as usize, "{lines:?}");
+        let sleeps: Vec<u64> = report::ranks(&report::read(&rep))
+            .iter()
+            .map(|r| report::uint(r, "host_sleeps"))
+            .collect();
+        // (a futex lock's wait counts too, so polling is "hardly ever")
+        if wait == "sleep" {
+            assert!(
+                sleeps[2..].iter().all(|&s| s >= 1) && sleeps[..2].iter().all(|&s| s >= ROUNDS / 4),
+                "waiting ranks should sleep: host_sleeps {sleeps:?} in {ROUNDS} rounds"
+            );
+        } else {
+            assert!(
+                sleeps.iter().all(|&s| s < ROUNDS / 10),
+                "VACED_MPICH_WAIT=poll, yet host_sleeps {sleeps:?} in {ROUNDS} rounds"
+            );
+        }
+        times.push(t);
+    }
+    assert_eq!(times[0], times[1], "sleeping changed the prediction");
+}
+
 #[test]
 #[ignore = "needs vaced's MPICH: mpich-patch/build.sh (./test.sh runs it)"]
 fn nondeterministic_programs_decide_as_vaceds_own_library() {

@@ -152,7 +152,8 @@ fn run_job(
             if let Some(c) = a.cores.filter(|&c| c < a.nranks) {
                 eprintln!(
                     "{cmd}: note: --cores {c} is not applied to a program of vaced's MPICH: \
-                     each of its {} ranks has a core token of its own (MPICH's progress polls)",
+                     each of its {} ranks has a core token of its own (MPICH polls while it \
+                     moves a large message, see mpich-patch/README.md)",
                     a.nranks
                 );
             }

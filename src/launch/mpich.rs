@@ -13,8 +13,10 @@
 //! host's nodes rather than the target's.
 //!
 //! For now every rank has a core token of its own (the job's cores are at
-//! least its ranks): MPICH's progress engine polls inside a call, holding
-//! the rank's token, so ranks waiting for a token could wait forever.
+//! least its ranks). A waiting rank sleeps, its core given away, when MPICH
+//! has nothing in progress, but MPICH still polls inside a call while it
+//! moves a large message, holding the rank's token: ranks waiting for a
+//! token could wait forever.
 use super::hosts::Block;
 use super::job::{JobSpec, ENV_RANK};
 use super::memory::JobCgroup;
