@@ -55,6 +55,9 @@ int vaced_eng_set_quiet(int (*quiet)(void));
 /* The library's own wait found nothing to do: sleep while quiet() holds,
  * else offer the CPU. -1 without an engine (wait your own way). */
 int vaced_eng_idle(void);
+/* The library polls in a loop of its own: offer the core (the rank's core
+ * token to a rank waiting for one, then the CPU). Any thread, any time. */
+void vaced_eng_yield(void);
 /* Wake `rank` if it sleeps for the library: it delivered something to it.
  * Any thread, inside engine calls too, also after vaced_eng_finalize. */
 int vaced_eng_ring(int rank);

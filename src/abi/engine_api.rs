@@ -272,6 +272,15 @@ pub extern "C" fn vaced_eng_idle() -> c_int {
         .unwrap_or(-1)
 }
 
+/// The library polls in a loop of its own: offer the core (its core token
+/// to a rank waiting for one, then the CPU). Any thread, inside engine
+/// calls too; without a token (before init, after finalize) it offers the
+/// CPU only.
+#[no_mangle]
+pub extern "C" fn vaced_eng_yield() {
+    crate::transport::offer_core_anywhere();
+}
+
 /// The library put something for rank `rank` in its own shared memory:
 /// wake it if it sleeps for that. Any thread, inside engine calls too, and
 /// after [`vaced_eng_finalize`] (a peer may still wait); -1 before init or

@@ -146,21 +146,7 @@ fn run_job(
     let host_cores = std::thread::available_parallelism()
         .map(|n| n.get() as u32)
         .unwrap_or(1);
-    let cores = match mpiexec {
-        // every rank a token of its own (see `mpich`)
-        Some(_) => {
-            if let Some(c) = a.cores.filter(|&c| c < a.nranks) {
-                eprintln!(
-                    "{cmd}: note: --cores {c} is not applied to a program of vaced's MPICH: \
-                     each of its {} ranks has a core token of its own (MPICH polls while it \
-                     moves a large message, see mpich-patch/README.md)",
-                    a.nranks
-                );
-            }
-            a.nranks
-        }
-        None => a.cores.unwrap_or(host_cores).min(a.nranks),
-    };
+    let cores = a.cores.unwrap_or(host_cores).min(a.nranks);
 
     // --ranks-per-process: the block of ranks each host process runs (none:
     // one process per rank), and the executable hosts are (ourselves)

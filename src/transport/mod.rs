@@ -180,6 +180,7 @@ impl Port {
             // Full: give the core back and wait for space, moving whatever
             // reaches our own inbox aside so that nobody waits on us.
             if self.holds_token {
+                TOKEN_HOLDER.store(u32::MAX, Ordering::Relaxed);
                 tokens::release(&self.seg, self.rank);
                 self.holds_token = false;
                 gave_token = true;
@@ -443,10 +444,12 @@ impl Port {
         if !self.holds_token && !self.hosted {
             tokens::acquire(&self.seg, self.rank);
             self.holds_token = true;
+            TOKEN_HOLDER.store(self.rank, Ordering::Relaxed);
         }
     }
     pub fn release_token(&mut self) {
         if self.holds_token {
+            TOKEN_HOLDER.store(u32::MAX, Ordering::Relaxed);
             tokens::release(&self.seg, self.rank);
             self.holds_token = false;
         }
@@ -503,6 +506,23 @@ pub fn set_ring_segment(seg: Segment) {
     let _ = RING_SEGMENT.set(seg);
 }
 
+/// The rank of this process whose port holds a core token (`u32::MAX`:
+/// none), for [`offer_core_anywhere`].
+static TOKEN_HOLDER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(u32::MAX);
+
+/// The other library polls (a spin loop of its own, inside an engine call
+/// too): hand the core token this process's rank holds to a rank waiting
+/// for one, if any, and take it back in turn; then offer the CPU. Without
+/// this, a rank spinning with a token while the peer it waits for waits
+/// for one would spin for ever.
+pub fn offer_core_anywhere() {
+    let holder = TOKEN_HOLDER.load(Ordering::Relaxed);
+    if let Some(seg) = RING_SEGMENT.get().filter(|_| holder != u32::MAX) {
+        tokens::yield_(seg, holder);
+    }
+    std::thread::yield_now();
+}
+
 /// The other library delivered something to rank `j` (its own shared
 /// memory): wake it if it sleeps for that ([`Port::idle_other`], or the
 /// engine's wait with a quiet hook). False without a segment
@@ -524,7 +544,7 @@ pub fn run_idle_hook() -> bool {
     match IDLE_HOOK.get() {
         Some(hook) => {
             hook();
-            std::thread::yield_now();
+            offer_core_anywhere();
             true
         }
         None => false,
