@@ -12,11 +12,9 @@
 //! vaced job (the patch to `MPIR_Comm_commit`), as they would follow this
 //! host's nodes rather than the target's.
 //!
-//! For now every rank has a core token of its own (the job's cores are at
-//! least its ranks). A waiting rank sleeps, its core given away, when MPICH
-//! has nothing in progress, but MPICH still polls inside a call while it
-//! moves a large message, holding the rank's token: ranks waiting for a
-//! token could wait forever.
+//! `--cores` applies as for vaced's own library: the engine takes the
+//! rank's core token at the end of MPI_Init and gives it away whenever the
+//! rank sleeps or MPICH polls (see mpich-patch/README.md, "Waiting").
 use super::hosts::Block;
 use super::job::{JobSpec, ENV_RANK};
 use super::memory::JobCgroup;
