@@ -14,8 +14,13 @@ pub trait Agree {
     /// In-place allgather: `buf` holds one equal block per member, mine at
     /// my position.
     fn allgather(&mut self, ranks: &[u32], me: usize, ctx: u32, buf: &mut [u8]);
-    /// Allreduce of `buf` (32-bit ints) with bitwise AND (MPI_BAND).
+    /// Allreduce of `buf` (32-bit ints) with bitwise AND (MPI_BAND), a
+    /// context-id mask: one more int is reduced with it, as MPICH 4.0.2
+    /// does (its `ALL_OWN_MASK_FLAG`, [`with_flag`]).
     fn allreduce_band(&mut self, ranks: &[u32], me: usize, ctx: u32, buf: &mut [u8]);
+    /// Broadcast of one int from the first member (MPICH 4.0.2's
+    /// sequence number of a new communicator, `init_comm_seq`).
+    fn bcast_int(&mut self, ranks: &[u32], me: usize, ctx: u32);
     /// The target node of a world rank.
     fn node_of(&self, world_rank: u32) -> u32;
 }
@@ -44,12 +49,34 @@ impl<L: Link> Agree for Core<L> {
             builtin: true,
             apply: &mut and,
         };
-        coll::allreduce::allreduce(&mut c, buf, 4, &mut op);
+        with_flag(buf, |b| coll::allreduce::allreduce(&mut c, b, 4, &mut op));
+    }
+
+    fn bcast_int(&mut self, ranks: &[u32], me: usize, ctx: u32) {
+        let mut c = coll::Comm {
+            core: self,
+            ranks,
+            me,
+            ctx,
+        };
+        coll::bcast::bcast(&mut c, &mut [0u8; 4], 0);
     }
 
     fn node_of(&self, world_rank: u32) -> u32 {
         self.model().node_of(world_rank)
     }
+}
+
+/// Reduce a context-id mask `buf` as MPICH 4.0.2 does (`reduce`): with its
+/// trailing flag int (`ALL_OWN_MASK_FLAG`, 1: the mask is the process's
+/// own, or ignored; vaced's blocking constructors always contribute such
+/// a mask), which costs its 4 bytes in every message and is dropped after.
+pub fn with_flag(buf: &mut [u8], reduce: impl FnOnce(&mut [u8])) {
+    let mut full = Vec::with_capacity(buf.len() + 4);
+    full.extend_from_slice(buf);
+    full.extend_from_slice(&1u32.to_ne_bytes());
+    reduce(&mut full);
+    buf.copy_from_slice(&full[..buf.len()]);
 }
 
 #[cfg(test)]

@@ -75,6 +75,10 @@ pub struct Comm {
     /// The remote group and send context of an intercommunicator
     /// (`crate::mpi::intercomm`); None for an intracommunicator.
     pub inter: Option<Arc<crate::mpi::intercomm::Inter>>,
+    /// MPICH's "tainted": made by MPI_Intercomm_merge, or derived from a
+    /// communicator that was. Such communicators get no sequence number
+    /// broadcast when they are made ([`crate::mpi::state::World::commit`]).
+    pub tainted: bool,
 }
 
 impl Comm {
@@ -92,6 +96,7 @@ impl Comm {
             graph: None,
             nbc_seq: 0,
             inter: None,
+            tainted: false,
         }
     }
 

@@ -60,6 +60,27 @@ pub(crate) fn split_members(p: &Comm, table: &[u8], color: c_int) -> (Vec<u32>, 
 /// processes that share memory (in vaced, a target node).
 pub const HW_SHARED_MEMORY: &str = "mpi_shared_memory";
 
+impl<E: Backend + Agree> World<E> {
+    /// [`World::commit`] of `c` made from `parent`, or MPI_COMM_NULL.
+    pub(crate) fn register(&mut self, c: Option<Comm>, parent: &Comm) -> MPI_Comm {
+        c.map_or(sys::MPI_COMM_NULL, |c| self.commit(c, parent.tainted))
+    }
+
+    /// A new communicator `c` is ready: as MPICH 4.0.2's `MPIR_Comm_commit`,
+    /// an intracommunicator that is not `tainted` (made by
+    /// MPI_Intercomm_merge or from one that was) gets a sequence number
+    /// broadcast from its rank 0 (an int, `init_comm_seq`), which costs
+    /// those messages. Nonblocking constructors (`comm_idup`) do not.
+    pub(crate) fn commit(&mut self, mut c: Comm, tainted: bool) -> MPI_Comm {
+        c.tainted = tainted;
+        if !c.is_inter() && !tainted {
+            self.ep
+                .bcast_int(c.group.ranks(), c.my_rank as usize, c.ctx);
+        }
+        self.comms.insert(c)
+    }
+}
+
 impl<E: Backend + Agree + InterOps> World<E> {
     /// Agree on a new context id over `parent` (collective); a member of
     /// the new communicator takes it, a non-member does not constrain it.
@@ -92,7 +113,7 @@ impl<E: Backend + Agree + InterOps> World<E> {
         c.hints = p.hints;
         c.graph = p.graph.clone();
         c.attrs = self.comms.adopt_attrs(attrs);
-        Ok(self.comms.insert(c))
+        Ok(self.commit(c, p.tainted))
     }
 
     /// The (color, key) split of `p`: this process's part (not registered),
@@ -118,9 +139,6 @@ impl<E: Backend + Agree + InterOps> World<E> {
         )))
     }
 
-    pub(crate) fn register(&mut self, c: Option<Comm>) -> MPI_Comm {
-        c.map_or(sys::MPI_COMM_NULL, |c| self.comms.insert(c))
-    }
 
     /// MPI_Comm_split: MPI_COMM_NULL for MPI_UNDEFINED.
     pub fn comm_split(&mut self, comm: MPI_Comm, color: c_int, key: c_int) -> MpiResult<MPI_Comm> {
@@ -129,7 +147,7 @@ impl<E: Backend + Agree + InterOps> World<E> {
             return self.inter_split(&p, color, key);
         }
         let c = self.split(&p, color, key)?;
-        Ok(self.register(c))
+        Ok(self.register(c, &p))
     }
 
     /// MPI_Comm_split_type: MPI_COMM_TYPE_SHARED groups the ranks that run
@@ -183,7 +201,7 @@ impl<E: Backend + Agree + InterOps> World<E> {
             return self.inter_split(&p, color, key);
         }
         let c = self.split(&p, color, key)?;
-        Ok(self.register(c))
+        Ok(self.register(c, &p))
     }
 
     /// MPI_Comm_create: `group` must be a subgroup of the parent's.
@@ -205,7 +223,7 @@ impl<E: Backend + Agree + InterOps> World<E> {
         let mine = g.rank_of(self.rank());
         let ctx = self.new_context(&p, mine.is_some())?;
         let c = mine.map(|r| Comm::new(ctx, g.clone(), r, p.errhandler));
-        Ok(self.register(c))
+        Ok(self.register(c, &p))
     }
 
     /// MPI_Cart_create. Ranks are kept (reorder changes nothing), but with
@@ -255,7 +273,7 @@ impl<E: Backend + Agree + InterOps> World<E> {
             )));
             c
         });
-        Ok(self.register(c))
+        Ok(self.register(c, &p))
     }
 
     /// MPI_Cart_sub: a split by the coordinates dropped, ordered by those
@@ -323,6 +341,13 @@ mod tests {
             );
         }
         fn allreduce_band(&mut self, ranks: &[u32], _: usize, _: u32, _: &mut [u8]) {
+            assert_eq!(
+                ranks.len(),
+                1,
+                "the fake runs single-member collectives only"
+            );
+        }
+        fn bcast_int(&mut self, ranks: &[u32], _: usize, _: u32) {
             assert_eq!(
                 ranks.len(),
                 1,

@@ -84,7 +84,7 @@ impl<L: Link> AgreeGroup for Core<L> {
             builtin: true,
             apply: &mut and,
         };
-        allreduce_group(&mut c, buf, &mut op, tag);
+        crate::mpi::agree::with_flag(buf, |b| allreduce_group(&mut c, b, &mut op, tag));
     }
 }
 
@@ -166,7 +166,7 @@ impl<E: Backend + Agree + AgreeGroup + crate::mpi::intercomm::InterOps> World<E>
         let id = lowest_free(&mask)?;
         self.comms.ctx_mask.take(id);
         let c = Comm::new(id, g.clone(), me, p.errhandler);
-        Ok(self.comms.insert(c))
+        Ok(self.commit(c, p.tainted))
     }
 
     /// MPI_Comm_dup_with_info, once the copy callbacks have given the

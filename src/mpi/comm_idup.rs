@@ -229,6 +229,10 @@ impl Agreement {
             }
         };
         self.first = false;
+        // MPICH 4.0.2 reduces one more int, its ALL_OWN_MASK_FLAG (1: the
+        // mask is this agreement's own, or ignored), dropped once reduced
+        let mut data = data;
+        data.extend_from_slice(&u32::from(own || !self.member).to_ne_bytes());
         let mut s = iallreduce::iallreduce(&self.comm(), data, 4, band_op());
         if let Some(t) = self.retry_at {
             s.start_at(t);
@@ -308,7 +312,8 @@ impl Agreement {
                     };
                     self.cursor = self.cursor.max(t);
                     let own = *own;
-                    let reduced = std::mem::take(&mut s.bufs[0]);
+                    let mut reduced = std::mem::take(&mut s.bufs[0]);
+                    reduced.truncate(MASK_BYTES);
                     if own {
                         self.reg.0.borrow_mut().release(self.key);
                         core.resweep_compounds();

@@ -244,7 +244,7 @@ impl<E: Backend + Agree + crate::mpi::intercomm::InterOps> World<E> {
         let ctx = self.new_context(p, true)?;
         let mut c = Comm::new(ctx, p.group.clone(), p.my_rank, p.errhandler);
         c.graph = Some(Arc::new(GraphTopo::Dist(g)));
-        Ok(self.comms.insert(c))
+        Ok(self.commit(c, p.tainted))
     }
 
     /// MPI_Dist_graph_create_adjacent.
@@ -339,7 +339,7 @@ impl<E: Backend + Agree + EdgeExchange + crate::mpi::intercomm::InterOps> World<
             destweights,
             weighted,
         })));
-        Ok(self.comms.insert(c))
+        Ok(self.commit(c, p.tainted))
     }
 }
 

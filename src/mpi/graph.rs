@@ -263,7 +263,7 @@ impl<E: Backend + Agree + crate::mpi::intercomm::InterOps> World<E> {
                 })));
                 c
             });
-        Ok(self.register(c))
+        Ok(self.register(c, &p))
     }
 }
 

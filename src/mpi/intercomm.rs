@@ -419,7 +419,7 @@ impl<E: Backend + Agree + InterOps> World<E> {
             my_rank as u32,
             c.errhandler,
         );
-        Ok(self.comms.insert(n))
+        Ok(self.commit(n, true))
     }
 
     /// MPI_Comm_dup of an intercommunicator (`p`), once the copy callbacks

@@ -171,7 +171,7 @@ pub fn string_tag(s: &[u8]) -> i32 {
     (h & 0x7fff_ffff) as i32
 }
 
-impl<E: Backend + AgreeGroup> World<E> {
+impl<E: Backend + AgreeGroup + crate::mpi::agree::Agree> World<E> {
     /// MPI_Group_from_session_pset: a new group of process set `name`.
     pub fn group_from_pset(&mut self, session: MPI_Session, name: &str) -> MpiResult<MPI_Group> {
         self.sessions.get(session)?;
@@ -225,7 +225,7 @@ impl<E: Backend + AgreeGroup> World<E> {
         let id = lowest_free(&mask)?;
         self.comms.ctx_mask.take(id);
         let c = Comm::new(id, g.clone(), me, errhandler);
-        Ok(self.comms.insert(c))
+        Ok(self.commit(c, false))
     }
 }
 
