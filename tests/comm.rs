@@ -705,7 +705,13 @@ fn xch(t: u64, sent: u64, peer_t: u64, got: u64) -> u64 {
 fn mask_allreduce(t: [u64; 4]) -> [u64; 4] {
     let piece = [68, 64, 64, 64];
     // bytes rank r sends at each step (what the peer sends is the peer's)
-    let halves = |r: usize| if r % 2 == 0 { piece[2] + piece[3] } else { piece[0] + piece[1] };
+    let halves = |r: usize| {
+        if r % 2 == 0 {
+            piece[2] + piece[3]
+        } else {
+            piece[0] + piece[1]
+        }
+    };
     let quarter_out = [piece[1], piece[3], piece[0], piece[2]];
     let quarter_in = [piece[0], piece[2], piece[1], piece[3]];
     let step = |t: [u64; 4], d: usize, out: &dyn Fn(usize) -> u64| {
@@ -718,7 +724,13 @@ fn mask_allreduce(t: [u64; 4]) -> [u64; 4] {
     let t = step(t, 1, &halves);
     let t = step(t, 2, &|r| quarter_out[r]);
     let t = step(t, 2, &|r| quarter_in[r]);
-    let whole = |r: usize| if r % 2 == 0 { piece[0] + piece[1] } else { piece[2] + piece[3] };
+    let whole = |r: usize| {
+        if r % 2 == 0 {
+            piece[0] + piece[1]
+        } else {
+            piece[2] + piece[3]
+        }
+    };
     step(t, 1, &whole)
 }
 

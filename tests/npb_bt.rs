@@ -83,9 +83,10 @@ fn bt_class_s_verifies_on_4_ranks_of_tianhe1a() {
 ///
 /// Collectives (src/coll, MPICH 4.0.2's algorithms): MPI_Comm_split, an
 /// allgather of (color, key) by recursive doubling (8 then 16 bytes) and a
-/// context id (an allreduce of 256 bytes by reduce-scatter + allgather: 4
-/// messages of 128, 64, 64 and 128 bytes); each MPI_Comm_dup one more such
-/// allreduce; six binomial
+/// context id (an allreduce of 65 ints by reduce-scatter + allgather:
+/// `npb::context_id_traffic`); each MPI_Comm_dup one more such allreduce;
+/// each of the three new communicators (all 4 ranks) its sequence number
+/// (`npb::seq_bcast_traffic`); six binomial
 /// MPI_Bcast from rank 0 (4 + 8 + 12 + 4 + 4 + 4 bytes: rank 0 sends each
 /// to ranks 2 and 1, rank 2 to rank 3); two MPI_Barrier by dissemination
 /// (2 empty messages per rank each); two MPI_Allreduce of 5 doubles by
@@ -100,7 +101,11 @@ fn expected_traffic(rank: u64) -> (u64, u64) {
     let p2p_msgs = (adi_steps + 1) * 6 + adi_steps * 3 * 2;
     let p2p_bytes = (adi_steps + 1) * 6 * face + adi_steps * 3 * (fwd + back);
 
-    let comms = (2 + 3 * 4, 8 + 16 + 3 * 384);
+    let (ctx, seq) = (
+        npb::context_id_traffic(rank, 4),
+        npb::seq_bcast_traffic(rank, 4),
+    );
+    let comms = (2 + 3 * (ctx.0 + seq.0), 8 + 16 + 3 * (ctx.1 + seq.1));
     let bcast_bytes = 4 + 8 + 12 + 4 + 4 + 4;
     let bcasts = match rank {
         0 => (12, 2 * bcast_bytes),
@@ -122,10 +127,13 @@ fn expected_traffic(rank: u64) -> (u64, u64) {
 fn bt_class_s_messages_and_virtual_time_are_exact() {
     // Hand check of the formula: 3,077 messages and 14,333,796 bytes in
     // all (the 13.7 MiB vaced prints for the 4 ranks).
-    assert_eq!(expected_traffic(0), (776, 3_583_496));
-    assert_eq!(expected_traffic(1), (765, 3_583_416));
-    assert_eq!(expected_traffic(2), (771, 3_583_468));
-    assert_eq!(expected_traffic(3), (765, 3_583_416));
+    // (each new communicator: a context id of 392 bytes from ranks 0 and
+    // 2, 388 from 1 and 3; a sequence number: 2 x 4 bytes from rank 0, 4
+    // from rank 2)
+    assert_eq!(expected_traffic(0), (782, 3_583_544));
+    assert_eq!(expected_traffic(1), (765, 3_583_428));
+    assert_eq!(expected_traffic(2), (774, 3_583_504));
+    assert_eq!(expected_traffic(3), (765, 3_583_428));
     let Some(prog) = bt() else {
         return;
     };

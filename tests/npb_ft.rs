@@ -95,33 +95,34 @@ fn binomial_children(r: u64, p: u64) -> u64 {
     }
 }
 
-/// (messages, bytes) rank r of p = 2**k sends in NPB FT class S, when the
-/// FFTs' transposes cost `per_fft` = (messages, bytes) per rank:
+/// (messages, bytes) rank r of p = 2**k sends in NPB FT class S on a grid
+/// of p / np2 x np2 ranks, when the FFTs' transposes cost `per_fft` =
+/// (messages, bytes) per rank:
 /// * setup: 5 MPI_Bcast of 4 bytes from rank 0 (np1, np2, layout, niter,
 ///   the timer flag; binomial), and 2 MPI_Comm_split of MPI_COMM_WORLD,
 ///   each (as MPICH builds it) an allgather of (color, key), 8 bytes per
-///   rank, by recursive doubling (k messages, 8 (p - 1) bytes) and the
-///   context id, an allreduce(BAND) of 64 ints: by reduce-scatter +
-///   allgather when p <= 64 (MPICH 4.0.2 above 8 bytes, when the count is
-///   at least p: 2k messages, halving from 128 bytes and back, 2 x 256 (p
-///   - 1) / p bytes), else by recursive doubling (k messages of 256 bytes);
+///   rank, by recursive doubling (k messages, 8 (p - 1) bytes), the
+///   context id (`npb::context_id_traffic`), and the new communicator's
+///   sequence number (`npb::seq_bcast_traffic`): commslice1 has np2 ranks,
+///   r's rank r % np2 in it; commslice2 p / np2, r's rank r / np2;
 /// * MPI_Barrier (dissemination): k empty messages;
 /// * 2 + NITER 3-D FFTs (one untimed, one forward, one inverse per step);
 /// * NITER checksums: MPI_Reduce of one double complex (16 bytes) to rank
 ///   0, binomially: one message from every other rank.
-fn expected_traffic(r: u64, p: u64, per_fft: (u64, u64)) -> (u64, u64) {
+fn expected_traffic(r: u64, p: u64, np2: u64, per_fft: (u64, u64)) -> (u64, u64) {
     let k = u64::from(p.trailing_zeros());
     let bcast = binomial_children(r, p);
-    let context = if p <= 64 {
-        (2 * k, 2 * 256 * (p - 1) / p)
-    } else {
-        (k, 256 * k)
-    };
-    let split = (k + context.0, 8 * (p - 1) + context.1);
+    let context = npb::context_id_traffic(r, p);
+    let seq1 = npb::seq_bcast_traffic(r % np2, np2);
+    let seq2 = npb::seq_bcast_traffic(r / np2, p / np2);
+    let split = (
+        2 * (k + context.0) + seq1.0 + seq2.0,
+        2 * (8 * (p - 1) + context.1) + seq1.1 + seq2.1,
+    );
     let reduce = u64::from(r != 0);
     let ffts = 2 + NITER;
-    let msgs = 5 * bcast + 2 * split.0 + k + ffts * per_fft.0 + NITER * reduce;
-    let bytes = 5 * 4 * bcast + 2 * split.1 + ffts * per_fft.1 + NITER * 16 * reduce;
+    let msgs = 5 * bcast + split.0 + k + ffts * per_fft.0 + NITER * reduce;
+    let bytes = 5 * 4 * bcast + split.1 + ffts * per_fft.1 + NITER * 16 * reduce;
     (msgs, bytes)
 }
 
@@ -130,7 +131,7 @@ fn expected_traffic(r: u64, p: u64, per_fft: (u64, u64)) -> (u64, u64) {
 /// limit: pairwise exchange, 3 messages).
 fn traffic_1d(r: u64) -> (u64, u64) {
     let block = N * N * N / 4 / 4 * 16;
-    expected_traffic(r, 4, (3, 3 * block))
+    expected_traffic(r, 4, 4, (3, 3 * block))
 }
 
 /// 2D layout on 128 ranks, a 64 x 2 grid: rank r holds (64, 1, 32) points.
@@ -142,17 +143,18 @@ fn traffic_1d(r: u64) -> (u64, u64) {
 fn traffic_2d(r: u64) -> (u64, u64) {
     let local = N * N * N / 128;
     let per_fft = (64 + 2, 64 * (local / 64 * 16) + 2 * (local / 2 * 16));
-    expected_traffic(r, 128, per_fft)
+    expected_traffic(r, 128, 2, per_fft)
 }
 
 #[test]
 fn ft_class_s_messages_and_virtual_time_are_exact() {
     // Hand check of the formula: rank 0 sends 5 x 2 bcast + 2 x 6 split +
-    // 2 barrier + 8 x 3 alltoall messages, 6 MiB of them alltoall blocks;
-    // a split is 24 bytes of allgather and 384 of allreduce.
-    assert_eq!(traffic_1d(0), (48, 6 * 1024 * 1024 + 40 + 816));
-    assert_eq!(traffic_1d(2), (49, 6 * 1024 * 1024 + 20 + 816 + 96));
-    assert_eq!(traffic_1d(3), (44, 6 * 1024 * 1024 + 816 + 96));
+    // 2 sequence numbers (commslice1 of 4 ranks) + 2 barrier + 8 x 3
+    // alltoall messages, 6 MiB of them alltoall blocks; a split is 24
+    // bytes of allgather and 392 of allreduce (388 from ranks 1 and 3).
+    assert_eq!(traffic_1d(0), (50, 6 * 1024 * 1024 + 40 + 2 * 416 + 8));
+    assert_eq!(traffic_1d(2), (50, 6 * 1024 * 1024 + 20 + 2 * 416 + 96 + 4));
+    assert_eq!(traffic_1d(3), (44, 6 * 1024 * 1024 + 2 * 412 + 96));
     let Some(prog) = ft() else {
         return;
     };
@@ -161,10 +163,15 @@ fn ft_class_s_messages_and_virtual_time_are_exact() {
 
 #[test]
 fn ft_class_s_2d_layout_on_128_ranks_verifies_with_exact_messages() {
-    // rank 0: 5 x 7 bcast + 2 x 14 split + 7 barrier + 8 x 66 alltoall
-    // (the split's context id: 64 ints on 128 ranks, recursive doubling).
-    assert_eq!(traffic_2d(0).0, 35 + 28 + 7 + 528);
-    assert_eq!(traffic_2d(0).1, 140 + 2 * (1016 + 1792) + 8 * 65536);
+    // rank 0: 5 x 7 bcast + 2 x 14 split + 1 + 6 sequence numbers
+    // (commslice1 of 2 ranks, commslice2 of 64) + 7 barrier + 8 x 66
+    // alltoall (the split's context id: 65 ints on 128 ranks, recursive
+    // doubling).
+    assert_eq!(traffic_2d(0).0, 35 + 28 + 7 + 7 + 528);
+    assert_eq!(
+        traffic_2d(0).1,
+        140 + 2 * (1016 + 7 * 260) + 7 * 4 + 8 * 65536
+    );
     let Some(prog) = ft() else {
         return;
     };

@@ -173,8 +173,9 @@ fn sp_traffic(rank: u64, p: u64) -> (u64, u64) {
 /// then the set-up and the collectives (src/coll, MPICH 4.0.2's algorithms
 /// on 4 ranks): MPI_Comm_split (an allgather of 8 bytes per rank by
 /// recursive doubling: 8 + 16 bytes sent, then a context id: an allreduce
-/// of 256 bytes by reduce-scatter + allgather, 4 messages of 128, 64, 64 and
-/// 128 bytes) and two MPI_Comm_dup (a context id each); four binomial
+/// of 65 ints by reduce-scatter + allgather, `npb::context_id_traffic`)
+/// and two MPI_Comm_dup (a context id each), each new communicator with
+/// its sequence number (`npb::seq_bcast_traffic`); four binomial
 /// MPI_Bcast from rank 0 (4, 8, 12 and 4 bytes: rank 0 sends to 2 and 1,
 /// rank 2 to 3); two MPI_Barrier (2 empty messages each); two MPI_Allreduce
 /// of five doubles by reduce-scatter + allgather (pieces of 2, 1, 1, 1
@@ -182,7 +183,11 @@ fn sp_traffic(rank: u64, p: u64) -> (u64, u64) {
 /// 3); MPI_Reduce of the time to rank 0 (ranks 1, 2 and 3 send 8 bytes).
 fn expected_traffic(rank: u64) -> (u64, u64) {
     let (msgs, bytes) = sp_traffic(rank, 4);
-    let setup = (2 + 3 * 4, 8 + 16 + 3 * 384);
+    let (ctx, seq) = (
+        npb::context_id_traffic(rank, 4),
+        npb::seq_bcast_traffic(rank, 4),
+    );
+    let setup = (2 + 3 * (ctx.0 + seq.0), 8 + 16 + 3 * (ctx.1 + seq.1));
     let bcast = match rank {
         0 => (8, 2 * (4 + 8 + 12 + 4)),
         2 => (4, 4 + 8 + 12 + 4),
@@ -207,9 +212,9 @@ fn sp_class_s_messages_and_virtual_time_are_exact() {
         sp_traffic(0, 4),
         (102 * 6 + 101 * 6, 102 * 17_280 + 101 * 19_200)
     );
-    assert_eq!(expected_traffic(0), (1252, 3_703_120));
-    assert_eq!(expected_traffic(1), (1245, 3_703_056));
-    assert_eq!(expected_traffic(2), (1249, 3_703_100));
+    assert_eq!(expected_traffic(0), (1258, 3_703_168));
+    assert_eq!(expected_traffic(1), (1245, 3_703_068));
+    assert_eq!(expected_traffic(2), (1252, 3_703_136));
     let Some(prog) = sp() else {
         return;
     };

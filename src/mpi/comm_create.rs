@@ -139,7 +139,6 @@ impl<E: Backend + Agree + InterOps> World<E> {
         )))
     }
 
-
     /// MPI_Comm_split: MPI_COMM_NULL for MPI_UNDEFINED.
     pub fn comm_split(&mut self, comm: MPI_Comm, color: c_int, key: c_int) -> MpiResult<MPI_Comm> {
         let p = self.parent(comm)?;

@@ -244,3 +244,46 @@ pub fn check_exact_traffic(
         }
     }
 }
+
+/// (messages, bytes) rank `r` of `p` (a power of two) sends when MPICH
+/// 4.0.2 agrees on a context id over `p` ranks: an allreduce (MPI_BAND) of
+/// 65 ints (the 64-int mask and its flag int). By reduce-scatter +
+/// allgather when 65 >= p (pieces of 65 / p ints, the first 65 % p of
+/// them one more): a rank sends, over the two phases, the range it holds
+/// before each halving step (all 65 ints, then the half it keeps, ...): 2
+/// log2(p) messages. Else by recursive doubling: log2(p) messages of 260
+/// bytes.
+pub fn context_id_traffic(r: u64, p: u64) -> (u64, u64) {
+    const INTS: u64 = 65;
+    let k = u64::from(p.trailing_zeros());
+    if INTS < p {
+        return (k, 4 * INTS * k);
+    }
+    let piece = |i: u64| INTS / p + u64::from(i < INTS % p);
+    let (mut lo, mut hi, mut sent) = (0, p, 0);
+    let mut mask = 1;
+    while mask < p {
+        sent += (lo..hi).map(piece).sum::<u64>();
+        let mid = lo + (hi - lo) / 2;
+        if r & mask == 0 {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+        mask <<= 1;
+    }
+    (2 * k, 4 * sent)
+}
+
+/// (messages, bytes) rank `r` of a new communicator of `p` ranks (a power
+/// of two) sends for MPICH 4.0.2's sequence number of that communicator:
+/// a binomial broadcast of one int from its rank 0 (the root sends
+/// log2(p) messages, rank r the trailing zeros of r).
+pub fn seq_bcast_traffic(r: u64, p: u64) -> (u64, u64) {
+    let n = if r == 0 {
+        u64::from(p.trailing_zeros())
+    } else {
+        u64::from(r.trailing_zeros()).min(u64::from(p.trailing_zeros()))
+    };
+    (n, 4 * n)
+}
