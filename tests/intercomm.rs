@@ -254,27 +254,37 @@ impl Node {
     /// MPIC_Sendrecv between `a` and `b`: the receive posted, the send
     /// started (complete at its copy), then the receive waited for.
     fn exchange(&mut self, a: usize, b: usize, n: u64) {
+        self.exchange_sizes(a, b, n, n);
+    }
+    /// [`Node::exchange`] in which `a` sends `na` bytes and `b` sends `nb`.
+    fn exchange_sizes(&mut self, a: usize, b: usize, na: u64, nb: u64) {
         let (pa, pb) = (self.t[a], self.t[b]);
-        let (to_b, to_a) = (pa + m(n) + model::link(n, 0), pb + m(n) + model::link(n, 0));
-        let da = self.arrive(a, to_a, pa, pa + m(n), n);
-        let db = self.arrive(b, to_b, pb, pb + m(n), n);
-        self.waits[a].push((pa + m(n), da));
-        self.waits[b].push((pb + m(n), db));
+        let (to_b, to_a) = (
+            pa + m(na) + model::link(na, 0),
+            pb + m(nb) + model::link(nb, 0),
+        );
+        let da = self.arrive(a, to_a, pa, pa + m(na), nb);
+        let db = self.arrive(b, to_b, pb, pb + m(nb), na);
+        self.waits[a].push((pa + m(na), da));
+        self.waits[b].push((pb + m(nb), db));
         self.t[a] = da;
         self.t[b] = db;
     }
 }
 
 /// At cpu.scale = 0, 4 ranks on one node, A = {0, 1}, B = {2, 3} (made by
-/// MPI_Comm_split of the world, which ends at the same time on every rank).
+/// MPI_Comm_split of the world; every rank then computes until 1 us).
 ///
 /// MPI_Intercomm_create (leaders: local rank 0, peer MPI_COMM_WORLD) sends,
 /// in MPICH's order: the leaders exchange sizes (4 bytes) and process ids
 /// (2 x 8 bytes); each leader broadcasts (remote size, is_low) (8 bytes) and
 /// the remote ids (16 bytes) to its partner (a binomial Bcast on 2 ranks is
 /// one send); the PG-info allreduce (4 bytes) is one exchange in a group of
-/// 2, the context-mask allreduce (256 bytes) two of 128 (reduce-scatter +
-/// allgather, which MPICH 4.0.2 takes above 8 bytes); the leaders
+/// 2, the context-mask allreduce (65 ints with MPICH 4.0.2's flag: pieces
+/// of 33 and 32 ints) two (reduce-scatter + allgather, which MPICH 4.0.2
+/// takes above 8 bytes: the lower rank sends 128 bytes, then 132; the
+/// higher 132, then 128); the local group gets no sequence number (MPICH
+/// marks it tainted) nor does the intercommunicator; the leaders
 /// swap context ids (2 bytes) and broadcast the remote one (4 bytes).
 ///
 /// Then MPI_Bcast of b bytes from A's rank 0 (MPI_ROOT) to B: the root
@@ -292,6 +302,7 @@ fn intercomm_create_and_bcast_cost_their_messages() {
         assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
         let t = common::times_by_rank_op(&job.stdout, "t");
         let t0 = t[&(0, "start".to_string())];
+        assert_eq!(t0, 1_000_000, "the program computes until 1 us");
         let mut n = Node::new(4, t0);
         n.exchange(0, 2, 4);
         n.exchange(0, 2, 16);
@@ -301,9 +312,9 @@ fn intercomm_create_and_bcast_cost_their_messages() {
         n.send(2, 3, 16);
         n.exchange(0, 1, 4);
         n.exchange(2, 3, 4);
-        for _ in 0..2 {
-            n.exchange(0, 1, 128);
-            n.exchange(2, 3, 128);
+        for (lower, higher) in [(128, 132), (132, 128)] {
+            n.exchange_sizes(0, 1, lower, higher);
+            n.exchange_sizes(2, 3, lower, higher);
         }
         n.exchange(0, 2, 2);
         n.send(0, 1, 4);

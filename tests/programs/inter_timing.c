@@ -2,8 +2,9 @@
  * MPI_Bcast (run at cpu.scale = 0 on 4 ranks).
  *
  * usage: inter_timing BYTES
- * Groups A = world ranks {0, 1}, B = {2, 3} (MPI_Comm_split of the world);
- * MPI_Intercomm_create with local leader 0 and peer MPI_COMM_WORLD; then
+ * Groups A = world ranks {0, 1}, B = {2, 3} (MPI_Comm_split of the world,
+ * after which every rank computes until 1 us, so that the next step starts
+ * at the same time everywhere); MPI_Intercomm_create with local leader 0 and peer MPI_COMM_WORLD; then
  * an MPI_Bcast of BYTES bytes from A's rank 0 (MPI_ROOT; A's rank 1 passes
  * MPI_PROC_NULL) to B.
  * Lines: t rank=R op=start|create|bcast t=<MPI_Wtime after the step, %.17g>
@@ -20,6 +21,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm local, ic;
     MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : 1, rank, &local);
+    MPIX_Vaced_compute(1e-6 - MPI_Wtime());
     printf("t rank=%d op=start t=%.17g\n", rank, MPI_Wtime());
     MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, rank < 2 ? 2 : 0, 3, &ic);
     printf("t rank=%d op=create t=%.17g\n", rank, MPI_Wtime());
