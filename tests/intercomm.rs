@@ -5,7 +5,7 @@
 //! to the picosecond, on 1 and 2 host cores.
 mod common;
 
-use common::model::{self, m};
+use common::model::{m, Node};
 use common::{fmt_ps, program, Run, CORE_VARIANTS};
 use std::collections::BTreeSet;
 
@@ -206,69 +206,6 @@ fn intercommunicator_results() {
             "rank {w}: missing {missing:#?}\nunexpected {extra:#?}\n{}",
             job.dump()
         );
-    }
-}
-
-/// Clocks of ranks on one target node, advanced message by message with
-/// the model's equations (eager messages only). A message of b bytes sent
-/// at t arrives at ta = t + M(b) + L(b, 0) = t + 2 M(b). A receive posted at
-/// p and waited for from w (Algorithm 3 and the unexpected-queue rule):
-/// * ta >= w: dealt with on arrival, complete at ta + M(b);
-/// * ta inside an earlier waiting interval of the receiver: dealt with then
-///   (into the unexpected queue if the receive was not posted yet): the
-///   receive completes at max(ta, p) + M(b);
-/// * otherwise: dealt with at w, complete at w + M(b);
-///
-/// and the wait ends at the later of w and the completion.
-struct Node {
-    t: Vec<u64>,
-    waits: Vec<Vec<(u64, u64)>>,
-}
-
-impl Node {
-    fn new(n: usize, t0: u64) -> Node {
-        Node {
-            t: vec![t0; n],
-            waits: vec![Vec::new(); n],
-        }
-    }
-    fn arrive(&self, r: usize, ta: u64, p: u64, w: u64, b: u64) -> u64 {
-        let done = if ta >= w {
-            ta + m(b)
-        } else if self.waits[r].iter().any(|&(s, e)| s <= ta && ta <= e) {
-            ta.max(p) + m(b)
-        } else {
-            w + m(b)
-        };
-        done.max(w)
-    }
-    /// MPIC_Send from `s` to `r`, which is in the matching blocking receive.
-    fn send(&mut self, s: usize, r: usize, b: u64) {
-        let ta = self.t[s] + m(b) + model::link(b, 0);
-        self.t[s] += m(b);
-        let w = self.t[r];
-        let done = self.arrive(r, ta, w, w, b);
-        self.waits[r].push((w, done));
-        self.t[r] = done;
-    }
-    /// MPIC_Sendrecv between `a` and `b`: the receive posted, the send
-    /// started (complete at its copy), then the receive waited for.
-    fn exchange(&mut self, a: usize, b: usize, n: u64) {
-        self.exchange_sizes(a, b, n, n);
-    }
-    /// [`Node::exchange`] in which `a` sends `na` bytes and `b` sends `nb`.
-    fn exchange_sizes(&mut self, a: usize, b: usize, na: u64, nb: u64) {
-        let (pa, pb) = (self.t[a], self.t[b]);
-        let (to_b, to_a) = (
-            pa + m(na) + model::link(na, 0),
-            pb + m(nb) + model::link(nb, 0),
-        );
-        let da = self.arrive(a, to_a, pa, pa + m(na), nb);
-        let db = self.arrive(b, to_b, pb, pb + m(nb), na);
-        self.waits[a].push((pa + m(na), da));
-        self.waits[b].push((pb + m(nb), db));
-        self.t[a] = da;
-        self.t[b] = db;
     }
 }
 

@@ -7,19 +7,32 @@
 //! session error handlers give what MPI-4 (and MPICH) give.
 mod common;
 
-use common::model::{self, m};
+use common::model::{self, m, Node};
 use common::{fmt_ps, fortran_program, program, records, report, scratch, Run, CORE_VARIANTS};
 
-/// One exchange of `b` bytes between two ranks of one target node that
-/// send at the same time (as in tests/comm.rs): copy out, link, copy in.
-fn e(b: u64) -> u64 {
-    2 * m(b) + model::link(b, 0)
+/// Recursive doubling over 4 ranks of one node: exchanges of `b` bytes
+/// between ranks 1 apart, then 2 apart.
+fn doubling4(n: &mut Node, b: u64) {
+    for (x, y) in [(0, 1), (2, 3), (0, 2), (1, 3)] {
+        n.exchange(x, y, b);
+    }
 }
 
-/// The context-id agreement of a communicator constructor over 4 ranks
-/// (an allreduce of the 256-byte mask, recursive doubling: 2 exchanges).
-fn agreement4() -> u64 {
-    2 * e(256)
+/// A communicator made over 4 ranks of one node (MPI_Comm_create_group,
+/// MPI_Comm_create_from_group): the context-id agreement (an allreduce of
+/// the mask and MPICH 4.0.2's flag, 65 ints, by recursive doubling over the
+/// group), then the new communicator's sequence number (a binomial
+/// broadcast of 4 bytes from rank 0: to 2, then to 1; 2 to 3).
+fn create4(n: &mut Node) {
+    doubling4(n, 260);
+    n.send(0, 2, 4);
+    n.send(0, 1, 4);
+    n.send(2, 3, 4);
+}
+
+/// MPI_Allreduce of one int over 4 ranks (recursive doubling).
+fn allreduce4(n: &mut Node) {
+    doubling4(n, 4);
 }
 
 /// At cpu.scale = 0, on 4 ranks of one node: MPI_Comm_create_from_group on
@@ -34,10 +47,18 @@ fn agreement4() -> u64 {
 #[test]
 fn a_session_communicator_costs_what_the_world_model_costs() {
     assert_eq!(model::hop(0, 3), 0);
-    let create = agreement4();
-    let allreduce = create + 2 * e(4);
-    assert_eq!(create, 240_750, "{}", fmt_ps(create));
-    assert_eq!(allreduce, 244_512, "{}", fmt_ps(allreduce));
+    let mut n = Node::new(4, 0);
+    create4(&mut n);
+    let create = n.t.clone();
+    allreduce4(&mut n);
+    let allreduce = n.t.clone();
+    // the agreement: 2 exchanges of 260 bytes (3 M(260) each)
+    assert_eq!(
+        create[0],
+        2 * 3 * m(260) + 2 * m(4),
+        "{}",
+        fmt_ps(create[0])
+    );
     let prog = program("session_world");
     for cores in CORE_VARIANTS {
         let mut predicted = Vec::new();
@@ -57,22 +78,24 @@ fn a_session_communicator_costs_what_the_world_model_costs() {
                 match r.get("op") {
                     "create" => {
                         assert_eq!((r.int("size"), r.int("rank_in")), (4, rank), "{}", r.line);
-                        assert_eq!(r.ps("t"), create, "{mode} cores {cores:?}: {}", r.line);
+                        let want = create[rank as usize];
+                        assert_eq!(r.ps("t"), want, "{mode} cores {cores:?}: {}", r.line);
                     }
                     "allreduce" => {
                         assert_eq!(r.int("sum"), 6, "{}", r.line);
-                        assert_eq!(r.ps("t"), allreduce, "{mode} cores {cores:?}: {}", r.line);
+                        let want = allreduce[rank as usize];
+                        assert_eq!(r.ps("t"), want, "{mode} cores {cores:?}: {}", r.line);
                     }
                     op => panic!("unexpected op {op}: {}", r.line),
                 }
             }
             let json = report::read(&rep);
-            for rank in report::ranks(&json) {
-                assert_eq!(report::vtime_ps(&rank), allreduce, "{mode}: {rank}");
-            }
+            let ends: Vec<u64> = report::ranks(&json).iter().map(report::vtime_ps).collect();
+            assert_eq!(ends, allreduce, "{mode}");
             predicted.push(report::predicted_ps(&json));
         }
-        assert_eq!(predicted, vec![allreduce; 3], "cores {cores:?}");
+        let last = *allreduce.iter().max().unwrap();
+        assert_eq!(predicted, vec![last; 3], "cores {cores:?}");
     }
 }
 
@@ -153,20 +176,33 @@ fn sessions_without_mpi_init() {
             r.line
         );
     }
-    // Before the cycles: two agreements and two Allreduces (the two
-    // sessions), the SELF communicator's (one member: no message) and a
-    // message to itself (copied once, into the receive buffer: M(4)).
-    let cycle = agreement4() + 2 * e(4);
-    let before = 2 * cycle + m(4);
+    // Before the cycles: two communicators, then their two Allreduces (the
+    // two sessions), the SELF communicator's (one member: no message) and
+    // a message to itself (copied once, into the receive buffer: M(4)).
+    let mut clocks = Node::new(4, 0);
+    create4(&mut clocks);
+    create4(&mut clocks);
+    allreduce4(&mut clocks);
+    allreduce4(&mut clocks);
+    for t in clocks.t.iter_mut() {
+        *t += m(4);
+    }
+    let mut after = Vec::new();
+    for _ in 0..3 {
+        create4(&mut clocks);
+        allreduce4(&mut clocks);
+        after.push(clocks.t.clone());
+    }
     let cycles = records(&job.stdout, "cycle");
     assert_eq!(cycles.len(), 3 * n, "{}", job.dump());
     for r in &cycles {
-        let i = r.int("i") as u64;
+        let (i, rank) = (r.int("i") as usize, r.int("rank") as usize);
         assert_eq!((r.int("size"), r.int("sum")), (4, 6), "{}", r.line);
-        assert_eq!(r.ps("t"), before + (i + 1) * cycle, "{}", r.line);
+        assert_eq!(r.ps("t"), after[i][rank], "{}", r.line);
     }
     let json = report::read(&rep);
-    assert_eq!(report::predicted_ps(&json), before + 3 * cycle);
+    let last = *clocks.t.iter().max().unwrap();
+    assert_eq!(report::predicted_ps(&json), last);
 }
 
 /// A session started before MPI_Init outlives MPI_Finalize: its
@@ -244,11 +280,11 @@ fn sessions_from_fortran() {
             );
         }
         let json = report::read(&rep);
-        assert_eq!(
-            report::predicted_ps(&json),
-            agreement4() + 2 * e(4),
-            "{source}"
-        );
+        let mut clocks = Node::new(4, 0);
+        create4(&mut clocks);
+        allreduce4(&mut clocks);
+        let last = *clocks.t.iter().max().unwrap();
+        assert_eq!(report::predicted_ps(&json), last, "{source}");
     }
 }
 

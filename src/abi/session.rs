@@ -413,7 +413,13 @@ mpi_fn! {
             return r;
         }
         // SAFETY: `req` is the live request just made; the status is ignored.
-        unsafe { crate::abi::wait::PMPI_Wait(&mut req, crate::abi::MPI_STATUS_IGNORE) }
+        let r = unsafe { crate::abi::wait::PMPI_Wait(&mut req, crate::abi::MPI_STATUS_IGNORE) };
+        if r != sys::MPI_SUCCESS {
+            return r;
+        }
+        // SAFETY: checked by the call above (a valid handle pointer).
+        let made = unsafe { *newcomm };
+        call(name, sys::MPI_COMM_WORLD, |w| w.announce(made))
     }
 }
 

@@ -73,11 +73,25 @@ impl<E: Backend + Agree> World<E> {
     /// those messages. Nonblocking constructors (`comm_idup`) do not.
     pub(crate) fn commit(&mut self, mut c: Comm, tainted: bool) -> MPI_Comm {
         c.tainted = tainted;
-        if !c.is_inter() && !tainted {
+        self.seq_bcast(&c);
+        self.comms.insert(c)
+    }
+
+    /// The sequence number broadcast of [`World::commit`] for a
+    /// communicator made by a nonblocking agreement and waited for at once
+    /// (MPI_Comm_create_from_group under MPI_THREAD_MULTIPLE), as MPICH's
+    /// blocking constructor sends it.
+    pub fn announce(&mut self, comm: MPI_Comm) -> MpiResult<()> {
+        let c = self.comms.get(comm)?.clone();
+        self.seq_bcast(&c);
+        Ok(())
+    }
+
+    fn seq_bcast(&mut self, c: &Comm) {
+        if !c.is_inter() && !c.tainted {
             self.ep
                 .bcast_int(c.group.ranks(), c.my_rank as usize, c.ctx);
         }
-        self.comms.insert(c)
     }
 }
 
