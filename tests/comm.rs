@@ -683,11 +683,6 @@ fn error_on_a_communicator_with_errors_are_fatal_ends_the_job() {
 // Timing
 // ---------------------------------------------------------------------------
 
-/// One-way eager time on one node: copy in, L(b, 0) = M(b), copy out.
-fn e(b: u64) -> u64 {
-    2 * m(b) + model::link(b, 0)
-}
-
 /// One exchange of a recursive doubling or halving step, at cpu.scale = 0
 /// on one node: a rank that posted its receive and sends `sent` bytes at
 /// `t` while its peer sends `got` bytes at `peer_t` ends once it has
@@ -706,7 +701,7 @@ fn mask_allreduce(t: [u64; 4]) -> [u64; 4] {
     let piece = [68, 64, 64, 64];
     // bytes rank r sends at each step (what the peer sends is the peer's)
     let halves = |r: usize| {
-        if r % 2 == 0 {
+        if r.is_multiple_of(2) {
             piece[2] + piece[3]
         } else {
             piece[0] + piece[1]
@@ -725,7 +720,7 @@ fn mask_allreduce(t: [u64; 4]) -> [u64; 4] {
     let t = step(t, 2, &|r| quarter_out[r]);
     let t = step(t, 2, &|r| quarter_in[r]);
     let whole = |r: usize| {
-        if r % 2 == 0 {
+        if r.is_multiple_of(2) {
             piece[0] + piece[1]
         } else {
             piece[2] + piece[3]

@@ -1,7 +1,9 @@
 //! Communicator constructors, collective over the parent communicator and
-//! built the way MPICH 3.2 builds them, so that they cost the same messages:
+//! built the way MPICH 4.0.2 builds them, so that they cost the same
+//! messages:
 //! * MPI_Comm_dup: a context id agreed over the parent (an allreduce with
-//!   bitwise AND of the 64-int context mask, `MPIR_Get_contextid_sparse`);
+//!   bitwise AND of the 64-int context mask and a flag int,
+//!   `MPIR_Get_contextid_sparse`, see `agree::with_flag`);
 //! * MPI_Comm_split (and split_type, Cart_sub, Cart_create with reorder):
 //!   an allgather of (color, key), 2 ints per rank, then a context id over
 //!   the parent, shared by all the new communicators (their groups are
@@ -11,7 +13,12 @@
 //! * MPI_Cart_create without reorder: a copy of the parent's first ranks
 //!   (`MPIR_Comm_copy`: every rank takes the id, those outside give it back).
 //!
-//! Every new communicator inherits the parent's error handler.
+//! Every new communicator inherits the parent's error handler. Every new
+//! intracommunicator then gets a sequence number broadcast from its rank 0
+//! (`MPIR_Comm_commit`'s `init_comm_seq`, [`World::commit`]) unless MPICH
+//! marks it tainted: made by MPI_Intercomm_merge, or from a communicator
+//! that was. MPI_Comm_idup's communicators get none (MPICH broadcasts it
+//! from inside the schedule's last callback).
 use crate::mpi::agree::Agree;
 use crate::mpi::attr::NewValue;
 use crate::mpi::backend::Backend;
