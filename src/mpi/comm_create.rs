@@ -314,7 +314,7 @@ impl<E: Backend + Agree + InterOps> World<E> {
             .split(&p, color, key)?
             .expect("a color for every process");
         c.topo = Some(Arc::new(Cart::new(dims, periods, c.my_rank)));
-        Ok(self.comms.insert(c))
+        Ok(self.commit(c, p.tainted))
     }
 }
 
