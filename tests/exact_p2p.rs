@@ -568,3 +568,32 @@ fn reference_derivations() {
         assert_eq!(e[&(0, "waitall")], e[&(s.peer, "waitall")]);
     }
 }
+
+/// MPI_Sendrecv posts its receive before it starts its send, as MPICH's
+/// `MPIR_Sendrecv_impl` does (`sendrecv_posted`, 2 ranks of one node,
+/// 4-byte messages, M = M(4), L(4, 0) = M): rank 0 sends tag 2 at 0
+/// (arriving at 2M, while rank 1 waits in its receive of tag 1: queued
+/// unexpected), computes 1 us and sends tag 1 at C = 1 us + M (arriving at
+/// C + 2M, copied out by rank 1 at C + 3M). Rank 1's MPI_Sendrecv then
+/// posts its receive of tag 2 at C + 3M: taken from the unexpected queue,
+/// complete at C + 4M, when the copy of its own send (tag 3) ends too. That
+/// send arrives at C + 5M, and rank 0, waiting since C + M, has it by
+/// C + 6M. (Had the send been started first, the receive would have been
+/// posted only after its copy: C + 5M.)
+#[test]
+fn sendrecv_posts_its_receive_first() {
+    let c = 1_000_000 + m(4);
+    let want = BTreeMap::from([((0u32, "end"), c + 6 * m(4)), ((1u32, "end"), c + 4 * m(4))]);
+    assert_eq!(link(4, 0), m(4));
+    let prog = program("sendrecv_posted");
+    for cores in CORE_VARIANTS {
+        let job = Run::exact(2, &prog).cores(cores).run();
+        job.assert_success();
+        assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+        let t = times_by_rank_op(&job.stdout, "t");
+        for (&(r, op), &w) in &want {
+            let got = t[&(i64::from(r), op.to_string())];
+            assert_eq!(got, w, "cores {cores:?} rank {r} {op}\n{}", job.dump());
+        }
+    }
+}

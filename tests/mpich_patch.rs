@@ -124,6 +124,10 @@ fn point_to_point_predictions_equal_vaceds_own_library() {
         ("hops", 16, ["8", "1", "5", "12"].as_slice()),
         // buffered sends (eager, rendezvous, nonblocking) and the detach
         ("bsend_timing", 2, ["100", "300000", "5e-5"].as_slice()),
+        // MPI_Sendrecv's receive posted before its send
+        ("sendrecv_posted", 2, [].as_slice()),
+        // Cartesian topologies (their communicators, shifts, Sendrecv)
+        ("comm_cart", 6, ["0", "2", "3", "1", "2", "0"].as_slice()),
     ] {
         same_through_mpich(prog, n, args, &[]);
     }

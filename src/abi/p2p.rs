@@ -317,8 +317,12 @@ unsafe fn sendrecv<C: Into<i64> + Copy>(
                 // SAFETY: both buffers hold / have room for their checked
                 // elements for the duration of this blocking call (MPI's rule).
                 let (sp, rt) = unsafe { (send_payload(sendbuf, &sa), recv_target(recvbuf, &ra)) };
+                // the receive first, as MPICH's MPIR_Sendrecv_impl posts it
+                // (a standard send cannot fail here: nothing is left
+                // posted by an error)
+                let r = w.start_recv(&ra, rt);
                 let s = w.start_send(&sa, sp, crate::p2p::SendMode::Standard)?;
-                vec![s, w.start_recv(&ra, rt)]
+                vec![s, r]
             }
         };
         let c = w.finish_sendrecv(reqs, &mut parked)?;
@@ -389,8 +393,10 @@ unsafe fn sendrecv_replace(
                 // SAFETY: buf has room for the elements and is not touched
                 // by the program until this blocking call returns.
                 let rt = unsafe { recv_target(buf, &ra) };
+                // the receive first, as MPICH's MPIR_Sendrecv_replace_impl
+                let r = w.start_recv(&ra, rt);
                 let s = w.start_send(&sa, sp, crate::p2p::SendMode::Standard)?;
-                vec![s, w.start_recv(&ra, rt)]
+                vec![s, r]
             }
         };
         let c = w.finish_sendrecv(reqs, &mut parked)?;
