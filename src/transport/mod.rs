@@ -180,9 +180,7 @@ impl Port {
             // Full: give the core back and wait for space, moving whatever
             // reaches our own inbox aside so that nobody waits on us.
             if self.holds_token {
-                TOKEN_HOLDER.store(u32::MAX, Ordering::Relaxed);
-                tokens::release(&self.seg, self.rank);
-                self.holds_token = false;
+                give_back_token(&self.seg, self.rank, &mut self.holds_token);
                 gave_token = true;
             }
             drain_own(&self.seg, self.rank, &mut self.overflow, &mut self.wake);
@@ -448,11 +446,7 @@ impl Port {
         }
     }
     pub fn release_token(&mut self) {
-        if self.holds_token {
-            TOKEN_HOLDER.store(u32::MAX, Ordering::Relaxed);
-            tokens::release(&self.seg, self.rank);
-            self.holds_token = false;
-        }
+        give_back_token(&self.seg, self.rank, &mut self.holds_token);
     }
     /// Give the token to the next waiting rank, if any, and queue for it again.
     /// (Without a token, this acquires one.)
@@ -509,6 +503,17 @@ pub fn set_ring_segment(seg: Segment) {
 /// The rank of this process whose port holds a core token (`u32::MAX`:
 /// none), for [`offer_core_anywhere`].
 static TOKEN_HOLDER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(u32::MAX);
+
+/// [`Port::release_token`] on a port's fields (`holds`: its flag), for a
+/// caller that holds a borrow of the port's segment: the token goes back
+/// and [`TOKEN_HOLDER`] forgets it.
+fn give_back_token(seg: &Segment, rank: u32, holds: &mut bool) {
+    if *holds {
+        TOKEN_HOLDER.store(u32::MAX, Ordering::Relaxed);
+        tokens::release(seg, rank);
+        *holds = false;
+    }
+}
 
 /// The other library polls (a spin loop of its own, inside an engine call
 /// too): hand the core token this process's rank holds to a rank waiting
