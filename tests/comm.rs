@@ -7,7 +7,7 @@
 //! costs.
 mod common;
 
-use common::model::{self, m};
+use common::model::{self, Node};
 use common::{fmt_ps, program, records, Job, Record, Run, CORE_VARIANTS};
 use std::collections::{BTreeMap, HashMap};
 
@@ -683,73 +683,13 @@ fn error_on_a_communicator_with_errors_are_fatal_ends_the_job() {
 // Timing
 // ---------------------------------------------------------------------------
 
-/// One exchange of a recursive doubling or halving step, at cpu.scale = 0
-/// on one node: a rank that posted its receive and sends `sent` bytes at
-/// `t` while its peer sends `got` bytes at `peer_t` ends once it has
-/// copied the peer's data out: its send copy ends at t + M(sent), the
-/// peer's data arrives at peer_t + M(got) + L(got, 0).
-fn xch(t: u64, sent: u64, peer_t: u64, got: u64) -> u64 {
-    (t + m(sent)).max(peer_t + m(got) + model::link(got, 0)) + m(got)
-}
-
-/// Every rank's end of MPICH's reduce-scatter + allgather allreduce of a
-/// context-id mask on 4 ranks, starting at `t`: 65 ints (the 64-int mask
-/// and MPICH 4.0.2's flag int), pieces of 17, 16, 16, 16 ints (the first
-/// count % 4 pieces get one more); recursive halving (partners 1 apart,
-/// then 2), then recursive doubling back (2 apart, then 1).
-fn mask_allreduce(t: [u64; 4]) -> [u64; 4] {
-    let piece = [68, 64, 64, 64];
-    // bytes rank r sends at each step (what the peer sends is the peer's)
-    let halves = |r: usize| {
-        if r.is_multiple_of(2) {
-            piece[2] + piece[3]
-        } else {
-            piece[0] + piece[1]
-        }
-    };
-    let quarter_out = [piece[1], piece[3], piece[0], piece[2]];
-    let quarter_in = [piece[0], piece[2], piece[1], piece[3]];
-    let step = |t: [u64; 4], d: usize, out: &dyn Fn(usize) -> u64| {
-        let mut n = [0; 4];
-        for r in 0..4 {
-            n[r] = xch(t[r], out(r), t[r ^ d], out(r ^ d));
-        }
-        n
-    };
-    let t = step(t, 1, &halves);
-    let t = step(t, 2, &|r| quarter_out[r]);
-    let t = step(t, 2, &|r| quarter_in[r]);
-    let whole = |r: usize| {
-        if r.is_multiple_of(2) {
-            piece[0] + piece[1]
-        } else {
-            piece[2] + piece[3]
-        }
-    };
-    step(t, 1, &whole)
-}
-
-/// MPICH 4.0.2's sequence number of a new communicator (`init_comm_seq`):
-/// a 4-byte binomial broadcast from rank 0 on 4 ranks (0 sends to 2, then
-/// to 1; 2 to 3), each rank's receive posted at its `t`.
-fn seq_bcast(t: [u64; 4]) -> [u64; 4] {
-    let (c, l) = (m(4), model::link(4, 0));
-    let got2 = t[2].max(t[0] + c + l) + c;
-    [
-        t[0] + 2 * c,
-        t[1].max(t[0] + 2 * c + l) + c,
-        got2 + c,
-        t[3].max(got2 + c + l) + c,
-    ]
-}
-
 /// At cpu.scale = 0, on 4 ranks of one target node, each constructor
 /// started at the same time on every rank (1 us, 2 us):
 /// * MPI_Comm_dup agrees on a context id with one allreduce (MPI_BAND) of
 ///   the context mask and MPICH 4.0.2's flag, 65 ints: reduce-scatter +
 ///   allgather (MPICH 4.0.2 takes it above 8 bytes for a predefined op and
-///   65 >= 4 elements, [`mask_allreduce`]), then broadcasts the new
-///   communicator's sequence number ([`seq_bcast`]);
+///   65 >= 4 elements, `Node::mask_allreduce4`), then broadcasts the new
+///   communicator's sequence number (`Node::seq_bcast4`);
 /// * MPI_Comm_split first allgathers (color, key), 8 bytes per rank, by
 ///   recursive doubling (32 bytes in all, power of two): exchanges of 8 then
 ///   16 bytes, then the same allreduce and broadcast on the new
@@ -761,13 +701,15 @@ fn seq_bcast(t: [u64; 4]) -> [u64; 4] {
 fn comm_dup_costs_one_allreduce_of_the_context_mask() {
     assert_eq!(model::hop(0, 3), 0);
     const US: u64 = 1_000_000;
-    let dup = seq_bcast(mask_allreduce([US; 4]));
-    let mut t = [2 * US; 4];
-    for d in [1, 2] {
-        let b = 8 * d as u64;
-        t = std::array::from_fn(|r| xch(t[r], b, t[r ^ d], b));
-    }
-    let split = seq_bcast(mask_allreduce(t));
+    let mut n = Node::new(4, US);
+    n.mask_allreduce4();
+    n.seq_bcast4();
+    let dup = n.t.clone();
+    let mut n = Node::new(4, 2 * US);
+    n.doubling4([8, 16]);
+    n.mask_allreduce4();
+    n.seq_bcast4();
+    let split = n.t;
     let prog = program("comm_timing");
     for cores in CORE_VARIANTS {
         let job = Run::exact(4, &prog).cores(cores).run();

@@ -10,29 +10,19 @@ mod common;
 use common::model::{self, m, Node};
 use common::{fmt_ps, fortran_program, program, records, report, scratch, Run, CORE_VARIANTS};
 
-/// Recursive doubling over 4 ranks of one node: exchanges of `b` bytes
-/// between ranks 1 apart, then 2 apart.
-fn doubling4(n: &mut Node, b: u64) {
-    for (x, y) in [(0, 1), (2, 3), (0, 2), (1, 3)] {
-        n.exchange(x, y, b);
-    }
-}
-
 /// A communicator made over 4 ranks of one node (MPI_Comm_create_group,
 /// MPI_Comm_create_from_group): the context-id agreement (an allreduce of
 /// the mask and MPICH 4.0.2's flag, 65 ints, by recursive doubling over the
 /// group), then the new communicator's sequence number (a binomial
 /// broadcast of 4 bytes from rank 0: to 2, then to 1; 2 to 3).
 fn create4(n: &mut Node) {
-    doubling4(n, 260);
-    n.send(0, 2, 4);
-    n.send(0, 1, 4);
-    n.send(2, 3, 4);
+    n.doubling4([260, 260]);
+    n.seq_bcast4();
 }
 
 /// MPI_Allreduce of one int over 4 ranks (recursive doubling).
 fn allreduce4(n: &mut Node) {
-    doubling4(n, 4);
+    n.doubling4([4, 4]);
 }
 
 /// At cpu.scale = 0, on 4 ranks of one node: MPI_Comm_create_from_group on

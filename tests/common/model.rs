@@ -323,4 +323,51 @@ impl Node {
         self.t[a] = da;
         self.t[b] = db;
     }
+
+    // ---- steps of MPICH 4.0.2's collectives on 4 ranks (0..4) ----------
+
+    /// Recursive doubling: exchanges of `bytes[0]` between ranks 1 apart,
+    /// then of `bytes[1]` between ranks 2 apart.
+    pub fn doubling4(&mut self, bytes: [u64; 2]) {
+        for (d, b) in [(1, bytes[0]), (2, bytes[1])] {
+            self.step4(d, |_| b);
+        }
+    }
+
+    /// One exchange step between ranks `d` apart, rank r sending `out(r)`.
+    fn step4(&mut self, d: usize, out: impl Fn(usize) -> u64) {
+        let pairs = if d == 1 {
+            [(0, 1), (2, 3)]
+        } else {
+            [(0, 2), (1, 3)]
+        };
+        for (a, b) in pairs {
+            self.exchange_sizes(a, b, out(a), out(b));
+        }
+    }
+
+    /// The context-id agreement over 4 ranks by MPICH's reduce-scatter +
+    /// allgather allreduce: 65 ints (the 64-int mask and its flag int),
+    /// pieces of 17, 16, 16 and 16 ints (the first count % 4 pieces get one
+    /// more); recursive halving (partners 1 apart, then 2), then recursive
+    /// doubling back (2 apart, then 1). A rank sends the half it gives
+    /// away, then the quarter, then the quarter it kept, then its half.
+    pub fn mask_allreduce4(&mut self) {
+        let piece = [68, 64, 64, 64];
+        let lower = piece[0] + piece[1];
+        let upper = piece[2] + piece[3];
+        self.step4(1, |r| if r % 2 == 0 { upper } else { lower });
+        self.step4(2, |r| [piece[1], piece[3], piece[0], piece[2]][r]);
+        self.step4(2, |r| [piece[0], piece[2], piece[1], piece[3]][r]);
+        self.step4(1, |r| if r % 2 == 0 { lower } else { upper });
+    }
+
+    /// MPICH 4.0.2's sequence number of a new communicator of 4 ranks
+    /// (`init_comm_seq`): a binomial broadcast of 4 bytes from rank 0: to
+    /// 2, then to 1; 2 to 3.
+    pub fn seq_bcast4(&mut self) {
+        self.send(0, 2, 4);
+        self.send(0, 1, 4);
+        self.send(2, 3, 4);
+    }
 }
