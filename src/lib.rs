@@ -13,6 +13,7 @@
 pub mod abi;
 pub mod coll;
 pub mod engine;
+pub mod hosts;
 pub mod io;
 pub mod launch;
 pub mod model;

@@ -37,6 +37,18 @@ pub struct PortLink {
     cma: bool,
 }
 
+impl PortLink {
+    /// A link over `port` whose peers never read our memory (records carry
+    /// every payload): for ranks joined by a bridge and for tests.
+    pub fn new(port: Port) -> PortLink {
+        PortLink {
+            port,
+            pid: std::process::id(),
+            cma: false,
+        }
+    }
+}
+
 impl Link for PortLink {
     fn rank(&self) -> u32 {
         self.port.rank()
@@ -148,16 +160,8 @@ impl Link for PortLink {
     }
     fn next_event(&mut self) -> Next {
         let earliest = |seg: &Segment| {
-            (0..seg.nranks())
-                .flat_map(|r| {
-                    let s = seg.slot(r);
-                    [
-                        s.early_min().map(|t| (VTime::from_ps(t), 0, r)),
-                        s.deciding_at().map(|t| (VTime::from_ps(t), 1, r)),
-                    ]
-                })
-                .flatten()
-                .min()
+            seg.earliest_event()
+                .map(|(t, kind, r)| (VTime::from_ps(t), kind, r))
         };
         Next::of(self.port.quiet(earliest))
     }

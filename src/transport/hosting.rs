@@ -62,6 +62,11 @@ impl Segment {
     /// Ring rank `j`'s doorbell; a suspended hosted rank is pushed on its
     /// host's ready stack and the host woken.
     pub fn ring(&self, j: u32) {
+        if self.is_remote(j) {
+            // its records here wait for the bridge
+            self.ring_bridge();
+            return;
+        }
         let slot = self.slot(j);
         if !slot.bell.ring() {
             return;

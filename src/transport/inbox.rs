@@ -49,6 +49,12 @@ pub struct InboxHdr {
     /// record is visible; the consumer clears it, under the lock, only once it
     /// has read (and accounted for) everything.
     unread_min_not: AtomicU64,
+    /// Several hosts (see `remote`): 1 when the inbox's rank runs on
+    /// another host; the inbox then stages the records on their way there,
+    /// and `remote_unread_not` mirrors (as `unread_min_not`) the arrivals
+    /// the rank's own host noted unread.
+    remote: AtomicU32,
+    remote_unread_not: AtomicU64,
     consumer: ConsumerLine,
 }
 
@@ -108,6 +114,27 @@ impl<'a> Inbox<'a> {
             0 => None,
             v => Some(!v),
         }
+    }
+
+    /// Whether the inbox's rank runs on another host.
+    pub fn is_remote(&self) -> bool {
+        self.hdr.remote.load(Ordering::Relaxed) != 0
+    }
+    pub fn set_remote(&self) {
+        self.hdr.remote.store(1, Ordering::SeqCst)
+    }
+    /// Of a remote rank: the earliest arrival its host noted unread, as
+    /// its host last said.
+    pub fn remote_unread(&self) -> Option<u64> {
+        match self.hdr.remote_unread_not.load(Ordering::SeqCst) {
+            0 => None,
+            v => Some(!v),
+        }
+    }
+    pub fn set_remote_unread(&self, t: Option<u64>) {
+        self.hdr
+            .remote_unread_not
+            .store(t.map_or(0, |t| !t), Ordering::SeqCst)
     }
 
     /// Consumer, under the lock, with nothing left to read: forget arrivals.

@@ -44,6 +44,7 @@ pub mod hosting;
 mod inbox;
 pub mod jitter;
 pub mod process;
+pub mod remote;
 pub mod segment;
 mod shm;
 pub mod spill;
@@ -293,6 +294,8 @@ impl Port {
     pub fn idle_begin(&mut self) -> Activity {
         self.idle_epoch = self.seg.idle_ends().load(Ordering::SeqCst);
         let v = self.seg.activity().fetch_add(1 << 32, Ordering::SeqCst) + (1 << 32);
+        // this host may be quiet now: its bridge reports that
+        self.seg.ring_bridge();
         Activity {
             word: v,
             nranks: self.seg.nranks(),

@@ -328,7 +328,7 @@ impl RankSlot {
 }
 
 const MAGIC: u64 = u64::from_le_bytes(*b"VACEDSEG");
-const VERSION: u32 = 9;
+const VERSION: u32 = 10;
 /// Smallest accepted inbox.
 pub const MIN_INBOX_BYTES: u32 = 256;
 /// Largest accepted inbox.
@@ -365,6 +365,11 @@ struct Header {
     /// of them than cores); the token fields of a host's first rank are
     /// then the host's (see `tokens`).
     hosts_share_tokens: AtomicU32,
+    /// 1: a bridge serves this segment (the job spans several hosts, see
+    /// `remote`); it sleeps on `bridge_bell`, rung whenever it may have
+    /// something to forward or report.
+    bridge: AtomicU32,
+    bridge_bell: Doorbell,
 }
 
 /// Byte offsets of the parts of a segment.
@@ -616,7 +621,33 @@ impl Segment {
     /// it has not yet read and handled (a lower bound for what it may still
     /// do because of them).
     pub fn unread_min(&self, rank: u32) -> Option<u64> {
-        self.inbox(rank).unread_min()
+        let inbox = self.inbox(rank);
+        match (inbox.unread_min(), inbox.remote_unread()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+    /// Whether `rank` runs on another host (its slot is a mirror, see
+    /// `remote`).
+    pub fn is_remote(&self, rank: u32) -> bool {
+        self.inbox(rank).is_remote()
+    }
+    /// Whether a bridge serves this segment.
+    pub fn bridged(&self) -> bool {
+        self.header().bridge.load(Ordering::Relaxed) != 0
+    }
+    /// Wake the bridge, if there is one, to look at what changed.
+    pub(super) fn ring_bridge(&self) {
+        let h = self.header();
+        if h.bridge.load(Ordering::Relaxed) != 0 {
+            let _ = h.bridge_bell.ring();
+        }
+    }
+    pub(super) fn bridge_bell(&self) -> &Doorbell {
+        &self.header().bridge_bell
+    }
+    pub(super) fn set_bridged(&self) {
+        self.header().bridge.store(1, Ordering::SeqCst)
     }
     /// Core tokens not held by any rank.
     pub fn tokens_free(&self) -> u32 {
@@ -633,6 +664,7 @@ impl Segment {
     }
     pub(super) fn bump_generation(&self) {
         self.header().generation.fetch_add(1, Ordering::SeqCst);
+        self.ring_bridge();
     }
     /// Publish `rank`'s lower bound word: a rise is announced (generation
     /// bumped) before it is visible, a fall after.
@@ -645,6 +677,22 @@ impl Segment {
             slot.store_lower_bound(new);
             self.bump_generation();
         }
+    }
+    /// The job's next event as the ranks published it before going idle:
+    /// the least (time in ps, kind, rank) over early-queued messages (kind
+    /// 0, at their arrival) and pending decisions (kind 1, at their time).
+    /// Consistent only while the job is quiescent (see `Port::quiet`).
+    pub fn earliest_event(&self) -> Option<(u64, u8, u32)> {
+        (0..self.nranks)
+            .flat_map(|r| {
+                let s = self.slot(r);
+                [
+                    s.early_min().map(|t| (t, 0, r)),
+                    s.deciding_at().map(|t| (t, 1, r)),
+                ]
+            })
+            .flatten()
+            .min()
     }
     /// Ranks waiting to take a conservative decision.
     pub fn deciders(&self) -> u32 {
