@@ -58,6 +58,21 @@ enum Cmd {
     },
     /// Run a program and predict its time on a target: the same as mpirun
     Run(RunArgs),
+    /// (internal) One host's side of a job across hosts, started by the
+    /// agent MPICH's launcher runs on each host: its segment, its bridge,
+    /// and MPICH's proxy (COMMAND)
+    #[command(hide = true)]
+    HostSide {
+        /// The host's index in the host list
+        #[arg(long, value_name = "N")]
+        host_index: u32,
+        /// The launcher's registry
+        #[arg(long, value_name = "HOST:PORT")]
+        registry: String,
+        /// MPICH's proxy and its arguments
+        #[arg(last = true, required = true, value_name = "COMMAND")]
+        command: Vec<OsString>,
+    },
     /// The target machines: list the presets, show one, ranks' nodes and hops
     Target {
         #[command(subcommand)]
@@ -137,7 +152,9 @@ fn main() {
         host(&rest);
     }
     let name = launch::args::command_name(&argv0);
-    let code = if let Some(w) = wrappers::Wrapper::from_name(&name) {
+    let code = if name == vaced::hosts::agent::AGENT_ARGV0 {
+        vaced::hosts::agent::main(&rest)
+    } else if let Some(w) = wrappers::Wrapper::from_name(&name) {
         wrappers::run(&name, w, &rest)
     } else if shellenv::LAUNCHER_NAMES.contains(&name.as_str()) {
         launch::mpirun(&name, &rest)
@@ -171,6 +188,11 @@ fn vaced(args: &[OsString]) -> i32 {
     };
     match cli.command {
         Cmd::Run(a) => launch::run(&who, &a),
+        Cmd::HostSide {
+            host_index,
+            registry,
+            command,
+        } => vaced::hosts::side::run(host_index, &registry, &command),
         Cmd::Env { mpich } => env(mpich),
         Cmd::Target { command } => target(&who, command),
         Cmd::Inspect { segment } => inspect(&segment),

@@ -5,6 +5,11 @@
 //! up to date, and, with the other bridges, finds when the whole job is
 //! quiescent (`detect`).
 //!
+//! Launching (vaced's MPICH only): the launcher opens a registry
+//! (`registry`) and runs MPICH's launcher with the agent (`agent`) as its
+//! remote shell; on each host the agent starts the host's side (`side`),
+//! which sets up the host's segment and bridge and runs MPICH's proxy.
+//!
 //! Timing rules: none of its own. Records carry the arrival times their
 //! senders computed, so a deterministic program's prediction is the same
 //! on any number of hosts. A conservative decision reads the bounds of
@@ -12,9 +17,13 @@
 //! it may wait longer (a round trip between hosts), never decide
 //! differently. A quiescence event costs two rounds of messages with host 0.
 
+pub mod agent;
 pub mod bridge;
 pub mod detect;
 pub mod frame;
+pub mod placement;
+pub mod registry;
+pub mod side;
 #[cfg(test)]
 mod tests;
 

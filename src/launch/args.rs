@@ -154,6 +154,19 @@ pub struct RunArgs {
         conflicts_with = "ranks_per_process"
     )]
     pub mpich: Option<Option<std::path::PathBuf>>,
+    /// Run the ranks on several hosts (with --mpich): Hydra's host list,
+    /// HOST:SLOTS,... (MPICH places the ranks: each host's slots in turn).
+    /// Each host runs its ranks on a segment of its own, joined to the
+    /// others by a bridge over TCP; the prediction does not depend on it
+    #[arg(long, value_name = "LIST", conflicts_with = "hostfile")]
+    pub hosts: Option<String>,
+    /// --hosts from a file: one HOST[:SLOTS] per line, `#` comments
+    #[arg(long, value_name = "FILE")]
+    pub hostfile: Option<PathBuf>,
+    /// How to run a command on a host, as ssh is run (`PROGRAM [OPTIONS]
+    /// HOST COMMAND`) [default: $VACED_REMOTE_EXEC, else ssh]
+    #[arg(long, value_name = "PROGRAM", allow_hyphen_values = true)]
+    pub launcher_exec: Option<String>,
     /// No live progress line on stderr (ranks finished, slowest and fastest
     /// virtual clock, host wall; shown only when stderr is a terminal, after
     /// 1 s; VACED_PROGRESS=0 also turns it off)
@@ -375,6 +388,9 @@ pub(crate) mod tests {
                 sync_fast: false,
                 ranks_per_process: None,
                 mpich: None,
+                hosts: None,
+                hostfile: None,
+                launcher_exec: None,
                 quiet: false,
                 cmd: Program {
                     program: "./app".into(),

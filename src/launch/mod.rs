@@ -3,6 +3,7 @@
 //! and `vaced env`, the other faces of the `vaced` command, and `vaced
 //! calibrate` (builds and runs vaced-calibrate under the system MPI).
 
+pub mod across;
 pub mod args;
 pub mod board;
 pub mod calibrate;
@@ -143,6 +144,30 @@ fn run_job(
         }
     };
 
+    // --hosts / --hostfile: vaced's MPICH across several hosts
+    let across_hosts = match across::host_list(a) {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("{cmd}: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    if across_hosts.is_some() && mpiexec.is_none() {
+        eprintln!(
+            "{cmd}: --hosts and --hostfile need --mpich: vaced's own library runs every rank on \
+             this host"
+        );
+        return EXIT_USAGE;
+    }
+    if across_hosts.is_some() && model.contention_window().is_some() {
+        eprintln!(
+            "{cmd}: target `{}`: the contention model (network.contention) needs every rank on \
+             one host",
+            model.name
+        );
+        return EXIT_USAGE;
+    }
+
     let host_cores = std::thread::available_parallelism()
         .map(|n| n.get() as u32)
         .unwrap_or(1);
@@ -235,6 +260,26 @@ fn run_job(
         seg.assign_host(b.first, b.count);
     }
 
+    let across = match &across_hosts {
+        None => None,
+        Some(h) => match across::prepare(
+            &job,
+            h,
+            cores,
+            job::INBOX_BYTES,
+            &seg,
+            a.launcher_exec.as_deref(),
+        ) {
+            Ok(x) => Some(x),
+            Err(e) => {
+                cleanup::remove_job_files(cmd, &seg_name, &job.shm_prefix());
+                remove_timeline_dir(timeline_dir.as_deref());
+                eprintln!("{cmd}: {e}");
+                return 1;
+            }
+        },
+    };
+
     let (stdin0, forward) = match stdin::rank0_stdin() {
         Ok(x) => x,
         Err(e) => {
@@ -252,6 +297,7 @@ fn run_job(
             &a.cmd.args,
             &job,
             model.eager_limit.max(model.node.eager_limit),
+            across.as_ref(),
             stdin0,
             Some(&signals),
             cgroup.as_ref(),

@@ -16,7 +16,7 @@
 //! rank's core token at the end of MPI_Init and gives it away whenever the
 //! rank sleeps or MPICH polls (see mpich-patch/README.md, "Waiting").
 use super::hosts::Block;
-use super::job::{JobSpec, ENV_RANK};
+use super::job::{JobSpec, ENV_RANK, ENV_SEGMENT};
 use super::memory::JobCgroup;
 use super::spawn::{start_each, SpawnStop, Spawned};
 use crate::transport::process::{self as os, SignalSet};
@@ -99,6 +99,7 @@ pub fn spawn(
     args: &[OsString],
     job: &JobSpec,
     eager: u64,
+    across: Option<&super::across::Across>,
     stdin0: Stdio,
     signals: Option<&SignalSet>,
     cgroup: Option<&JobCgroup>,
@@ -120,13 +121,29 @@ pub fn spawn(
         0..1,
         |_, pgid| {
             let mut cmd = Command::new(mpiexec);
-            cmd.args(["-launcher", "fork", "-n"])
+            match across {
+                None => {
+                    cmd.args(["-launcher", "fork"]);
+                }
+                Some(x) => {
+                    cmd.args(["-launcher", "ssh", "-launcher-exec"])
+                        .arg(&x.agent)
+                        .args(["-hosts", &x.list]);
+                }
+            }
+            cmd.arg("-n")
                 .arg(job.nranks.to_string())
                 .arg(program)
                 .args(args);
-            cmd.envs(job.rank_env(0).into_iter().filter(|(k, _)| *k != ENV_RANK));
+            // across hosts, each host's side names its own segment
+            let skip = |k: &str| k == ENV_RANK || (across.is_some() && k == ENV_SEGMENT);
+            cmd.envs(job.rank_env(0).into_iter().filter(|(k, _)| !skip(k)));
             cmd.envs(eager_env(eager));
             cmd.env_remove(ENV_RANK);
+            if let Some(x) = across {
+                cmd.env_remove(ENV_SEGMENT);
+                cmd.envs(x.env.iter().map(|(k, v)| (*k, v)));
+            }
             cmd.process_group(pgid as i32)
                 .stdin(stdin0.take().unwrap_or_else(Stdio::null));
             os::die_with_parent(&mut cmd);

@@ -202,6 +202,11 @@ impl RankSlot {
             s => Some(s as i32),
         }
     }
+    /// Record the fatal signal the rank died of (a launcher copying what
+    /// another host's segment holds).
+    pub fn set_signal(&self, sig: i32) {
+        self.signal.store(sig as u32, Ordering::Release);
+    }
     pub(super) fn signal_word(&self) -> &AtomicU32 {
         &self.signal
     }

@@ -1,0 +1,180 @@
+//! Where the hosts of a job meet: the launcher listens, each host's side
+//! (`side`) says which host it is and where its bridge listens, and gets
+//! the job's configuration with every bridge's address; at the end it sends
+//! its ranks' results, which the launcher copies into its own segment (the
+//! board it reports from) before answering, so that they are there when
+//! MPICH's launcher exits. One JSON object per line.
+
+use crate::transport::{RankResult, RankState, Segment};
+use serde::{Deserialize, Serialize};
+use std::io::{self, BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::thread::JoinHandle;
+
+/// What every host is told.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostConfig {
+    pub job: String,
+    pub nranks: u32,
+    /// Core tokens per host (at most its ranks).
+    pub cores: u32,
+    pub inbox_bytes: u32,
+    /// Each rank's host.
+    pub host_of: Vec<u32>,
+    /// Each host's bridge address.
+    pub bridges: Vec<String>,
+}
+
+/// What a host's segment holds of one of its ranks at the end.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RankOut {
+    pub rank: u32,
+    pub finalized: bool,
+    pub result: [u64; 10],
+    pub abort: Option<(i32, String)>,
+    pub signal: Option<i32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ToLauncher {
+    Hello { host: u32, bridge: String },
+    Results(Vec<RankOut>),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ToHost {
+    Config(HostConfig),
+    Done,
+}
+
+/// Send one message as a line.
+pub fn send<T: Serialize>(w: &mut impl Write, m: &T) -> io::Result<()> {
+    let mut line = serde_json::to_vec(m).map_err(io::Error::other)?;
+    line.push(b'\n');
+    w.write_all(&line)?;
+    w.flush()
+}
+
+/// Read one message line (an error at the end of the stream).
+pub fn recv<T: for<'a> Deserialize<'a>>(r: &mut impl BufRead) -> io::Result<T> {
+    let mut line = String::new();
+    if r.read_line(&mut line)? == 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "the connection closed",
+        ));
+    }
+    serde_json::from_str(&line).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+}
+
+impl RankOut {
+    /// Rank `rank` as `seg` holds it.
+    pub fn of(seg: &Segment, rank: u32) -> RankOut {
+        let s = seg.slot(rank);
+        let r = s.result();
+        RankOut {
+            rank,
+            finalized: s.state() == RankState::Finalized,
+            result: [
+                r.vtime_ps,
+                r.compute_ps,
+                r.comm_ps,
+                r.wait_ps,
+                r.host_cpu_ns,
+                r.msgs_sent,
+                r.bytes_sent,
+                r.decisions,
+                r.decide_wait_ns,
+                r.sleeps,
+            ],
+            abort: s.abort_code().map(|c| (c, s.abort_message())),
+            signal: s.signal(),
+        }
+    }
+
+    /// Copy it into `board`'s slot of the rank.
+    pub fn store(&self, board: &Segment) {
+        let s = board.slot(self.rank);
+        let [vtime_ps, compute_ps, comm_ps, wait_ps, host_cpu_ns, msgs_sent, bytes_sent, decisions, decide_wait_ns, sleeps] =
+            self.result;
+        s.store_result(&RankResult {
+            vtime_ps,
+            compute_ps,
+            comm_ps,
+            wait_ps,
+            host_cpu_ns,
+            msgs_sent,
+            bytes_sent,
+            decisions,
+            decide_wait_ns,
+            sleeps,
+        });
+        if let Some(sig) = self.signal {
+            s.set_signal(sig);
+        }
+        if let Some((code, msg)) = &self.abort {
+            s.set_abort_message(msg);
+            s.set_abort(code.to_owned());
+        } else if self.finalized {
+            s.set_state(RankState::Finalized);
+        }
+    }
+}
+
+/// Serve the hosts of a job on `listener`: wait for all `cfg.bridges.len()`
+/// hosts (`cfg.bridges` is filled in from their hellos), send each the
+/// configuration, then copy each host's results into `board` and answer.
+pub fn serve(
+    listener: TcpListener,
+    board: Segment,
+    mut cfg: HostConfig,
+) -> JoinHandle<Result<(), String>> {
+    std::thread::spawn(move || {
+        let nhosts = cfg.bridges.len();
+        let mut conns: Vec<Option<(TcpStream, BufReader<TcpStream>)>> =
+            (0..nhosts).map(|_| None).collect();
+        for _ in 0..nhosts {
+            let (s, _) = listener
+                .accept()
+                .map_err(|e| format!("hosts registry: {e}"))?;
+            let mut r = BufReader::new(s.try_clone().map_err(|e| e.to_string())?);
+            let (host, bridge) = match recv(&mut r) {
+                Ok(ToLauncher::Hello { host, bridge }) => (host as usize, bridge),
+                Ok(m) => return Err(format!("hosts registry: {m:?} before a hello")),
+                Err(e) => return Err(format!("hosts registry: {e}")),
+            };
+            if host >= nhosts || conns[host].is_some() {
+                return Err(format!("hosts registry: a second or unknown host {host}"));
+            }
+            cfg.bridges[host] = bridge;
+            conns[host] = Some((s, r));
+        }
+        let mut waits = Vec::new();
+        for (h, c) in conns.into_iter().enumerate() {
+            let (mut s, mut r) = c.expect("every host said hello");
+            send(&mut s, &ToHost::Config(cfg.clone())).map_err(|e| format!("host {h}: {e}"))?;
+            let board = board.clone();
+            waits.push(std::thread::spawn(move || -> Result<(), String> {
+                match recv(&mut r) {
+                    Ok(ToLauncher::Results(ranks)) => {
+                        for o in &ranks {
+                            if o.rank < board.nranks() {
+                                o.store(&board);
+                            }
+                        }
+                        send(&mut s, &ToHost::Done).map_err(|e| format!("host {h}: {e}"))
+                    }
+                    Ok(m) => Err(format!("host {h}: unexpected {m:?}")),
+                    // a host that failed says nothing: MPICH's launcher
+                    // reports it
+                    Err(_) => Ok(()),
+                }
+            }));
+        }
+        for w in waits {
+            w.join()
+                .map_err(|_| "hosts registry: a thread panicked".to_string())??;
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,169 @@
+//! A host's side of a job across hosts (`vaced host-side`), started on each
+//! host by the agent (`agent`) in place of MPICH's proxy, which it then
+//! runs: it joins the launcher's registry, creates the host's segment (its
+//! ranks join it through `VACED_SEGMENT`, which the proxy hands down to
+//! them), joins the other hosts' bridges and runs its own, runs the proxy,
+//! and at the end sends its ranks' results to the launcher.
+
+use super::bridge::{Bridge, Peer};
+use super::registry::{self, HostConfig, RankOut, ToHost, ToLauncher};
+use crate::launch::job::{ENV_RANK, ENV_SEGMENT};
+use crate::transport::process as os;
+use crate::transport::remote::HostSide;
+use crate::transport::{Segment, SegmentConfig};
+use std::ffi::OsString;
+use std::io::{BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::process::ExitStatusExt;
+use std::process::Command;
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// How long the launcher may take to copy the results.
+const DONE_WAIT: Duration = Duration::from_secs(30);
+
+/// The name of host `host`'s segment for job `job`.
+pub fn segment_name(job: &str, host: u32) -> String {
+    format!("/vaced-{job}-h{host}")
+}
+
+/// Run host `host`'s side, the registry at `registry`, MPICH's proxy being
+/// `cmd`; returns the exit status to end with (the proxy's).
+pub fn run(host: u32, registry: &str, cmd: &[OsString]) -> i32 {
+    let who = format!("vaced host-side {host}");
+    match serve(host, registry, cmd) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("{who}: {e}");
+            1
+        }
+    }
+}
+
+/// Exchange host indices on a new stream between two bridges.
+fn introduce(s: &mut TcpStream, me: u32) -> std::io::Result<u32> {
+    s.set_nodelay(true)?;
+    s.write_all(&me.to_le_bytes())?;
+    let mut b = [0u8; 4];
+    s.read_exact(&mut b)?;
+    Ok(u32::from_le_bytes(b))
+}
+
+/// Streams to every other host: connect to the lower ones, accept the
+/// higher ones.
+fn join_bridges(me: u32, cfg: &HostConfig, listener: &TcpListener) -> Result<Vec<Peer>, String> {
+    let nhosts = cfg.bridges.len() as u32;
+    let mut peers = Vec::new();
+    for j in 0..me {
+        let addr = &cfg.bridges[j as usize];
+        let mut s =
+            TcpStream::connect(addr).map_err(|e| format!("host {j}'s bridge at {addr}: {e}"))?;
+        let got = introduce(&mut s, me).map_err(|e| format!("host {j}'s bridge: {e}"))?;
+        if got != j {
+            return Err(format!("host {j}'s bridge at {addr} says it is host {got}"));
+        }
+        peers.push(Peer {
+            host: j,
+            stream: Box::new(s),
+        });
+    }
+    for _ in me + 1..nhosts {
+        let (mut s, _) = listener.accept().map_err(|e| format!("bridge: {e}"))?;
+        let j = introduce(&mut s, me).map_err(|e| format!("bridge: {e}"))?;
+        if j <= me || j >= nhosts || peers.iter().any(|p| p.host == j) {
+            return Err(format!("bridge: a stream from host {j}, not expected"));
+        }
+        peers.push(Peer {
+            host: j,
+            stream: Box::new(s),
+        });
+    }
+    Ok(peers)
+}
+
+fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
+    let (program, args) = cmd
+        .split_first()
+        .ok_or("no command to run (MPICH's proxy) after --")?;
+    let mut reg = TcpStream::connect(registry)
+        .map_err(|e| format!("cannot reach the launcher's registry at {registry}: {e}"))?;
+    let local = reg.local_addr().map_err(|e| e.to_string())?.ip();
+    let listener = TcpListener::bind((local, 0)).map_err(|e| format!("bridge: {e}"))?;
+    let bridge_addr = listener.local_addr().map_err(|e| e.to_string())?;
+    registry::send(
+        &mut reg,
+        &ToLauncher::Hello {
+            host,
+            bridge: bridge_addr.to_string(),
+        },
+    )
+    .map_err(|e| format!("registry: {e}"))?;
+    let mut rd = BufReader::new(reg.try_clone().map_err(|e| e.to_string())?);
+    let cfg = match registry::recv(&mut rd) {
+        Ok(ToHost::Config(c)) => c,
+        Ok(m) => return Err(format!("registry: unexpected {m:?}")),
+        Err(e) => return Err(format!("registry: {e}")),
+    };
+    let mine: Vec<u32> = (0..cfg.nranks)
+        .filter(|&r| cfg.host_of[r as usize] == host)
+        .collect();
+    let name = segment_name(&cfg.job, host);
+    let seg = Segment::create(
+        &name,
+        &SegmentConfig {
+            nranks: cfg.nranks,
+            cores: cfg.cores.min(mine.len() as u32).max(1),
+            inbox_bytes: cfg.inbox_bytes,
+            flow_slots: 0,
+        },
+    )
+    .map_err(|e| format!("cannot create this host's segment {name}: {e}"))?;
+    let outcome = (|| {
+        let side = HostSide::adopt(seg.clone(), |r| cfg.host_of[r as usize] == host)
+            .map_err(|e| e.to_string())?;
+        let peers = join_bridges(host, &cfg, &listener)?;
+        let bridge = Bridge::new(side, host, cfg.host_of.clone(), peers)?;
+        let bridge = std::thread::spawn(move || bridge.run());
+
+        // the launcher going away ends us (and the proxy, our child)
+        let (done_tx, done_rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let m = registry::recv::<ToHost>(&mut rd);
+            if m.is_err() {
+                std::process::exit(1);
+            }
+            let _ = done_tx.send(());
+        });
+
+        let mut proxy = Command::new(program);
+        proxy
+            .args(args)
+            .env(ENV_SEGMENT, &name)
+            .env_remove(ENV_RANK);
+        os::die_with_parent(&mut proxy);
+        let status = proxy
+            .status()
+            .map_err(|e| format!("cannot run {}: {e}", program.to_string_lossy()))?;
+        let bridge_error = if status.success() {
+            match bridge.join() {
+                Ok(Ok(_)) => None,
+                Ok(Err(e)) => Some(e),
+                Err(_) => Some("the bridge panicked".to_string()),
+            }
+        } else {
+            None
+        };
+        let outs: Vec<RankOut> = mine.iter().map(|&r| RankOut::of(&seg, r)).collect();
+        if registry::send(&mut reg, &ToLauncher::Results(outs)).is_ok() {
+            let _ = done_rx.recv_timeout(DONE_WAIT);
+        }
+        if let Some(e) = bridge_error {
+            return Err(format!("the bridge: {e}"));
+        }
+        Ok(status
+            .code()
+            .unwrap_or_else(|| 128 + status.signal().unwrap_or(0)))
+    })();
+    let _ = Segment::unlink(&name);
+    outcome
+}
