@@ -143,6 +143,9 @@ pub fn spawn(
             if let Some(x) = across {
                 cmd.env_remove(ENV_SEGMENT);
                 cmd.envs(x.env.iter().map(|(k, v)| (*k, v)));
+                // the host mpiexec runs on too gets its proxy through the
+                // agent (Hydra would fork it there itself)
+                cmd.env("HYDRA_LAUNCHER_AUTOFORK", "0");
             }
             cmd.process_group(pgid as i32)
                 .stdin(stdin0.take().unwrap_or_else(Stdio::null));
