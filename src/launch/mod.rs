@@ -127,23 +127,11 @@ fn run_job(
         }
     };
 
-    // --mpich / $VACED_MPICH: a program built with vaced's MPICH, started
-    // by MPICH's launcher
-    let mpiexec = match (&a.mpich, std::env::var_os(mpich::ENV_MPICH)) {
+    let mpiexec_wanted = match (&a.mpich, std::env::var_os(mpich::ENV_MPICH)) {
         (Some(p), _) => Some(mpich::prefix(p.as_deref())),
         (None, Some(v)) if !v.is_empty() => Some(std::path::PathBuf::from(v)),
         _ => None,
-    }
-    .map(|prefix| mpich::mpiexec(&prefix));
-    let mpiexec = match mpiexec {
-        None => None,
-        Some(Ok(e)) => Some(e),
-        Some(Err(e)) => {
-            eprintln!("{cmd}: {e}");
-            return 1;
-        }
     };
-
     // --hosts / --hostfile: vaced's MPICH across several hosts
     let across_hosts = match across::host_list(a) {
         Ok(h) => h,
@@ -152,7 +140,7 @@ fn run_job(
             return EXIT_USAGE;
         }
     };
-    if across_hosts.is_some() && mpiexec.is_none() {
+    if across_hosts.is_some() && mpiexec_wanted.is_none() {
         eprintln!(
             "{cmd}: --hosts and --hostfile need --mpich: vaced's own library runs every rank on \
              this host"
@@ -167,6 +155,18 @@ fn run_job(
         );
         return EXIT_USAGE;
     }
+
+    // --mpich / $VACED_MPICH: a program built with vaced's MPICH, started
+    // by MPICH's launcher
+    let mpiexec = mpiexec_wanted.map(|prefix| mpich::mpiexec(&prefix));
+    let mpiexec = match mpiexec {
+        None => None,
+        Some(Ok(e)) => Some(e),
+        Some(Err(e)) => {
+            eprintln!("{cmd}: {e}");
+            return 1;
+        }
+    };
 
     let host_cores = std::thread::available_parallelism()
         .map(|n| n.get() as u32)
