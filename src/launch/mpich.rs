@@ -12,6 +12,10 @@
 //! vaced job (the patch to `MPIR_Comm_commit`), as they would follow this
 //! host's nodes rather than the target's.
 //!
+//! With `--hosts` / `--hostfile` the ranks run on several hosts, MPICH's
+//! launcher starting each host's proxy through vaced's agent (see
+//! `super::across` and `crate::hosts`).
+//!
 //! `--cores` applies as for vaced's own library: the engine takes the
 //! rank's core token at the end of MPI_Init and gives it away whenever the
 //! rank sleeps or MPICH polls (see mpich-patch/README.md, "Waiting").
@@ -87,8 +91,8 @@ pub fn eager_env(eager: u64) -> Vec<(&'static str, String)> {
     .collect()
 }
 
-/// Start `program args` on `nranks` ranks through `mpiexec` (Hydra, every
-/// rank on this host), in the job's environment (without `VACED_RANK`: MPICH
+/// Start `program args` on `nranks` ranks through `mpiexec` (Hydra: every
+/// rank on this host, or with `across` on its hosts), in the job's environment (without `VACED_RANK`: MPICH
 /// numbers the ranks) and MPICH's eager limits raised to the target's
 /// (`eager`, see [`eager_env`]). The launcher supervises it as the host of
 /// every rank.
