@@ -30,7 +30,7 @@ pub struct HostConfig {
 pub struct RankOut {
     pub rank: u32,
     pub finalized: bool,
-    pub result: [u64; 10],
+    pub result: RankResult,
     pub abort: Option<(i32, String)>,
     pub signal: Option<i32>,
 }
@@ -71,22 +71,10 @@ impl RankOut {
     /// Rank `rank` as `seg` holds it.
     pub fn of(seg: &Segment, rank: u32) -> RankOut {
         let s = seg.slot(rank);
-        let r = s.result();
         RankOut {
             rank,
             finalized: s.state() == RankState::Finalized,
-            result: [
-                r.vtime_ps,
-                r.compute_ps,
-                r.comm_ps,
-                r.wait_ps,
-                r.host_cpu_ns,
-                r.msgs_sent,
-                r.bytes_sent,
-                r.decisions,
-                r.decide_wait_ns,
-                r.sleeps,
-            ],
+            result: s.result(),
             abort: s.abort_code().map(|c| (c, s.abort_message())),
             signal: s.signal(),
         }
@@ -95,26 +83,13 @@ impl RankOut {
     /// Copy it into `board`'s slot of the rank.
     pub fn store(&self, board: &Segment) {
         let s = board.slot(self.rank);
-        let [vtime_ps, compute_ps, comm_ps, wait_ps, host_cpu_ns, msgs_sent, bytes_sent, decisions, decide_wait_ns, sleeps] =
-            self.result;
-        s.store_result(&RankResult {
-            vtime_ps,
-            compute_ps,
-            comm_ps,
-            wait_ps,
-            host_cpu_ns,
-            msgs_sent,
-            bytes_sent,
-            decisions,
-            decide_wait_ns,
-            sleeps,
-        });
+        s.store_result(&self.result);
         if let Some(sig) = self.signal {
             s.set_signal(sig);
         }
         if let Some((code, msg)) = &self.abort {
             s.set_abort_message(msg);
-            s.set_abort(code.to_owned());
+            s.set_abort(*code);
         } else if self.finalized {
             s.set_state(RankState::Finalized);
         }

@@ -4,21 +4,16 @@
 //! on one host (the in-memory link), to the picosecond, whatever the host
 //! delays.
 use super::bridge::{Bridge, Peer};
-use crate::model::{transfer_time, VTime};
-use crate::p2p::testing::{self, MemLink};
+use crate::model::VTime;
+use crate::p2p::testing::{self, m, rbuf, sbuf, MemLink, US};
 use crate::p2p::{Core, Link, PortLink, SendMode};
 use crate::transport::remote::HostSide;
-use crate::transport::{Port, RankState, RecvBuf, Segment, SegmentConfig, SendBuf};
+use crate::transport::{Port, RankState, Segment, SegmentConfig};
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-const US: u64 = 1_000_000;
 const MAX_RECORD_INBOX: u32 = 1 << 16;
-
-fn m(b: u64) -> u64 {
-    transfer_time(b, 6_380_000_000).ps()
-}
 
 /// Run `n` ranks, rank r on host `host_of[r]`, each running `f`; returns
 /// every rank's final virtual time and the bridges' statistics.
@@ -72,10 +67,7 @@ fn run_hosts(host_of: &[u32], f: fn(&mut Core<PortLink>)) -> (Vec<u64>, Vec<supe
                 let mut c = Core::new(PortLink::new(port), testing::model());
                 c.enter();
                 f(&mut c);
-                let t = c.vtime().ps();
-                c.drain_background();
-                c.retire();
-                t
+                testing::finish(&mut c)
             })
         })
         .collect();
@@ -101,14 +93,6 @@ fn same_on_hosts(
     want
 }
 
-fn sbuf(v: &[u8]) -> SendBuf {
-    // SAFETY (test): the buffer outlives the wait on its request.
-    unsafe { SendBuf::from_raw(v.as_ptr(), v.len()) }
-}
-fn rbuf(v: &mut [u8]) -> RecvBuf {
-    // SAFETY (test): as above.
-    unsafe { RecvBuf::from_raw(v.as_mut_ptr(), v.len()) }
-}
 fn send<L: Link>(c: &mut Core<L>, data: &[u8], dest: u32, tag: i32) {
     let r = c.isend(sbuf(data), dest, tag, 0, SendMode::Standard);
     c.wait_all(&[r]);
@@ -121,14 +105,6 @@ fn recv<L: Link>(c: &mut Core<L>, buf: &mut [u8], src: Option<u32>) -> i32 {
     c.free(r);
     s
 }
-/// Compute `us` of virtual time after `ms` of host time, then send 8 bytes.
-fn late_send<L: Link>(c: &mut Core<L>, dest: u32, tag: i32, us: u64, ms: u64) {
-    std::thread::sleep(Duration::from_millis(ms));
-    c.compute(VTime::from_ps(us * US));
-    let data = [c.rank() as u8; 8];
-    send(c, &data, dest, tag);
-}
-
 /// Ranks 0 and 1 exchange `size` bytes ten times, checking the data.
 fn pingpong<L: Link>(c: &mut Core<L>, size: usize) {
     let me = c.rank();
@@ -164,59 +140,25 @@ fn a_pingpong_between_two_hosts_is_timed_as_on_one() {
     same_on_hosts(&[0, 1], pingpong_rendezvous, pingpong_rendezvous);
 }
 
-/// Rank 0 takes two messages with MPI_ANY_SOURCE: rank 1's, sent at 10 us
-/// but 60 ms late on the host, comes first on the target.
-fn wildcard<L: Link>(c: &mut Core<L>) {
-    match c.rank() {
-        0 => {
-            let mut b = [0u8; 8];
-            assert_eq!(recv(c, &mut b, None), 1);
-            assert_eq!(c.vtime().ps(), 10 * US + 3 * m(8));
-            assert_eq!(recv(c, &mut b, None), 2);
-        }
-        1 => late_send(c, 0, 0, 10, 60),
-        _ => late_send(c, 0, 0, 20, 0),
-    }
-}
-
 #[test]
 fn a_wildcard_receive_decides_alike_across_hosts() {
     for hosts in [[0, 1, 1], [0, 1, 0], [0, 1, 2]] {
-        let t = same_on_hosts(&hosts, wildcard, wildcard);
+        let t = same_on_hosts(
+            &hosts,
+            testing::wildcard_first_arrival,
+            testing::wildcard_first_arrival,
+        );
         assert_eq!(t[0], 20 * US + 3 * m(8));
-    }
-}
-
-/// Waitany and Test decide by virtual time (see `p2p::tests`).
-fn waitany_test<L: Link>(c: &mut Core<L>) {
-    match c.rank() {
-        0 => {
-            let (mut a, mut b, mut d) = ([0u8; 8], [0u8; 8], [0u8; 8]);
-            let r1 = c.irecv(rbuf(&mut a), Some(1), None, 0);
-            let r2 = c.irecv(rbuf(&mut b), Some(2), None, 0);
-            assert_eq!(c.wait_any(&[r2, r1]), vec![1]);
-            c.wait_all(&[r2]);
-            let r3 = c.irecv(rbuf(&mut d), Some(3), None, 0);
-            let mut flags = Vec::new();
-            for at in [35, 50, 55] {
-                let now = c.vtime().ps();
-                c.compute(VTime::from_ps(at * US - now));
-                flags.push(!c.test(&[r3]).is_empty());
-            }
-            assert_eq!(flags, vec![false, false, true]);
-            for r in [r1, r2, r3] {
-                c.free(r);
-            }
-        }
-        1 => late_send(c, 0, 0, 10, 60),
-        2 => late_send(c, 0, 0, 20, 0),
-        _ => late_send(c, 0, 0, 40, 80),
     }
 }
 
 #[test]
 fn waitany_and_test_decide_alike_across_hosts() {
-    let t = same_on_hosts(&[0, 1, 0, 1], waitany_test, waitany_test);
+    let t = same_on_hosts(
+        &[0, 1, 0, 1],
+        testing::waitany_and_test,
+        testing::waitany_and_test,
+    );
     assert_eq!(t[0], 55 * US);
 }
 

@@ -1,7 +1,7 @@
 //! The point-to-point engine without processes: ranks are threads over an
 //! in-memory link, and host timing is perturbed on purpose. Expected times are
 //! derived from the model's equations (tianhe1a, scale 0).
-use super::testing::{run, MemLink};
+use super::testing::{self, late_send, run, MemLink, US};
 use super::{Core, SendMode};
 use crate::model::{transfer_time, VTime};
 use crate::transport::{RecvBuf, SendBuf};
@@ -354,81 +354,15 @@ fn unexpected_message_gives_the_same_times_whenever_the_host_delivers_it() {
 
 // ---- conservative decisions --------------------------------------------------
 
-const US: u64 = 1_000_000;
-
-/// Send 8 bytes to `dest` after `compute_us` of virtual time, the host
-/// delaying the send by `delay_ms` (no virtual time at scale 0).
-fn late_send(c: &mut Core<MemLink>, dest: u32, tag: i32, compute_us: u64, delay_ms: u64) {
-    std::thread::sleep(Duration::from_millis(delay_ms));
-    c.compute(VTime::from_ps(compute_us * US));
-    let data = [c.rank() as u8; 8];
-    let r = c.isend(sbuf(&data), dest, tag, 0, SendMode::Standard);
-    c.wait_all(&[r]);
-    c.free(r);
-}
-
 #[test]
 fn wildcard_receive_takes_earliest_arrival_not_first_on_host() {
-    // Rank 1 sends at 10 us but 60 ms late on the host; rank 2 at 20 us at
-    // once. MPI_ANY_SOURCE takes rank 1's (arrival 10 us + 2 M(8)) at
-    // 10 us + 3 M(8), then rank 2's (arrival 20 us + 2 M(8)) at 20 us + 3 M(8);
-    // a specific receive posted behind the undecided wildcard gets nothing
-    // the wildcard could take first (non-overtaking).
-    let t = run(3, 1 << 16, |c| match c.rank() {
-        0 => {
-            let mut a = [0u8; 8];
-            let mut b = [0u8; 8];
-            let w = c.irecv(rbuf(&mut a), None, None, 0);
-            let s = c.irecv(rbuf(&mut b), Some(2), None, 0);
-            c.wait_all(&[w]);
-            assert_eq!(c.status(w).source, 1);
-            assert_eq!(c.vtime().ps(), 10 * US + 3 * m(8));
-            c.wait_all(&[s]);
-            assert_eq!(c.status(s).source, 2);
-            assert_eq!((a[0], b[0]), (1, 2));
-            c.free(w);
-            c.free(s);
-        }
-        1 => late_send(c, 0, 0, 10, 60),
-        _ => late_send(c, 0, 0, 20, 0),
-    });
+    let t = run(3, 1 << 16, testing::wildcard_first_arrival);
     assert_eq!(t[0], 20 * US + 3 * m(8));
 }
 
 #[test]
 fn waitany_and_test_decide_by_virtual_time() {
-    // Rank 0: receives from 1 (sent at 10 us, 60 ms late on the host) and
-    // 2 (sent at 20 us). Waitany returns rank 1's first, at 10 us + 3 M(8).
-    // Then a receive from 3 (sent at 40 us, late on the host) tested at
-    // 35 us: not there yet; at 50 us: there (handled at 50 us, the first test
-    // after its arrival, complete at 50 us + M(8) > 50 us: still false); at
-    // 55 us: true.
-    let t = run(4, 1 << 16, |c| match c.rank() {
-        0 => {
-            let mut a = [0u8; 8];
-            let mut b = [0u8; 8];
-            let mut d = [0u8; 8];
-            let r1 = c.irecv(rbuf(&mut a), Some(1), None, 0);
-            let r2 = c.irecv(rbuf(&mut b), Some(2), None, 0);
-            assert_eq!(c.wait_any(&[r2, r1]), vec![1]);
-            assert_eq!(c.vtime().ps(), 10 * US + 3 * m(8));
-            c.wait_all(&[r2]);
-            let r3 = c.irecv(rbuf(&mut d), Some(3), None, 0);
-            let mut flags = Vec::new();
-            for at in [35, 50, 55] {
-                let now = c.vtime().ps();
-                c.compute(VTime::from_ps(at * US - now));
-                flags.push(!c.test(&[r3]).is_empty());
-            }
-            assert_eq!(flags, vec![false, false, true]);
-            c.free(r1);
-            c.free(r2);
-            c.free(r3);
-        }
-        1 => late_send(c, 0, 0, 10, 60),
-        2 => late_send(c, 0, 0, 20, 0),
-        _ => late_send(c, 0, 0, 40, 80),
-    });
+    let t = run(4, 1 << 16, testing::waitany_and_test);
     assert_eq!(t[0], 55 * US);
 }
 

@@ -54,7 +54,7 @@ impl RankState {
 }
 
 /// Figures a rank leaves in its slot at MPI_Finalize (all in ps or ns).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RankResult {
     pub vtime_ps: u64,
     pub compute_ps: u64,
