@@ -364,6 +364,31 @@ fn a_crashed_rank_is_named_through_vaceds_mpich() {
     let job = Run::exact(4, &mpich_program("crash"))
         .option(&[p.as_str()])
         .run();
+    assert_crash_of_rank_2(&job);
+    // the same with rank 2 on another host than rank 0: its host's side
+    // says it at once, and leaves no segment behind
+    let shell = local_remote_shell();
+    let job = Run::exact(4, &mpich_program("crash"))
+        .option(&[
+            p.as_str(),
+            "--hosts",
+            "127.0.0.2:2,127.0.0.3:2",
+            "--launcher-exec",
+        ])
+        .option(&[shell.as_os_str()])
+        .run();
+    assert_crash_of_rank_2(&job);
+    let left: Vec<String> = std::fs::read_dir("/dev/shm")
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("vaced-") && (n.ends_with("-h0") || n.ends_with("-h1")))
+        .collect();
+    assert!(left.is_empty(), "host segments left behind: {left:?}");
+}
+
+/// `crash` (rank 2 dies of SIGSEGV) ended the job, naming rank 2.
+fn assert_crash_of_rank_2(job: &common::Job) {
     assert_eq!(
         exit_code(&job.status),
         128 + libc::SIGSEGV,

@@ -29,6 +29,8 @@ pub struct HostConfig {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RankOut {
     pub rank: u32,
+    /// Its process id on its host.
+    pub pid: u32,
     pub finalized: bool,
     pub result: RankResult,
     pub abort: Option<(i32, String)>,
@@ -37,7 +39,14 @@ pub struct RankOut {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ToLauncher {
-    Hello { host: u32, bridge: String },
+    Hello {
+        host: u32,
+        bridge: String,
+    },
+    /// Ranks that aborted or died of a signal, said at once (MPICH's
+    /// launcher may kill the host's side before it ends).
+    Failures(Vec<RankOut>),
+    /// Every rank of the host at the end; answered with `Done`.
     Results(Vec<RankOut>),
 }
 
@@ -73,6 +82,7 @@ impl RankOut {
         let s = seg.slot(rank);
         RankOut {
             rank,
+            pid: s.pid(),
             finalized: s.state() == RankState::Finalized,
             result: s.result(),
             abort: s.abort_code().map(|c| (c, s.abort_message())),
@@ -83,6 +93,7 @@ impl RankOut {
     /// Copy it into `board`'s slot of the rank.
     pub fn store(&self, board: &Segment) {
         let s = board.slot(self.rank);
+        s.set_pid(self.pid);
         s.store_result(&self.result);
         if let Some(sig) = self.signal {
             s.set_signal(sig);
@@ -130,19 +141,25 @@ pub fn serve(
             send(&mut s, &ToHost::Config(cfg.clone())).map_err(|e| format!("host {h}: {e}"))?;
             let board = board.clone();
             waits.push(std::thread::spawn(move || -> Result<(), String> {
-                match recv(&mut r) {
-                    Ok(ToLauncher::Results(ranks)) => {
-                        for o in &ranks {
-                            if o.rank < board.nranks() {
-                                o.store(&board);
-                            }
+                let store = |ranks: &[RankOut]| {
+                    ranks
+                        .iter()
+                        .filter(|o| o.rank < board.nranks())
+                        .for_each(|o| o.store(&board))
+                };
+                loop {
+                    match recv(&mut r) {
+                        Ok(ToLauncher::Failures(ranks)) => store(&ranks),
+                        Ok(ToLauncher::Results(ranks)) => {
+                            store(&ranks);
+                            return send(&mut s, &ToHost::Done)
+                                .map_err(|e| format!("host {h}: {e}"));
                         }
-                        send(&mut s, &ToHost::Done).map_err(|e| format!("host {h}: {e}"))
+                        Ok(m) => return Err(format!("host {h}: unexpected {m:?}")),
+                        // a host that failed says no more: MPICH's
+                        // launcher reports it
+                        Err(_) => return Ok(()),
                     }
-                    Ok(m) => Err(format!("host {h}: unexpected {m:?}")),
-                    // a host that failed says nothing: MPICH's launcher
-                    // reports it
-                    Err(_) => Ok(()),
                 }
             }));
         }

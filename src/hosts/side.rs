@@ -11,16 +11,20 @@ use crate::launch::job::{ENV_RANK, ENV_SEGMENT};
 use crate::transport::process as os;
 use crate::transport::remote::HostSide;
 use crate::transport::{Segment, SegmentConfig};
+use parking_lot::Mutex;
 use std::ffi::OsString;
 use std::io::{BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::os::unix::process::ExitStatusExt;
 use std::process::Command;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 /// How long the launcher may take to copy the results.
 const DONE_WAIT: Duration = Duration::from_secs(30);
+/// How often this host's ranks are looked at for an abort or a fatal signal.
+const FAILURE_WATCH: Duration = Duration::from_millis(20);
 
 /// The name of host `host`'s segment for job `job`.
 pub fn segment_name(job: &str, host: u32) -> String {
@@ -124,6 +128,26 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
         let peers = join_bridges(host, &cfg, &listener)?;
         let bridge = Bridge::new(side, host, cfg.host_of.clone(), peers)?;
         let bridge = std::thread::spawn(move || bridge.run());
+        // a bridge that fails (another host gone) ends the proxy at once:
+        // this host's ranks could wait for ever
+        let proxy_pid = Arc::new(AtomicU32::new(0));
+        let failed = Arc::new(Mutex::new(None::<String>));
+        let watcher = {
+            let (proxy_pid, failed) = (proxy_pid.clone(), failed.clone());
+            std::thread::spawn(move || {
+                let e = match bridge.join() {
+                    Ok(Ok(_)) => return,
+                    Ok(Err(e)) => e,
+                    Err(_) => "the bridge panicked".to_string(),
+                };
+                eprintln!("vaced host-side {host}: the bridge: {e}; ending this host's ranks");
+                *failed.lock() = Some(e);
+                let pid = proxy_pid.load(Ordering::SeqCst);
+                if pid != 0 {
+                    os::kill_pid(pid, libc::SIGKILL);
+                }
+            })
+        };
 
         // the launcher going away ends us (and the proxy, our child)
         let (done_tx, done_rx) = mpsc::channel();
@@ -141,18 +165,51 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
             .env(ENV_SEGMENT, &name)
             .env_remove(ENV_RANK);
         os::die_with_parent(&mut proxy);
-        let status = proxy
-            .status()
-            .map_err(|e| format!("cannot run {}: {e}", program.to_string_lossy()))?;
-        let bridge_error = if status.success() {
-            match bridge.join() {
-                Ok(Ok(_)) => None,
-                Ok(Err(e)) => Some(e),
-                Err(_) => Some("the bridge panicked".to_string()),
-            }
-        } else {
-            None
+        // aborts and fatal signals go to the launcher as they happen
+        let mut early = reg.try_clone().map_err(|e| e.to_string())?;
+        let stop = Arc::new(AtomicU32::new(0));
+        let failures = {
+            let (seg, mine, stop) = (seg.clone(), mine.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut said = vec![false; mine.len()];
+                while stop.load(Ordering::SeqCst) == 0 {
+                    let now: Vec<RankOut> = mine
+                        .iter()
+                        .zip(said.iter_mut())
+                        .filter(|(&r, said)| {
+                            let s = seg.slot(r);
+                            !**said && (s.abort_code().is_some() || s.signal().is_some())
+                        })
+                        .map(|(&r, said)| {
+                            *said = true;
+                            RankOut::of(&seg, r)
+                        })
+                        .collect();
+                    if !now.is_empty()
+                        && registry::send(&mut early, &ToLauncher::Failures(now)).is_err()
+                    {
+                        return early;
+                    }
+                    std::thread::sleep(FAILURE_WATCH);
+                }
+                early
+            })
         };
+        let mut child = proxy
+            .spawn()
+            .map_err(|e| format!("cannot run {}: {e}", program.to_string_lossy()))?;
+        proxy_pid.store(child.id(), Ordering::SeqCst);
+        if failed.lock().is_some() {
+            os::kill_pid(child.id(), libc::SIGKILL);
+        }
+        let status = child.wait().map_err(|e| e.to_string())?;
+        // once every rank of the job has finalized, the bridge ends too
+        if status.success() {
+            let _ = watcher.join();
+        }
+        let bridge_error = failed.lock().take();
+        stop.store(1, Ordering::SeqCst);
+        let _ = failures.join();
         let outs: Vec<RankOut> = mine.iter().map(|&r| RankOut::of(&seg, r)).collect();
         if registry::send(&mut reg, &ToLauncher::Results(outs)).is_ok() {
             let _ = done_rx.recv_timeout(DONE_WAIT);
