@@ -45,12 +45,15 @@ int vaced_eng_init_as(int rank);
  * while this rank waits in the engine. Engine calls made from inside it
  * fail (-1). */
 int vaced_eng_set_idle(void (*progress)(void));
-/* The library's "nothing to do until something reaches this rank"
- * (non-zero): nothing of its own in progress, nothing in its incoming
- * queues (NULL: never). With it, an engine wait sleeps between two runs of
- * the idle hook while it holds, and so does the library's own wait that
- * calls vaced_eng_idle(); the library then calls vaced_eng_ring(rank) after
- * each delivery to `rank`. Without it both poll, offering the CPU. */
+/* The library's "nothing to do until something reaches this rank" (1):
+ * nothing of its own in progress, nothing in its incoming queues (NULL:
+ * never). With it, an engine wait sleeps between two runs of the idle hook
+ * while it holds, and so does the library's own wait that calls
+ * vaced_eng_idle(); the library then calls vaced_eng_ring(rank) after each
+ * delivery to `rank`. 2: so on this host, but peers on other hosts deliver
+ * through sockets that ring nobody: such waits nap (200 us at most, the
+ * core given away) between two runs. 0, or without it: both poll,
+ * offering the CPU. */
 int vaced_eng_set_quiet(int (*quiet)(void));
 /* The library's own wait found nothing to do: sleep while quiet() holds,
  * else offer the CPU. -1 without an engine (wait your own way). */

@@ -54,6 +54,31 @@ impl Doorbell {
         }
     }
 
+    /// [`Doorbell::wait_until`] for at most `limit` (in the kernel, also
+    /// for a rank of the many-ranks mode: this serves other libraries'
+    /// waits, which that mode does not host).
+    pub fn wait_until_for(&self, mut cond: impl FnMut() -> bool, limit: std::time::Duration) {
+        let end = std::time::Instant::now() + limit;
+        loop {
+            if cond() {
+                return;
+            }
+            let left = end.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return;
+            }
+            let seq = self.seq.load(Ordering::SeqCst);
+            self.sleeping.store(ASLEEP, Ordering::SeqCst);
+            fence(Ordering::SeqCst);
+            if cond() {
+                self.sleeping.store(0, Ordering::Relaxed);
+                return;
+            }
+            futex::wait_for(&self.seq, seq, left);
+            self.sleeping.store(0, Ordering::Relaxed);
+        }
+    }
+
     /// Wake the owner if it sleeps (call after making its condition true).
     /// True when the owner is a suspended context of a host process, which
     /// the caller must then wake (see [`super::Segment::ring`]).

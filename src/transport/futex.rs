@@ -39,6 +39,27 @@ pub fn wait(word: &AtomicU32, expected: u32) {
     }
 }
 
+/// [`wait`] for at most `limit`.
+pub fn wait_for(word: &AtomicU32, expected: u32, limit: std::time::Duration) {
+    note_nap();
+    let ts = libc::timespec {
+        tv_sec: limit.as_secs() as libc::time_t,
+        tv_nsec: limit.subsec_nanos() as libc::c_long,
+    };
+    // SAFETY: `word` is a valid, aligned u32 and `ts` a valid timespec for
+    // the duration of the call; FUTEX_WAIT only reads them (the timeout is
+    // relative).
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAIT,
+            expected,
+            &ts as *const libc::timespec,
+        );
+    }
+}
+
 /// Wake up to `n` sleepers on `word`.
 pub fn wake(word: &AtomicU32, n: i32) {
     // SAFETY: `word` is a valid, aligned u32; FUTEX_WAKE does not access memory
