@@ -374,11 +374,14 @@ impl Bridge {
             if self.side.segment().inbox_pending(j) {
                 self.side.retake();
             }
-            // noted before the records are taken: covers every one of them
-            let note = self.side.staged_unread(j);
             let mut any = false;
             while self.side.take_staged(j, &mut rec) {
                 any = true;
+                // read after the record is taken: a record is noted before
+                // it is written, and only we forget, so this covers it and
+                // every one before (read before the take, it would miss a
+                // record written in between with an earlier arrival)
+                let note = self.side.staged_unread(j);
                 self.records_out[h as usize] += 1;
                 self.stats.records_forwarded += 1;
                 let f = Frame::Record {
