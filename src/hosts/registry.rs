@@ -113,60 +113,68 @@ impl RankOut {
 pub fn serve(
     listener: TcpListener,
     board: Segment,
-    mut cfg: HostConfig,
+    cfg: HostConfig,
 ) -> JoinHandle<Result<(), String>> {
     std::thread::spawn(move || {
-        let nhosts = cfg.bridges.len();
-        let mut conns: Vec<Option<(TcpStream, BufReader<TcpStream>)>> =
-            (0..nhosts).map(|_| None).collect();
-        for _ in 0..nhosts {
-            let (s, _) = listener
-                .accept()
-                .map_err(|e| format!("hosts registry: {e}"))?;
-            let mut r = BufReader::new(s.try_clone().map_err(|e| e.to_string())?);
-            let (host, bridge) = match recv(&mut r) {
-                Ok(ToLauncher::Hello { host, bridge }) => (host as usize, bridge),
-                Ok(m) => return Err(format!("hosts registry: {m:?} before a hello")),
-                Err(e) => return Err(format!("hosts registry: {e}")),
-            };
-            if host >= nhosts || conns[host].is_some() {
-                return Err(format!("hosts registry: a second or unknown host {host}"));
-            }
-            cfg.bridges[host] = bridge;
-            conns[host] = Some((s, r));
+        let r = serve_hosts(listener, board, cfg);
+        if let Err(e) = &r {
+            // the hosts cannot go on: MPICH's launcher then ends the job
+            eprintln!("vaced: {e}");
         }
-        let mut waits = Vec::new();
-        for (h, c) in conns.into_iter().enumerate() {
-            let (mut s, mut r) = c.expect("every host said hello");
-            send(&mut s, &ToHost::Config(cfg.clone())).map_err(|e| format!("host {h}: {e}"))?;
-            let board = board.clone();
-            waits.push(std::thread::spawn(move || -> Result<(), String> {
-                let store = |ranks: &[RankOut]| {
-                    ranks
-                        .iter()
-                        .filter(|o| o.rank < board.nranks())
-                        .for_each(|o| o.store(&board))
-                };
-                loop {
-                    match recv(&mut r) {
-                        Ok(ToLauncher::Failures(ranks)) => store(&ranks),
-                        Ok(ToLauncher::Results(ranks)) => {
-                            store(&ranks);
-                            return send(&mut s, &ToHost::Done)
-                                .map_err(|e| format!("host {h}: {e}"));
-                        }
-                        Ok(m) => return Err(format!("host {h}: unexpected {m:?}")),
-                        // a host that failed says no more: MPICH's
-                        // launcher reports it
-                        Err(_) => return Ok(()),
-                    }
-                }
-            }));
-        }
-        for w in waits {
-            w.join()
-                .map_err(|_| "hosts registry: a thread panicked".to_string())??;
-        }
-        Ok(())
+        r
     })
+}
+
+fn serve_hosts(listener: TcpListener, board: Segment, mut cfg: HostConfig) -> Result<(), String> {
+    let nhosts = cfg.bridges.len();
+    let mut conns: Vec<Option<(TcpStream, BufReader<TcpStream>)>> =
+        (0..nhosts).map(|_| None).collect();
+    for _ in 0..nhosts {
+        let (s, _) = listener
+            .accept()
+            .map_err(|e| format!("hosts registry: {e}"))?;
+        let mut r = BufReader::new(s.try_clone().map_err(|e| e.to_string())?);
+        let (host, bridge) = match recv(&mut r) {
+            Ok(ToLauncher::Hello { host, bridge }) => (host as usize, bridge),
+            Ok(m) => return Err(format!("hosts registry: {m:?} before a hello")),
+            Err(e) => return Err(format!("hosts registry: {e}")),
+        };
+        if host >= nhosts || conns[host].is_some() {
+            return Err(format!("hosts registry: a second or unknown host {host}"));
+        }
+        cfg.bridges[host] = bridge;
+        conns[host] = Some((s, r));
+    }
+    let mut waits = Vec::new();
+    for (h, c) in conns.into_iter().enumerate() {
+        let (mut s, mut r) = c.expect("every host said hello");
+        send(&mut s, &ToHost::Config(cfg.clone())).map_err(|e| format!("host {h}: {e}"))?;
+        let board = board.clone();
+        waits.push(std::thread::spawn(move || -> Result<(), String> {
+            let store = |ranks: &[RankOut]| {
+                ranks
+                    .iter()
+                    .filter(|o| o.rank < board.nranks())
+                    .for_each(|o| o.store(&board))
+            };
+            loop {
+                match recv(&mut r) {
+                    Ok(ToLauncher::Failures(ranks)) => store(&ranks),
+                    Ok(ToLauncher::Results(ranks)) => {
+                        store(&ranks);
+                        return send(&mut s, &ToHost::Done).map_err(|e| format!("host {h}: {e}"));
+                    }
+                    Ok(m) => return Err(format!("host {h}: unexpected {m:?}")),
+                    // a host that failed says no more: MPICH's
+                    // launcher reports it
+                    Err(_) => return Ok(()),
+                }
+            }
+        }));
+    }
+    for w in waits {
+        w.join()
+            .map_err(|_| "hosts registry: a thread panicked".to_string())??;
+    }
+    Ok(())
 }
