@@ -25,37 +25,33 @@ pub fn note_nap() {
 /// Sleep while `*word == expected` (returns at once if it differs). May return
 /// spuriously (signals, wake-ups meant for someone else): callers re-check.
 pub fn wait(word: &AtomicU32, expected: u32) {
-    note_nap();
-    // SAFETY: `word` is a valid, aligned u32 for the duration of the call;
-    // FUTEX_WAIT only reads it. A null timeout means "no timeout".
-    unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            word.as_ptr(),
-            libc::FUTEX_WAIT,
-            expected,
-            std::ptr::null::<libc::timespec>(),
-        );
-    }
+    wait_limited(word, expected, None)
 }
 
 /// [`wait`] for at most `limit`.
 pub fn wait_for(word: &AtomicU32, expected: u32, limit: std::time::Duration) {
+    wait_limited(word, expected, Some(limit))
+}
+
+fn wait_limited(word: &AtomicU32, expected: u32, limit: Option<std::time::Duration>) {
     note_nap();
-    let ts = libc::timespec {
-        tv_sec: limit.as_secs() as libc::time_t,
-        tv_nsec: limit.subsec_nanos() as libc::c_long,
-    };
-    // SAFETY: `word` is a valid, aligned u32 and `ts` a valid timespec for
-    // the duration of the call; FUTEX_WAIT only reads them (the timeout is
-    // relative).
+    let ts = limit.map(|l| libc::timespec {
+        tv_sec: l.as_secs() as libc::time_t,
+        tv_nsec: l.subsec_nanos() as libc::c_long,
+    });
+    let timeout = ts
+        .as_ref()
+        .map_or(std::ptr::null(), |t| t as *const libc::timespec);
+    // SAFETY: `word` is a valid, aligned u32 and `timeout` null ("no
+    // timeout") or a valid relative timespec, for the duration of the call;
+    // FUTEX_WAIT only reads them.
     unsafe {
         libc::syscall(
             libc::SYS_futex,
             word.as_ptr(),
             libc::FUTEX_WAIT,
             expected,
-            &ts as *const libc::timespec,
+            timeout,
         );
     }
 }
