@@ -162,31 +162,10 @@ fn waitany_and_test_decide_alike_across_hosts() {
     assert_eq!(t[0], 55 * US);
 }
 
-/// Both ranks: Irecv, Isend (rendezvous), Wait(send), Wait(recv): each REQ
-/// is early at a rank waiting on its own send, so only the job's
-/// quiescence lets them go on.
-fn symmetric_rendezvous<L: Link>(c: &mut Core<L>) {
-    let size = 300_000usize;
-    let me = c.rank();
-    let peer = 1 - me;
-    let data = vec![me as u8 + 1; size];
-    let mut buf = vec![0u8; size];
-    if me == 1 {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let rr = c.irecv(rbuf(&mut buf), Some(peer), None, 0);
-    let rs = c.isend(sbuf(&data), peer, 0, 0, SendMode::Standard);
-    c.wait_all(&[rs]);
-    c.free(rs);
-    c.wait_all(&[rr]);
-    c.free(rr);
-    assert!(buf.iter().all(|&b| b == peer as u8 + 1));
-}
-
 #[test]
 fn a_quiescent_job_finds_its_next_event_across_hosts() {
-    let (t, stats) = run_hosts(&[0, 1], symmetric_rendezvous);
-    let expect = 4 * m(64) + 3 * m(300_000);
+    let (t, stats) = run_hosts(&[0, 1], testing::symmetric_rendezvous::<PortLink, 20>);
+    let expect = 4 * m(64) + 3 * m(testing::SYMMETRIC_BYTES as u64);
     assert_eq!(t, vec![expect, expect]);
     assert!(stats.iter().map(|s| s.goes).sum::<u64>() >= 1, "{stats:?}");
 }

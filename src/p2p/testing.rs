@@ -163,3 +163,29 @@ pub fn waitany_and_test<L: Link>(c: &mut Core<L>) {
         _ => late_send(c, 0, 0, 40, 80),
     }
 }
+
+/// Bytes each rank sends in [`symmetric_rendezvous`].
+pub const SYMMETRIC_BYTES: usize = 300_000;
+
+/// Both ranks: Irecv, Isend (rendezvous), Wait(send), Wait(recv), rank 1
+/// starting `DELAY_MS` late on the host. Each REQ reaches a rank that is
+/// waiting on its own send, so it is early; the job goes quiescent and the
+/// earliest event (both REQs arrive at 2M(H); tie -> rank 0) is handled
+/// inside the wait, as on the target. Both ranks end at
+/// 4M(H) + 3M(SYMMETRIC_BYTES).
+pub fn symmetric_rendezvous<L: Link, const DELAY_MS: u64>(c: &mut Core<L>) {
+    let me = c.rank();
+    let peer = 1 - me;
+    let data = vec![me as u8 + 1; SYMMETRIC_BYTES];
+    let mut buf = vec![0u8; SYMMETRIC_BYTES];
+    if me == 1 {
+        std::thread::sleep(std::time::Duration::from_millis(DELAY_MS));
+    }
+    let rr = c.irecv(rbuf(&mut buf), Some(peer), None, 0);
+    let rs = c.isend(sbuf(&data), peer, 0, 0, SendMode::Standard);
+    c.wait_all(&[rs]);
+    c.free(rs);
+    c.wait_all(&[rr]);
+    c.free(rr);
+    assert!(buf.iter().all(|&b| b == peer as u8 + 1));
+}

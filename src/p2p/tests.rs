@@ -1,20 +1,10 @@
 //! The point-to-point engine without processes: ranks are threads over an
 //! in-memory link, and host timing is perturbed on purpose. Expected times are
 //! derived from the model's equations (tianhe1a, scale 0).
-use super::testing::{self, late_send, run, MemLink, US};
+use super::testing::{self, late_send, m, rbuf, run, sbuf, MemLink, US};
 use super::{Core, SendMode};
 use crate::model::{transfer_time, VTime};
-use crate::transport::{RecvBuf, SendBuf};
 use std::time::Duration;
-
-fn sbuf(v: &[u8]) -> SendBuf {
-    // SAFETY (test): the vector outlives the blocking call using it.
-    unsafe { SendBuf::from_raw(v.as_ptr(), v.len()) }
-}
-fn rbuf(v: &mut [u8]) -> RecvBuf {
-    // SAFETY (test): as above.
-    unsafe { RecvBuf::from_raw(v.as_mut_ptr(), v.len()) }
-}
 
 fn send(c: &mut Core<MemLink>, data: &[u8], dest: u32, mode: SendMode) {
     let r = c.isend(sbuf(data), dest, 0, 0, mode);
@@ -28,10 +18,8 @@ fn recv(c: &mut Core<MemLink>, buf: &mut [u8], src: u32) {
     c.free(r);
 }
 
-// M(b) = b/Bmem, N(b) = b/Bnet, l(h) = 15 us + h * 0.6 us (tianhe1a).
-fn m(b: u64) -> u64 {
-    transfer_time(b, 6_380_000_000).ps()
-}
+// M(b) = b/Bmem (testing::m), N(b) = b/Bnet, l(h) = 15 us + h * 0.6 us
+// (tianhe1a).
 fn l_(b: u64, h: u64) -> u64 {
     if h == 0 {
         m(b)
@@ -267,32 +255,20 @@ fn buffered_send_completes_at_once_and_delivers_later() {
 
 #[test]
 fn symmetric_rendezvous_waiting_on_the_send_first_does_not_deadlock() {
-    // Both ranks: Irecv, Isend (rendezvous), Wait(send), Wait(recv). Each
-    // REQ reaches a rank that is waiting on its own send, so it is early;
-    // the job goes quiescent and the earliest event (both REQs arrive at
-    // 2M(H); tie -> rank 0) is handled inside the wait, as on the target.
-    let size = 300_000usize;
-    for delay in [0u64, 25] {
-        let t = run(2, 1 << 16, move |c| {
-            let me = c.rank();
-            let peer = 1 - me;
-            let data = vec![me as u8 + 1; size];
-            let mut buf = vec![0u8; size];
-            if me == 1 {
-                std::thread::sleep(Duration::from_millis(delay));
-            }
-            let rr = c.irecv(rbuf(&mut buf), Some(peer), None, 0);
-            let rs = c.isend(sbuf(&data), peer, 0, 0, SendMode::Standard);
-            c.wait_all(&[rs]);
-            c.free(rs);
-            c.wait_all(&[rr]);
-            c.free(rr);
-            assert!(buf.iter().all(|&b| b == peer as u8 + 1));
-        });
-        // REQ: ts 0, tr M(H), ta 2M(H) (same node: L = M). ACK at 2M(H)
-        // arrives 4M(H); DATA leaves at 4M(H) (send done 4M(H) + M(b)),
-        // arrives 4M(H) + 2M(b), received at 4M(H) + 3M(b).
-        let expect = 4 * m(64) + 3 * m(size as u64);
+    // REQ: ts 0, tr M(H), ta 2M(H) (same node: L = M). ACK at 2M(H)
+    // arrives 4M(H); DATA leaves at 4M(H) (send done 4M(H) + M(b)),
+    // arrives 4M(H) + 2M(b), received at 4M(H) + 3M(b).
+    let expect = 4 * m(64) + 3 * m(testing::SYMMETRIC_BYTES as u64);
+    for (delay, t) in [
+        (
+            0,
+            run(2, 1 << 16, testing::symmetric_rendezvous::<MemLink, 0>),
+        ),
+        (
+            25,
+            run(2, 1 << 16, testing::symmetric_rendezvous::<MemLink, 25>),
+        ),
+    ] {
         assert_eq!(t, vec![expect, expect], "delay {delay}");
     }
 }
