@@ -32,10 +32,26 @@ const HOSTED: u32 = 2;
 impl Doorbell {
     /// Sleep until `cond()` holds. Only the doorbell's owner calls this. A
     /// rank of the many-ranks mode suspends its context instead.
-    pub fn wait_until(&self, mut cond: impl FnMut() -> bool) {
-        let park = super::hosting::park_hook();
+    pub fn wait_until(&self, cond: impl FnMut() -> bool) {
+        self.wait(cond, None)
+    }
+
+    /// [`Doorbell::wait_until`] for at most `limit` (in the kernel, also
+    /// for a rank of the many-ranks mode: this serves other libraries'
+    /// waits, which that mode does not host).
+    pub fn wait_until_for(&self, cond: impl FnMut() -> bool, limit: std::time::Duration) {
+        self.wait(cond, Some(limit))
+    }
+
+    fn wait(&self, mut cond: impl FnMut() -> bool, limit: Option<std::time::Duration>) {
+        let park = limit.is_none().then(super::hosting::park_hook).flatten();
+        let end = limit.map(|l| std::time::Instant::now() + l);
         loop {
             if cond() {
+                return;
+            }
+            let left = end.map(|e| e.saturating_duration_since(std::time::Instant::now()));
+            if left.is_some_and(|l| l.is_zero()) {
                 return;
             }
             let seq = self.seq.load(Ordering::SeqCst);
@@ -48,33 +64,8 @@ impl Doorbell {
             }
             match park {
                 Some(park) => park(),
-                None => futex::wait(&self.seq, seq),
+                None => futex::wait_limited(&self.seq, seq, left),
             }
-            self.sleeping.store(0, Ordering::Relaxed);
-        }
-    }
-
-    /// [`Doorbell::wait_until`] for at most `limit` (in the kernel, also
-    /// for a rank of the many-ranks mode: this serves other libraries'
-    /// waits, which that mode does not host).
-    pub fn wait_until_for(&self, mut cond: impl FnMut() -> bool, limit: std::time::Duration) {
-        let end = std::time::Instant::now() + limit;
-        loop {
-            if cond() {
-                return;
-            }
-            let left = end.saturating_duration_since(std::time::Instant::now());
-            if left.is_zero() {
-                return;
-            }
-            let seq = self.seq.load(Ordering::SeqCst);
-            self.sleeping.store(ASLEEP, Ordering::SeqCst);
-            fence(Ordering::SeqCst);
-            if cond() {
-                self.sleeping.store(0, Ordering::Relaxed);
-                return;
-            }
-            futex::wait_for(&self.seq, seq, left);
             self.sleeping.store(0, Ordering::Relaxed);
         }
     }

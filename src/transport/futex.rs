@@ -28,12 +28,8 @@ pub fn wait(word: &AtomicU32, expected: u32) {
     wait_limited(word, expected, None)
 }
 
-/// [`wait`] for at most `limit`.
-pub fn wait_for(word: &AtomicU32, expected: u32, limit: std::time::Duration) {
-    wait_limited(word, expected, Some(limit))
-}
-
-fn wait_limited(word: &AtomicU32, expected: u32, limit: Option<std::time::Duration>) {
+/// [`wait`] for at most `limit` (None: no limit).
+pub fn wait_limited(word: &AtomicU32, expected: u32, limit: Option<std::time::Duration>) {
     note_nap();
     let ts = limit.map(|l| libc::timespec {
         tv_sec: l.as_secs() as libc::time_t,
