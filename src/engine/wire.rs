@@ -83,6 +83,25 @@ pub struct Msg {
     pub payload: Payload,
 }
 
+impl Msg {
+    /// A nudge from `src`: a host-only record that wakes its receiver to
+    /// look at the job again (it carries no message).
+    pub fn nudge(src: u32) -> Msg {
+        Msg {
+            kind: Kind::Nudge,
+            src,
+            ctx: 0,
+            tag: 0,
+            size: 0,
+            ta: VTime::ZERO,
+            sreq: 0,
+            rreq: 0,
+            flow: None,
+            payload: Payload::None,
+        }
+    }
+}
+
 /// Size of the fixed header of a record.
 pub const HEADER: usize = 56;
 const FIRST: u8 = 0;

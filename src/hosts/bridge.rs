@@ -18,8 +18,7 @@
 
 use super::detect::{Coordinator, Report, Say};
 use super::frame::{self, Frame};
-use crate::engine::wire::{self, Body, Kind, Msg, Payload};
-use crate::model::VTime;
+use crate::engine::wire::{self, Body, Msg};
 use crate::transport::remote::{Delivery, HostSide, RankView};
 use crate::transport::RankState;
 use parking_lot::Mutex;
@@ -63,7 +62,7 @@ pub struct Peer {
     pub stream: Box<dyn Stream>,
 }
 
-/// What a bridge did, for the report.
+/// What a bridge did (the tests read it).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Stats {
     pub frames_sent: u64,
@@ -199,7 +198,6 @@ impl Bridge {
             self.settle_staged();
             self.send_state()?;
             self.send_acks()?;
-            self.flush();
             self.maybe_report()?;
             self.flush();
             if self.done() {
@@ -281,15 +279,10 @@ impl Bridge {
     /// The coordinator's word to every host, itself included.
     fn say(&mut self, say: Option<Say>) -> Result<(), String> {
         let Some(say) = say else { return Ok(()) };
-        let f = match say {
+        self.send_all(&match say {
             Say::Probe(w) => Frame::Probe(w),
             Say::Go(w) => Frame::Go(w),
-        };
-        for h in 0..self.writers.len() as u32 {
-            if h != self.me {
-                self.send(h, &f)?;
-            }
-        }
+        })?;
         match say {
             Say::Probe(w) => {
                 let still = self.still_as_reported();
@@ -333,20 +326,8 @@ impl Bridge {
         if self.host_of[owner as usize] != self.me {
             return;
         }
-        let m = Msg {
-            kind: Kind::Nudge,
-            src: owner,
-            ctx: 0,
-            tag: 0,
-            size: 0,
-            ta: VTime::ZERO,
-            sreq: 0,
-            rreq: 0,
-            flow: None,
-            payload: Payload::None,
-        };
         let mut rec = Vec::new();
-        wire::encode(&m, Body::None, self.max_record, |parts| {
+        wire::encode(&Msg::nudge(owner), Body::None, self.max_record, |parts| {
             parts.iter().for_each(|p| rec.extend_from_slice(p))
         });
         self.side.release();
@@ -366,12 +347,11 @@ impl Bridge {
 
     fn forward_staged(&mut self) -> Result<(), String> {
         let mut rec = Vec::new();
-        for j in 0..self.host_of.len() as u32 {
+        for i in 0..self.side.remote().len() {
+            let j = self.side.remote()[i];
             let h = self.host_of[j as usize];
-            if h == self.me || !self.side.segment().is_remote(j) {
-                continue;
-            }
             if self.side.segment().inbox_pending(j) {
+                // before a record leaves the count of this host's in flight
                 self.side.retake();
             }
             let mut any = false;
@@ -399,9 +379,9 @@ impl Bridge {
     }
 
     fn settle_staged(&mut self) {
-        for j in 0..self.host_of.len() as u32 {
-            let h = self.host_of[j as usize] as usize;
-            if h != self.me as usize && self.acked[h] >= self.staged_upto[j as usize] {
+        for i in 0..self.side.remote().len() {
+            let j = self.side.remote()[i];
+            if self.acked[self.host_of[j as usize] as usize] >= self.staged_upto[j as usize] {
                 self.side.settle_staged(j);
             }
         }
@@ -423,20 +403,12 @@ impl Bridge {
         if changed.is_empty() {
             return Ok(());
         }
-        self.side.retake();
-        let f = Frame::State(changed);
-        for h in 0..self.writers.len() as u32 {
-            if h != self.me {
-                self.send(h, &f)?;
-            }
-        }
-        Ok(())
+        self.send_all(&Frame::State(changed))
     }
 
     fn send_acks(&mut self) -> Result<(), String> {
         for h in 0..self.writers.len() {
             if self.records_in[h] > self.acks_sent[h] {
-                self.side.retake();
                 self.acks_sent[h] = self.records_in[h];
                 self.send(h as u32, &Frame::Ack(self.records_in[h]))?;
             }
@@ -448,8 +420,11 @@ impl Bridge {
     /// nothing in flight here, nothing staged, waiting or unsent.
     fn quiet_report(&self) -> Option<Report> {
         let stamp = self.side.quiet_stamp()?;
-        let staged = (0..self.host_of.len() as u32)
-            .any(|j| self.host_of[j as usize] != self.me && self.side.staged_unread(j).is_some());
+        let staged = self
+            .side
+            .remote()
+            .iter()
+            .any(|&j| self.side.staged_unread(j).is_some());
         if staged || !self.pending.is_empty() || self.side.has_staged() {
             return None;
         }
@@ -503,8 +478,21 @@ impl Bridge {
             .all(|r| seg.slot(r).state() == RankState::Finalized)
     }
 
+    /// Send `f` to every other host.
+    fn send_all(&mut self, f: &Frame) -> Result<(), String> {
+        for h in 0..self.writers.len() as u32 {
+            if h != self.me {
+                self.send(h, f)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Send `f` to host `h`. A data frame may make that host active: this
+    /// one holds its unit again first.
     fn send(&mut self, h: u32, f: &Frame) -> Result<(), String> {
         if f.is_data() {
+            self.side.retake();
             self.sent[h as usize] += 1;
             self.stats.frames_sent += 1;
         }

@@ -1836,7 +1836,7 @@ impl<L: Link> Core<L> {
     /// Wake rank `r` with a host-only record (counted in flight until `r`
     /// reads it). False if `r` has finalized: it acts no more.
     pub(crate) fn nudge(&mut self, r: u32) -> bool {
-        let m = self.header(Kind::Nudge, 0, 0, 0, VTime::ZERO);
+        let m = Msg::nudge(self.me);
         let max = self.link.max_record();
         let link = &mut self.link;
         let mut delivered = true;

@@ -61,6 +61,7 @@ impl Ringer {
 pub struct HostSide {
     seg: Segment,
     local: Vec<u32>,
+    remote: Vec<u32>,
     /// Whether we hold the host unit (see the module doc).
     unit: bool,
     wake: Vec<u32>,
@@ -78,22 +79,17 @@ impl HostSide {
                  one host: its flow registry is not forwarded between hosts",
             ));
         }
-        let mut local = Vec::new();
-        let mut remote = 0u64;
-        for r in 0..seg.nranks() {
-            if here(r) {
-                local.push(r);
-            } else {
-                seg.inbox(r).set_remote();
-                remote += 1;
-            }
+        let (local, remote): (Vec<u32>, Vec<u32>) = (0..seg.nranks()).partition(|&r| here(r));
+        for &r in &remote {
+            seg.inbox(r).set_remote();
         }
         seg.activity()
-            .fetch_add((remote << 32) + 1, Ordering::SeqCst);
+            .fetch_add(((remote.len() as u64) << 32) + 1, Ordering::SeqCst);
         seg.set_bridged();
         Ok(HostSide {
             seg,
             local,
+            remote,
             unit: true,
             wake: Vec::new(),
         })
@@ -105,6 +101,10 @@ impl HostSide {
     /// The ranks that run on this host.
     pub fn local(&self) -> &[u32] {
         &self.local
+    }
+    /// The ranks that run on other hosts.
+    pub fn remote(&self) -> &[u32] {
+        &self.remote
     }
 
     /// Sleep until `cond()` holds; the bridge's bell is rung by local
@@ -130,7 +130,7 @@ impl HostSide {
     }
     /// Whether records wait in some remote rank's staging inbox.
     pub fn has_staged(&self) -> bool {
-        (0..self.seg.nranks()).any(|r| self.seg.is_remote(r) && !self.seg.inbox(r).is_empty())
+        self.remote.iter().any(|&r| !self.seg.inbox(r).is_empty())
     }
 
     /// Take the next record staged for remote rank `j`, if any.
@@ -150,25 +150,24 @@ impl HostSide {
         self.seg.inbox(j).unread_min()
     }
     /// Forget the arrivals noted for remote rank `j` (its host has noted
-    /// every record we took out): true if some were forgotten (a bound as
-    /// seen here rose, and the local deciders were poked). Nothing is
-    /// forgotten while records wait in the staging inbox.
-    pub fn settle_staged(&mut self, j: u32) -> bool {
+    /// every record we took out): a bound as seen here rises, and the local
+    /// deciders are poked. Nothing is forgotten while records wait in the
+    /// staging inbox.
+    pub fn settle_staged(&mut self, j: u32) {
         let inbox = self.seg.inbox(j);
         if inbox.unread_min().is_none() {
-            return false;
+            return;
         }
         {
             let _g = futex::lock(&inbox.hdr().lock);
             if !inbox.is_empty() {
-                return false;
+                return;
             }
             // a rise: announced before it is visible
             self.seg.bump_generation();
             inbox.clear_unread();
         }
         self.poke_deciders();
-        true
     }
 
     /// Append `rec` to local rank `j`'s inbox, noting a message arriving at
@@ -327,9 +326,6 @@ impl HostSide {
             self.unit = false;
             self.seg.activity().fetch_sub(1, Ordering::SeqCst);
         }
-    }
-    pub fn holds_unit(&self) -> bool {
-        self.unit
     }
     /// The host's quiet stamp, if every local rank is idle and no record
     /// is in flight here (but for the host unit): the idle-end count, which

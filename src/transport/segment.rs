@@ -637,10 +637,6 @@ impl Segment {
     pub fn is_remote(&self, rank: u32) -> bool {
         self.inbox(rank).is_remote()
     }
-    /// Whether a bridge serves this segment.
-    pub fn bridged(&self) -> bool {
-        self.header().bridge.load(Ordering::Relaxed) != 0
-    }
     /// Wake the bridge, if there is one, to look at what changed.
     pub(super) fn ring_bridge(&self) {
         let h = self.header();
