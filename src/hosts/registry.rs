@@ -9,7 +9,6 @@ use crate::transport::{RankResult, RankState, Segment};
 use serde::{Deserialize, Serialize};
 use std::io::{self, BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
-use std::thread::JoinHandle;
 
 /// What every host is told.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -110,19 +109,13 @@ impl RankOut {
 /// Serve the hosts of a job on `listener`: wait for all `cfg.bridges.len()`
 /// hosts (`cfg.bridges` is filled in from their hellos), send each the
 /// configuration, then copy each host's results into `board` and answer.
-pub fn serve(
-    listener: TcpListener,
-    board: Segment,
-    cfg: HostConfig,
-) -> JoinHandle<Result<(), String>> {
+pub fn serve(listener: TcpListener, board: Segment, cfg: HostConfig) {
     std::thread::spawn(move || {
-        let r = serve_hosts(listener, board, cfg);
-        if let Err(e) = &r {
+        if let Err(e) = serve_hosts(listener, board, cfg) {
             // the hosts cannot go on: MPICH's launcher then ends the job
             eprintln!("vaced: {e}");
         }
-        r
-    })
+    });
 }
 
 fn serve_hosts(listener: TcpListener, board: Segment, mut cfg: HostConfig) -> Result<(), String> {

@@ -15,9 +15,8 @@ use parking_lot::Mutex;
 use std::ffi::OsString;
 use std::io::{BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::os::unix::process::ExitStatusExt;
 use std::process::Command;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
@@ -108,15 +107,13 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
         Ok(m) => return Err(format!("registry: unexpected {m:?}")),
         Err(e) => return Err(format!("registry: {e}")),
     };
-    let mine: Vec<u32> = (0..cfg.nranks)
-        .filter(|&r| cfg.host_of[r as usize] == host)
-        .collect();
+    let nlocal = cfg.host_of.iter().filter(|&&h| h == host).count() as u32;
     let name = segment_name(&cfg.job, host);
     let seg = Segment::create(
         &name,
         &SegmentConfig {
             nranks: cfg.nranks,
-            cores: cfg.cores.min(mine.len() as u32).max(1),
+            cores: cfg.cores.min(nlocal).max(1),
             inbox_bytes: cfg.inbox_bytes,
             flow_slots: 0,
         },
@@ -125,6 +122,7 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
     let outcome = (|| {
         let side = HostSide::adopt(seg.clone(), |r| cfg.host_of[r as usize] == host)
             .map_err(|e| e.to_string())?;
+        let mine = side.local().to_vec();
         let peers = join_bridges(host, &cfg, &listener)?;
         let bridge = Bridge::new(side, host, cfg.host_of.clone(), peers)?;
         let bridge = std::thread::spawn(move || bridge.run());
@@ -140,7 +138,7 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
                     Ok(Err(e)) => e,
                     Err(_) => "the bridge panicked".to_string(),
                 };
-                eprintln!("vaced host-side {host}: the bridge: {e}; ending this host's ranks");
+                // said when the proxy has ended (at once: it is killed)
                 *failed.lock() = Some(e);
                 let pid = proxy_pid.load(Ordering::SeqCst);
                 if pid != 0 {
@@ -167,12 +165,12 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
         os::die_with_parent(&mut proxy);
         // aborts and fatal signals go to the launcher as they happen
         let mut early = reg.try_clone().map_err(|e| e.to_string())?;
-        let stop = Arc::new(AtomicU32::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
         let failures = {
             let (seg, mine, stop) = (seg.clone(), mine.clone(), stop.clone());
             std::thread::spawn(move || {
                 let mut said = vec![false; mine.len()];
-                while stop.load(Ordering::SeqCst) == 0 {
+                while !stop.load(Ordering::SeqCst) {
                     let now: Vec<RankOut> = mine
                         .iter()
                         .zip(said.iter_mut())
@@ -188,11 +186,10 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
                     if !now.is_empty()
                         && registry::send(&mut early, &ToLauncher::Failures(now)).is_err()
                     {
-                        return early;
+                        return;
                     }
                     std::thread::sleep(FAILURE_WATCH);
                 }
-                early
             })
         };
         let mut child = proxy
@@ -208,7 +205,7 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
             let _ = watcher.join();
         }
         let bridge_error = failed.lock().take();
-        stop.store(1, Ordering::SeqCst);
+        stop.store(true, Ordering::SeqCst);
         let _ = failures.join();
         let outs: Vec<RankOut> = mine.iter().map(|&r| RankOut::of(&seg, r)).collect();
         if registry::send(&mut reg, &ToLauncher::Results(outs)).is_ok() {
@@ -217,9 +214,7 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
         if let Some(e) = bridge_error {
             return Err(format!("the bridge: {e}"));
         }
-        Ok(status
-            .code()
-            .unwrap_or_else(|| 128 + status.signal().unwrap_or(0)))
+        Ok(os::shell_status(&status))
     })();
     let _ = Segment::unlink(&name);
     outcome

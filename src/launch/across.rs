@@ -13,7 +13,6 @@ use crate::hosts::registry::{self, HostConfig};
 use crate::transport::Segment;
 use std::net::TcpListener;
 use std::path::PathBuf;
-use std::thread::JoinHandle;
 
 /// The hosts `--hosts` or `--hostfile` name, if any.
 pub fn host_list(a: &RunArgs) -> Result<Option<Vec<HostSlots>>, String> {
@@ -37,7 +36,6 @@ pub struct Across {
     pub agent: PathBuf,
     /// The environment MPICH's launcher passes the agent.
     pub env: Vec<(&'static str, String)>,
-    pub registry: JoinHandle<Result<(), String>>,
 }
 
 impl Drop for Across {
@@ -74,6 +72,7 @@ pub fn prepare(
         host_of: placement::place(hosts, job.nranks),
         bridges: vec![String::new(); hosts.len()],
     };
+    registry::serve(listener, board.clone(), cfg);
     let remote = remote_exec
         .map(String::from)
         .or_else(|| std::env::var(ENV_REMOTE_EXEC).ok())
@@ -86,6 +85,5 @@ pub fn prepare(
             (ENV_EXE, exe.display().to_string()),
             (ENV_REMOTE_EXEC, remote),
         ],
-        registry: registry::serve(listener, board.clone(), cfg),
     })
 }

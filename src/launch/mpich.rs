@@ -92,7 +92,8 @@ pub fn eager_env(eager: u64) -> Vec<(&'static str, String)> {
 }
 
 /// Start `program args` on `nranks` ranks through `mpiexec` (Hydra: every
-/// rank on this host, or with `across` on its hosts), in the job's environment (without `VACED_RANK`: MPICH
+/// rank on this host, or with `across` on its hosts), in the job's
+/// environment (without `VACED_RANK`: MPICH
 /// numbers the ranks) and MPICH's eager limits raised to the target's
 /// (`eager`, see [`eager_env`]). The launcher supervises it as the host of
 /// every rank.
@@ -139,12 +140,11 @@ pub fn spawn(
                 .arg(job.nranks.to_string())
                 .arg(program)
                 .args(args);
-            // across hosts, each host's side names its own segment
-            let skip = |k: &str| k == ENV_RANK || (across.is_some() && k == ENV_SEGMENT);
-            cmd.envs(job.rank_env(0).into_iter().filter(|(k, _)| !skip(k)));
+            cmd.envs(job.rank_env(0).into_iter().filter(|(k, _)| *k != ENV_RANK));
             cmd.envs(eager_env(eager));
             cmd.env_remove(ENV_RANK);
             if let Some(x) = across {
+                // each host's side names its own segment
                 cmd.env_remove(ENV_SEGMENT);
                 cmd.envs(x.env.iter().map(|(k, v)| (*k, v)));
                 // the host mpiexec runs on too gets its proxy through the

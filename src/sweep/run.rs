@@ -59,10 +59,7 @@ impl Job {
             .args(self.argv_all(targets, report))
             .status()
             .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
-        use std::os::unix::process::ExitStatusExt;
-        Ok(status
-            .code()
-            .unwrap_or_else(|| 128 + status.signal().unwrap_or(0)))
+        Ok(crate::transport::process::shell_status(&status))
     }
 }
 

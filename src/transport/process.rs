@@ -440,6 +440,15 @@ pub fn ignore_sigttin() {
     unsafe { libc::signal(libc::SIGTTIN, libc::SIG_IGN) };
 }
 
+/// A child's exit status as a shell gives it: its exit code, or 128 plus
+/// the signal that killed it.
+pub fn shell_status(status: &std::process::ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    status
+        .code()
+        .unwrap_or_else(|| 128 + status.signal().unwrap_or(0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
