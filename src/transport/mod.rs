@@ -426,19 +426,16 @@ impl Port {
     /// the core token given away); otherwise offer the core. Records for
     /// the engine do not wake us: that library's wait does not read them.
     pub fn idle_other(&mut self) {
-        match QUIET_HOOK.get().map(|q| (q, q())) {
-            Some((q, QUIET)) => {
-                self.seg.slot(self.rank).set_state(RankState::Blocked);
-                self.sleep_until(None, |_| q() != QUIET);
-                self.seg.slot(self.rank).set_state(RankState::Running);
-            }
-            Some((_, QUIET_HERE)) => {
-                self.seg.slot(self.rank).set_state(RankState::Blocked);
-                self.nap(|_| false);
-                self.seg.slot(self.rank).set_state(RankState::Running);
-            }
-            _ => self.offer_core(),
+        let Some((q, answer @ (QUIET | QUIET_HERE))) = QUIET_HOOK.get().map(|q| (q, q())) else {
+            return self.offer_core();
+        };
+        self.seg.slot(self.rank).set_state(RankState::Blocked);
+        if answer == QUIET {
+            self.sleep_until(None, |_| q() != QUIET);
+        } else {
+            self.nap(|_| false);
         }
+        self.seg.slot(self.rank).set_state(RankState::Running);
     }
     /// Sleep for [`NET_NAP`] at most, or until `cond(self)` holds, the core
     /// token given away meanwhile: the other library may get something
