@@ -51,10 +51,19 @@ int vaced_eng_set_idle(void (*progress)(void));
  * while it holds, and so does the library's own wait that calls
  * vaced_eng_idle(); the library then calls vaced_eng_ring(rank) after each
  * delivery to `rank`. 2: so on this host, but peers on other hosts deliver
- * through sockets that ring nobody: such waits nap (200 us at most, the
- * core given away) between two runs. 0, or without it: both poll,
- * offering the CPU. */
+ * through sockets that ring nobody: such waits sleep until rung or until
+ * one of the sockets given by vaced_eng_set_sockets is ready (without
+ * them, they nap: 20 us at most), the core given away. 0, or without it:
+ * both poll, offering the CPU. */
 int vaced_eng_set_quiet(int (*quiet)(void));
+/* The library's sockets to other hosts: `sockets` stores a pointer to its
+ * table of struct pollfd (the events its progress waits for set, negative
+ * descriptors ignored) and returns the number of entries. The table is
+ * copied at each wait whose quiet() answered 2, on the calling thread.
+ * 1: such waits will sleep on them; 0: ignored (VACED_MPICH_WAIT=poll),
+ * the waits poll. */
+struct pollfd;
+int vaced_eng_set_sockets(int (*sockets)(const struct pollfd **tbl));
 /* The library's own wait found nothing to do: sleep while quiet() holds,
  * else offer the CPU. -1 without an engine (wait your own way). */
 int vaced_eng_idle(void);
@@ -64,6 +73,12 @@ void vaced_eng_yield(void);
 /* Wake `rank` if it sleeps for the library: it delivered something to it.
  * Any thread, inside engine calls too, also after vaced_eng_finalize. */
 int vaced_eng_ring(int rank);
+/* The library aborts the job with exit code `code` (MPI_Abort, or a fatal
+ * error under MPI's default handler), `message` saying why (or NULL): the
+ * launcher names this rank, the code and the message, whatever the
+ * library's process manager kills first. The library then ends the job
+ * its own way. Any thread, any time after init; -1 before. */
+int vaced_eng_abort(int code, const char *message);
 /* Why the last failing call failed. */
 const char *vaced_eng_error(void);
 int vaced_eng_rank(void);

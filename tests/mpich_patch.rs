@@ -378,6 +378,11 @@ fn a_crashed_rank_is_named_through_vaceds_mpich() {
         .option(&[shell.as_os_str()])
         .run();
     assert_crash_of_rank_2(&job);
+    assert_no_host_segments();
+}
+
+/// No host's segment (`/dev/shm/vaced-JOB-hN`) is left behind.
+fn assert_no_host_segments() {
     let left: Vec<String> = std::fs::read_dir("/dev/shm")
         .unwrap()
         .filter_map(|e| e.ok())
@@ -385,6 +390,41 @@ fn a_crashed_rank_is_named_through_vaceds_mpich() {
         .filter(|n| n.starts_with("vaced-") && (n.ends_with("-h0") || n.ends_with("-h1")))
         .collect();
     assert!(left.is_empty(), "host segments left behind: {left:?}");
+}
+
+/// `abort` (rank 1 calls MPI_Abort(MPI_COMM_WORLD, 7) while the others
+/// wait for it) through vaced's MPICH, on one host and with rank 1 on
+/// another host than rank 0: the job ends with code 7, the launcher naming
+/// rank 1 and MPICH's message, whichever process Hydra killed first.
+#[test]
+#[ignore = "needs vaced's MPICH: mpich-patch/build.sh (./test.sh runs it)"]
+fn an_mpi_abort_is_named_through_vaceds_mpich() {
+    let p = format!("--mpich={}", prefix().display());
+    let shell = local_remote_shell();
+    let one_host = Run::exact(4, &mpich_program("abort"))
+        .option(&[p.as_str()])
+        .run();
+    let two_hosts = Run::exact(4, &mpich_program("abort"))
+        .option(&[
+            p.as_str(),
+            "--hosts",
+            "127.0.0.2:1,127.0.0.3:3",
+            "--launcher-exec",
+        ])
+        .option(&[shell.as_os_str()])
+        .run();
+    for job in [one_host, two_hosts] {
+        assert_eq!(exit_code(&job.status), 7, "{}", job.dump());
+        assert!(
+            job.stderr.lines().any(|l| l
+                == "mpirun: rank 1 ended the job with error code 7: application called \
+                    MPI_Abort(MPI_COMM_WORLD, 7) - process 1"),
+            "{}",
+            job.dump()
+        );
+        assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+    }
+    assert_no_host_segments();
 }
 
 /// `crash` (rank 2 dies of SIGSEGV) ended the job, naming rank 2.

@@ -258,6 +258,24 @@ pub extern "C" fn vaced_eng_set_quiet(quiet: Option<extern "C" fn() -> c_int>) -
     0
 }
 
+/// The library's sockets to other hosts (`sockets` stores a pointer to its
+/// table of `struct pollfd`, the events its progress waits for set,
+/// negative descriptors ignored, and returns the number of entries; NULL:
+/// none): a wait whose quiet hook answers 2 sleeps until one of them is
+/// ready or the rank is rung, instead of napping. The table is copied at
+/// each such wait, on the calling thread. 1: the waits will sleep on them;
+/// 0: ignored, the waits poll (`VACED_MPICH_WAIT=poll`), and the library's
+/// own polling had better look at its sockets.
+#[no_mangle]
+pub extern "C" fn vaced_eng_set_sockets(
+    sockets: Option<crate::transport::netwatch::SocketsHook>,
+) -> c_int {
+    let polling = std::env::var(ENV_WAIT).as_deref() == Ok("poll");
+    let hook = sockets.filter(|_| !polling);
+    crate::transport::netwatch::set_sockets_hook(hook);
+    hook.is_some() as c_int
+}
+
 /// How the calling library's waits wait (see [`vaced_eng_set_quiet`]).
 pub const ENV_WAIT: &str = "VACED_MPICH_WAIT";
 
@@ -290,6 +308,34 @@ pub extern "C" fn vaced_eng_ring(rank: c_int) -> c_int {
     match u32::try_from(rank) {
         Ok(r) if crate::transport::ring_other(r) => 0,
         _ => -1,
+    }
+}
+
+/// The library aborts the job with exit code `code` (MPI_Abort, or a fatal
+/// error under MPI's default handler), `message` saying why (NULL: none):
+/// recorded for the launcher, which names this rank, its code and the
+/// message whatever the library's process manager kills first. The library
+/// goes on to end the job its own way. Any thread, inside engine calls and
+/// after vaced_eng_finalize too; -1 before init.
+///
+/// # Safety
+/// `message` is NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn vaced_eng_abort(code: c_int, message: *const c_char) -> c_int {
+    let msg = if message.is_null() {
+        String::new()
+    } else {
+        // SAFETY: the caller passes a NUL-terminated string (or NULL,
+        // handled above), valid for the call.
+        unsafe { CStr::from_ptr(message) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    if crate::transport::fatal::record_abort(code, msg.trim_end()) {
+        0
+    } else {
+        set_error("vaced_eng_abort: called before vaced_eng_init");
+        -1
     }
 }
 

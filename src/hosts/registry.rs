@@ -3,12 +3,17 @@
 //! the job's configuration with every bridge's address; at the end it sends
 //! its ranks' results, which the launcher copies into its own segment (the
 //! board it reports from) before answering, so that they are there when
-//! MPICH's launcher exits. One JSON object per line.
+//! MPICH's launcher exits. One JSON object per line. A job that fails may
+//! see MPICH's launcher exit first (MPI_Abort: it kills every host's
+//! processes and ends at once): the launcher then waits a little for the
+//! hosts' last words ([`Reports::wait`]) before it says which rank did what.
 
 use crate::transport::{RankResult, RankState, Segment};
 use serde::{Deserialize, Serialize};
 use std::io::{self, BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 /// What every host is told.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -106,19 +111,72 @@ impl RankOut {
     }
 }
 
+/// How many hosts have yet to give their last word (their results, or
+/// their connection's end).
+pub struct Reports {
+    left: Mutex<usize>,
+    done: Condvar,
+}
+
+impl Reports {
+    fn new(hosts: usize) -> Arc<Reports> {
+        Arc::new(Reports {
+            left: Mutex::new(hosts),
+            done: Condvar::new(),
+        })
+    }
+
+    /// `hosts` more hosts (`usize::MAX`: all) have nothing more to say.
+    fn count(&self, hosts: usize) {
+        let mut left = self.left.lock().unwrap_or_else(|e| e.into_inner());
+        *left = left.saturating_sub(hosts);
+        self.done.notify_all();
+    }
+
+    /// Wait until every host has given its last word, `limit` at most;
+    /// true if they all did.
+    pub fn wait(&self, limit: Duration) -> bool {
+        let end = Instant::now() + limit;
+        let mut left = self.left.lock().unwrap_or_else(|e| e.into_inner());
+        while *left > 0 {
+            let now = Instant::now();
+            if now >= end {
+                return false;
+            }
+            left = self
+                .done
+                .wait_timeout(left, end - now)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        true
+    }
+}
+
 /// Serve the hosts of a job on `listener`: wait for all `cfg.bridges.len()`
 /// hosts (`cfg.bridges` is filled in from their hellos), send each the
 /// configuration, then copy each host's results into `board` and answer.
-pub fn serve(listener: TcpListener, board: Segment, cfg: HostConfig) {
+/// The handle says when they have all given their last word.
+pub fn serve(listener: TcpListener, board: Segment, cfg: HostConfig) -> Arc<Reports> {
+    let reports = Reports::new(cfg.bridges.len());
+    let r = reports.clone();
     std::thread::spawn(move || {
-        if let Err(e) = serve_hosts(listener, board, cfg) {
+        let res = serve_hosts(listener, board, cfg, &r);
+        r.count(usize::MAX);
+        if let Err(e) = res {
             // the hosts cannot go on: MPICH's launcher then ends the job
             eprintln!("vaced: {e}");
         }
     });
+    reports
 }
 
-fn serve_hosts(listener: TcpListener, board: Segment, mut cfg: HostConfig) -> Result<(), String> {
+fn serve_hosts(
+    listener: TcpListener,
+    board: Segment,
+    mut cfg: HostConfig,
+    reports: &Arc<Reports>,
+) -> Result<(), String> {
     let nhosts = cfg.bridges.len();
     let mut conns: Vec<Option<(TcpStream, BufReader<TcpStream>)>> =
         (0..nhosts).map(|_| None).collect();
@@ -143,6 +201,7 @@ fn serve_hosts(listener: TcpListener, board: Segment, mut cfg: HostConfig) -> Re
         let (mut s, mut r) = c.expect("every host said hello");
         send(&mut s, &ToHost::Config(cfg.clone())).map_err(|e| format!("host {h}: {e}"))?;
         let board = board.clone();
+        let reports = reports.clone();
         waits.push(std::thread::spawn(move || -> Result<(), String> {
             let store = |ranks: &[RankOut]| {
                 ranks
@@ -150,19 +209,21 @@ fn serve_hosts(listener: TcpListener, board: Segment, mut cfg: HostConfig) -> Re
                     .filter(|o| o.rank < board.nranks())
                     .for_each(|o| o.store(&board))
             };
-            loop {
+            let res = loop {
                 match recv(&mut r) {
                     Ok(ToLauncher::Failures(ranks)) => store(&ranks),
                     Ok(ToLauncher::Results(ranks)) => {
                         store(&ranks);
-                        return send(&mut s, &ToHost::Done).map_err(|e| format!("host {h}: {e}"));
+                        break send(&mut s, &ToHost::Done).map_err(|e| format!("host {h}: {e}"));
                     }
-                    Ok(m) => return Err(format!("host {h}: unexpected {m:?}")),
+                    Ok(m) => break Err(format!("host {h}: unexpected {m:?}")),
                     // a host that failed says no more: MPICH's
                     // launcher reports it
-                    Err(_) => return Ok(()),
+                    Err(_) => break Ok(()),
                 }
-            }
+            };
+            reports.count(1);
+            res
         }));
     }
     for w in waits {

@@ -9,10 +9,12 @@ use super::args::RunArgs;
 use super::job::JobSpec;
 use crate::hosts::agent::{AGENT_ARGV0, ENV_EXE, ENV_REGISTRY_PORT, ENV_REMOTE_EXEC};
 use crate::hosts::placement::{self, HostSlots};
-use crate::hosts::registry::{self, HostConfig};
+use crate::hosts::registry::{self, HostConfig, Reports};
 use crate::transport::Segment;
 use std::net::TcpListener;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
 
 /// The hosts `--hosts` or `--hostfile` name, if any.
 pub fn host_list(a: &RunArgs) -> Result<Option<Vec<HostSlots>>, String> {
@@ -36,7 +38,12 @@ pub struct Across {
     pub agent: PathBuf,
     /// The environment MPICH's launcher passes the agent.
     pub env: Vec<(&'static str, String)>,
+    /// Whether every host has given its last word (see `registry`).
+    pub reports: Arc<Reports>,
 }
+
+/// How long a failed job waits for the hosts' last words (see `registry`).
+pub const LAST_WORDS: Duration = Duration::from_secs(2);
 
 impl Drop for Across {
     fn drop(&mut self) {
@@ -72,7 +79,7 @@ pub fn prepare(
         host_of: placement::place(hosts, job.nranks),
         bridges: vec![String::new(); hosts.len()],
     };
-    registry::serve(listener, board.clone(), cfg);
+    let reports = registry::serve(listener, board.clone(), cfg);
     let remote = remote_exec
         .map(String::from)
         .or_else(|| std::env::var(ENV_REMOTE_EXEC).ok())
@@ -85,5 +92,6 @@ pub fn prepare(
             (ENV_EXE, exe.display().to_string()),
             (ENV_REMOTE_EXEC, remote),
         ],
+        reports,
     })
 }

@@ -372,7 +372,18 @@ fn run_job(
             let (msg, code) = outcome::timed_out(l);
             end(&mut live, msg, code)
         }
-        Outcome::Failed(f) => end(&mut live, f.message_in(&spawned.hosts), f.exit_code()),
+        Outcome::Failed(f) => {
+            // across hosts, the hosts' last words may come after MPICH's
+            // launcher has ended
+            let f = match &across {
+                Some(x) => {
+                    x.reports.wait(across::LAST_WORDS);
+                    supervise::judge_again(&seg, a.nranks, f)
+                }
+                None => f,
+            };
+            end(&mut live, f.message_in(&spawned.hosts), f.exit_code())
+        }
         Outcome::Interrupted(sig) => {
             let (msg, code) = outcome::interrupted(sig);
             end(&mut live, msg, code)

@@ -186,6 +186,37 @@ pub fn supervise(
     }
 }
 
+/// What the ranks recorded as the job's end, if anything: an abort recorded
+/// anywhere (MPI_Abort may kill its peers), else the fatal signal a rank of
+/// `ranks` that another launcher started (vaced's MPICH: this process is
+/// its mpiexec) recorded (`transport::fatal`).
+fn recorded(
+    board: &dyn RankBoard,
+    nranks: u32,
+    mut ranks: impl Iterator<Item = u32>,
+) -> Option<Failure> {
+    if let Some((rank, a)) = first_abort(board, nranks) {
+        return Some(Failure::Aborted {
+            rank,
+            code: a.code,
+            message: a.message,
+        });
+    }
+    ranks
+        .find_map(|r| board.signaled(r).map(|s| (r, s)))
+        .map(|(rank, (pid, sig))| Failure::RankSignaled { rank, pid, sig })
+}
+
+/// `f`, judged before every rank's record could reach `board` (a job
+/// across hosts: MPICH's launcher may end before the hosts have reported),
+/// judged again: what any rank recorded, if anything, else `f`.
+pub fn judge_again(board: &dyn RankBoard, nranks: u32, f: Failure) -> Failure {
+    match f {
+        Failure::Aborted { .. } | Failure::RankSignaled { .. } => f,
+        _ => recorded(board, nranks, 0..nranks).unwrap_or(f),
+    }
+}
+
 /// What the end of process `pid`, which ran `ranks`, means for the job:
 /// `None` if it ended normally (exit status 0, every rank of it finalized).
 fn judge(
@@ -199,21 +230,8 @@ fn judge(
     if status == WaitStatus::Exited(0) && unfinished.is_none() {
         return None;
     }
-    // An abort recorded anywhere is the cause (MPI_Abort may kill its peers).
-    if let Some((rank, a)) = first_abort(board, nranks) {
-        return Some(Failure::Aborted {
-            rank,
-            code: a.code,
-            message: a.message,
-        });
-    }
-    // A rank another launcher started (vaced's MPICH: this process is its
-    // mpiexec) recorded the fatal signal it died of (`transport::fatal`).
-    if let Some((rank, (pid, sig))) = ranks
-        .ranks()
-        .find_map(|r| board.signaled(r).map(|s| (r, s)))
-    {
-        return Some(Failure::RankSignaled { rank, pid, sig });
+    if let Some(f) = recorded(board, nranks, ranks.ranks()) {
+        return Some(f);
     }
     // A host names the rank it was running when it died, or the rank whose
     // end ended it (see `crate::ranks::host`).

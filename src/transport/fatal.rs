@@ -23,6 +23,8 @@ const FATAL: [libc::c_int; 5] = [
 /// mapping `KEPT` keeps alive until the process ends.
 static WORD: AtomicPtr<AtomicU32> = AtomicPtr::new(std::ptr::null_mut());
 static KEPT: OnceLock<Segment> = OnceLock::new();
+/// This process's rank (with [`KEPT`]).
+static RANK: OnceLock<u32> = OnceLock::new();
 /// The action each of [`FATAL`] had before [`record`] (same order).
 static BEFORE: OnceLock<[libc::sigaction; 5]> = OnceLock::new();
 
@@ -57,6 +59,7 @@ pub fn record(seg: &Segment, rank: u32) {
     if KEPT.set(seg.clone()).is_err() {
         return;
     }
+    let _ = RANK.set(rank);
     let kept = KEPT.get().expect("just set");
     let word: *const AtomicU32 = kept.slot(rank).signal_word();
     WORD.store(word.cast_mut(), Ordering::Release);
@@ -78,5 +81,22 @@ pub fn record(seg: &Segment, rank: u32) {
             libc::sigemptyset(&mut sa.sa_mask);
             libc::sigaction(sig, &sa, std::ptr::null_mut());
         }
+    }
+}
+
+/// The other library aborts the job (MPI_Abort, or a fatal MPI error
+/// under its default handler): record `code` and `message` in this
+/// process's rank's slot, so that the launcher names the rank and its
+/// code, whatever the library's process manager then kills first. Any
+/// thread, inside engine calls too. False before [`record`].
+pub fn record_abort(code: i32, message: &str) -> bool {
+    match (KEPT.get(), RANK.get()) {
+        (Some(seg), Some(&rank)) => {
+            let slot = seg.slot(rank);
+            slot.set_abort_message(message);
+            slot.set_abort(code);
+            true
+        }
+        _ => false,
     }
 }

@@ -43,6 +43,7 @@ mod futex;
 pub mod hosting;
 mod inbox;
 pub mod jitter;
+pub mod netwatch;
 pub mod process;
 pub mod remote;
 pub mod segment;
@@ -372,8 +373,8 @@ impl Port {
                         let cond = |p: &Port| p.woken(pokes_seen) || q() != QUIET;
                         self.sleep_until(prefer.take(), cond);
                     }
-                    Some((_, QUIET_HERE)) if !self.woken(pokes_seen) => {
-                        self.nap(|p| p.woken(pokes_seen));
+                    Some((q, QUIET_HERE)) if !self.woken(pokes_seen) => {
+                        self.nap(|p| p.woken(pokes_seen) || q() != QUIET_HERE);
                     }
                     _ => self.offer_core(),
                 }
@@ -433,22 +434,31 @@ impl Port {
         if answer == QUIET {
             self.sleep_until(None, |_| q() != QUIET);
         } else {
-            self.nap(|_| false);
+            self.nap(|_| q() != QUIET_HERE);
         }
         self.seg.slot(self.rank).set_state(RankState::Running);
     }
-    /// Sleep for [`NET_NAP`] at most, or until `cond(self)` holds, the core
-    /// token given away meanwhile: the other library may get something
-    /// through a channel that rings nobody (a socket to another host), so
-    /// its progress must run again after a while.
+    /// Sleep until `cond(self)` holds or one of the other library's
+    /// sockets to other hosts is ready (they ring nobody: [`netwatch`]
+    /// watches them), the core token given away meanwhile. A library that
+    /// gave no socket table ([`netwatch::set_sockets_hook`]), or a process
+    /// that cannot start the watcher, naps instead: [`NET_NAP`] at most, its
+    /// progress then looking at the sockets itself.
     fn nap(&mut self, cond: impl Fn(&Port) -> bool) {
         let held = self.holds_token;
         self.release_token();
         let me = &*self;
-        self.seg
-            .slot(self.rank)
-            .bell
-            .wait_until_for(|| cond(me), NET_NAP);
+        let bell = &self.seg.slot(self.rank).bell;
+        let watch = netwatch::sockets()
+            .and_then(|table| Some((netwatch::watch(&self.seg, self.rank).ok()?, table)));
+        match watch {
+            Some((w, table)) => {
+                w.arm(table);
+                bell.wait_until(|| w.fired() || cond(me));
+                w.disarm();
+            }
+            None => bell.wait_until_for(|| cond(me), NET_NAP),
+        }
         if held {
             self.acquire_token();
         }
@@ -511,9 +521,10 @@ pub fn set_idle_hook(hook: Option<extern "C" fn()>) {
 /// core given away, until the hook says otherwise; the library's senders
 /// ring the ranks they deliver to ([`ring_other`]). [`QUIET_HERE`]: so on
 /// this host, but peers on other hosts deliver through sockets that ring
-/// nobody: such waits nap ([`NET_NAP`] at most, the core given away)
-/// between two runs. 0 or `None`: they poll, offering the core between two
-/// rounds.
+/// nobody: such waits sleep until rung or until one of those sockets is
+/// ready ([`netwatch`]; without the library's socket table, they nap:
+/// [`NET_NAP`] at most), the core given away. 0 or `None`: they poll,
+/// offering the core between two rounds.
 pub fn set_quiet_hook(hook: Option<extern "C" fn() -> c_int>) {
     QUIET_HOOK.set(hook);
 }
@@ -522,7 +533,8 @@ pub fn set_quiet_hook(hook: Option<extern "C" fn() -> c_int>) {
 pub const QUIET: c_int = 1;
 pub const QUIET_HERE: c_int = 2;
 /// The longest nap of a wait whose library may get something from another
-/// host unannounced (see [`set_quiet_hook`]); the kernel's timer slack
+/// host unannounced and gave no socket table to watch (see
+/// [`set_quiet_hook`]); the kernel's timer slack
 /// (50 us by default) comes on top. Measured on CG class S, 16 ranks on two
 /// hosts of this 2-core machine (mpich-patch/README.md, "Several hosts"):
 /// 20 us (so about 70) beats polling in wall and CPU time; 200 us and 20 us

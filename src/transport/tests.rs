@@ -829,3 +829,39 @@ fn crowd_of_large_senders_to_one_rank() {
     kids.wait();
     assert_eq!(seg.tokens_free(), 2);
 }
+
+/// The socket watcher (`netwatch`) of a rank that sleeps for another
+/// library's sockets: armed on sockets with nothing to read it cannot
+/// fire; re-armed on a new table it watches that one (its poll on the old
+/// one interrupted); it fires, ringing the rank and disarming it, once a
+/// socket of the table is readable, and again each time the rank arms
+/// while it still is (level-triggered, once per arming).
+#[test]
+fn the_socket_watcher_fires_once_per_arming_while_a_socket_is_ready() {
+    use std::io::{Read, Write};
+    use std::os::fd::AsRawFd;
+    use std::os::unix::net::UnixStream;
+    let (_g, seg) = new_segment("netwatch", 1, 1, 4096);
+    let w = super::netwatch::NetWatch::start(seg.clone(), 0).unwrap();
+    let watched = |s: &UnixStream| libc::pollfd {
+        fd: s.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let (a, _a_peer) = UnixStream::pair().unwrap();
+    let (mut c, mut c_peer) = UnixStream::pair().unwrap();
+    w.arm(vec![watched(&a)]);
+    assert!(!w.fired(), "fired with nothing to read");
+    w.arm(vec![watched(&c)]);
+    c_peer.write_all(b"x").unwrap();
+    eventually("the watcher to fire on the new table", || w.fired());
+    for _ in 0..3 {
+        w.arm(vec![watched(&c)]);
+        eventually("the watcher to fire again", || w.fired());
+    }
+    let mut byte = [0u8; 1];
+    c.read_exact(&mut byte).unwrap();
+    w.arm(vec![watched(&c)]);
+    assert!(!w.fired(), "fired with nothing left to read");
+    w.disarm();
+}
