@@ -3,7 +3,11 @@
 //! runs: it joins the launcher's registry, creates the host's segment (its
 //! ranks join it through `VACED_SEGMENT`, which the proxy hands down to
 //! them), joins the other hosts' bridges and runs its own, runs the proxy,
-//! and at the end sends its ranks' results to the launcher.
+//! and at the end sends its ranks' results to the launcher. Ended from
+//! outside (SIGTERM, SIGHUP, SIGINT: a remote shell that goes, a batch
+//! system) or by the launcher's going away, it kills the proxy and its
+//! ranks and removes its segment first (SIGKILL leaves the segment and the
+//! ranks: `vaced inspect` shows it, and it must be removed by hand).
 
 use super::bridge::{Bridge, Peer};
 use super::registry::{self, HostConfig, RankOut, ToHost, ToLauncher};
@@ -84,10 +88,53 @@ fn join_bridges(me: u32, cfg: &HostConfig, listener: &TcpListener) -> Result<Vec
     Ok(peers)
 }
 
+/// The signals that end a host side from outside (see the module's doc).
+const ENDING: [libc::c_int; 3] = [libc::SIGTERM, libc::SIGHUP, libc::SIGINT];
+
+/// What ends this host's processes: the proxy (once started, its pid
+/// here) and this host's ranks (those that have joined: their pids are in
+/// their slots). Hydra's proxy does not take its ranks with it, and a rank
+/// left running could hold MPICH's launcher open for ever.
+#[derive(Clone)]
+struct Killer {
+    seg: Segment,
+    mine: Vec<u32>,
+    proxy_pid: Arc<AtomicU32>,
+}
+
+impl Killer {
+    fn kill(&self) {
+        let pid = self.proxy_pid.load(Ordering::SeqCst);
+        if pid != 0 {
+            os::kill_pid(pid, libc::SIGKILL);
+        }
+        for &r in &self.mine {
+            let pid = self.seg.slot(r).pid();
+            if pid != 0 {
+                os::kill_pid(pid, libc::SIGKILL);
+            }
+        }
+    }
+
+    /// End this host side now with `code`, from any thread: its processes
+    /// killed and its segment `name` removed, `why` said.
+    fn end_now(&self, who: &str, why: &str, name: &str, code: i32) -> ! {
+        self.kill();
+        let _ = Segment::unlink(name);
+        eprintln!(
+            "{who}: {why}: its ranks and MPICH's proxy are killed and this host's segment removed"
+        );
+        os::exit_now(code)
+    }
+}
+
 fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
     let (program, args) = cmd
         .split_first()
         .ok_or("no command to run (MPICH's proxy) after --")?;
+    // taken by a thread of ours (below), in every thread; the proxy starts
+    // with an empty mask (std's spawn)
+    let ending = os::SignalSet::block(&ENDING).map_err(|e| format!("blocking signals: {e}"))?;
     let mut reg = TcpStream::connect(registry)
         .map_err(|e| format!("cannot reach the launcher's registry at {registry}: {e}"))?;
     let local = reg.local_addr().map_err(|e| e.to_string())?.ip();
@@ -119,19 +166,36 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
         },
     )
     .map_err(|e| format!("cannot create this host's segment {name}: {e}"))?;
+    let who = format!("vaced host-side {host}");
+    let proxy_pid = Arc::new(AtomicU32::new(0));
+    let mine: Vec<u32> = (0..cfg.nranks)
+        .filter(|&r| cfg.host_of[r as usize] == host)
+        .collect();
+    let killer = Killer {
+        seg: seg.clone(),
+        mine: mine.clone(),
+        proxy_pid: proxy_pid.clone(),
+    };
+    {
+        let (who, name, killer) = (who.clone(), name.clone(), killer.clone());
+        std::thread::spawn(move || loop {
+            if let Some(sig) = ending.wait(Duration::from_secs(3600)) {
+                let why = format!("ended by {}", crate::launch::signame::name(sig));
+                killer.end_now(&who, &why, &name, 128 + sig);
+            }
+        });
+    }
     let outcome = (|| {
         let side = HostSide::adopt(seg.clone(), |r| cfg.host_of[r as usize] == host)
             .map_err(|e| e.to_string())?;
-        let mine = side.local().to_vec();
         let peers = join_bridges(host, &cfg, &listener)?;
         let bridge = Bridge::new(side, host, cfg.host_of.clone(), peers)?;
         let bridge = std::thread::spawn(move || bridge.run());
-        // a bridge that fails (another host gone) ends the proxy at once:
-        // this host's ranks could wait for ever
-        let proxy_pid = Arc::new(AtomicU32::new(0));
+        // a bridge that fails (another host gone) ends the proxy and the
+        // ranks at once: they could wait for ever
         let failed = Arc::new(Mutex::new(None::<String>));
         let watcher = {
-            let (proxy_pid, failed) = (proxy_pid.clone(), failed.clone());
+            let (killer, failed) = (killer.clone(), failed.clone());
             std::thread::spawn(move || {
                 let e = match bridge.join() {
                     Ok(Ok(_)) => return,
@@ -140,22 +204,21 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
                 };
                 // said when the proxy has ended (at once: it is killed)
                 *failed.lock() = Some(e);
-                let pid = proxy_pid.load(Ordering::SeqCst);
-                if pid != 0 {
-                    os::kill_pid(pid, libc::SIGKILL);
-                }
+                killer.kill();
             })
         };
 
         // the launcher going away ends us (and the proxy, our child)
         let (done_tx, done_rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let m = registry::recv::<ToHost>(&mut rd);
-            if m.is_err() {
-                std::process::exit(1);
-            }
-            let _ = done_tx.send(());
-        });
+        {
+            let (who, name, killer) = (who.clone(), name.clone(), killer.clone());
+            std::thread::spawn(move || {
+                if registry::recv::<ToHost>(&mut rd).is_err() {
+                    killer.end_now(&who, "the launcher is gone", &name, 1);
+                }
+                let _ = done_tx.send(());
+            });
+        }
 
         let mut proxy = Command::new(program);
         proxy
@@ -197,7 +260,7 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
             .map_err(|e| format!("cannot run {}: {e}", program.to_string_lossy()))?;
         proxy_pid.store(child.id(), Ordering::SeqCst);
         if failed.lock().is_some() {
-            os::kill_pid(child.id(), libc::SIGKILL);
+            killer.kill();
         }
         let status = child.wait().map_err(|e| e.to_string())?;
         // once every rank of the job has finalized, the bridge ends too
