@@ -482,14 +482,24 @@ fn a_host_side_ended_from_outside_removes_its_segment() {
     };
     send_signal(side, libc::SIGTERM);
     let job = job.finish(Duration::from_secs(60));
-    assert!(!job.status.success(), "{}", job.dump());
-    assert!(
-        job.stderr.lines().any(|l| l
-            == "vaced host-side 1: ended by SIGTERM: its ranks and MPICH's proxy are killed \
-                and this host's segment removed"),
+    assert_eq!(
+        exit_code(&job.status),
+        128 + libc::SIGTERM,
         "{}",
         job.dump()
     );
+    for line in [
+        "vaced host-side 1: ended by SIGTERM: its ranks and MPICH's proxy are killed and this \
+         host's segment removed",
+        "mpirun: host 1's side (vaced host-side) was ended by SIGTERM, its ranks killed; the \
+         job was aborted",
+    ] {
+        assert!(
+            job.stderr.lines().any(|l| l == line),
+            "no line `{line}`:\n{}",
+            job.dump()
+        );
+    }
     assert_no_host_segments();
 }
 

@@ -52,6 +52,13 @@ pub enum ToLauncher {
     Failures(Vec<RankOut>),
     /// Every rank of the host at the end; answered with `Done`.
     Results(Vec<RankOut>),
+    /// The host's side was ended (`why`: by a signal, or the launcher
+    /// lost), its ranks killed, with exit status `code`.
+    Gone {
+        host: u32,
+        why: String,
+        code: i32,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -116,6 +123,8 @@ impl RankOut {
 pub struct Reports {
     left: Mutex<usize>,
     done: Condvar,
+    /// The first host whose side said it was ended ([`ToLauncher::Gone`]).
+    gone: Mutex<Option<(u32, String, i32)>>,
 }
 
 impl Reports {
@@ -123,7 +132,13 @@ impl Reports {
         Arc::new(Reports {
             left: Mutex::new(hosts),
             done: Condvar::new(),
+            gone: Mutex::new(None),
         })
+    }
+
+    /// The first host whose side said it was ended: (host, why, status).
+    pub fn gone(&self) -> Option<(u32, String, i32)> {
+        self.gone.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// `hosts` more hosts (`usize::MAX`: all) have nothing more to say.
@@ -212,6 +227,10 @@ fn serve_hosts(
             let res = loop {
                 match recv(&mut r) {
                     Ok(ToLauncher::Failures(ranks)) => store(&ranks),
+                    Ok(ToLauncher::Gone { host, why, code }) => {
+                        let mut g = reports.gone.lock().unwrap_or_else(|e| e.into_inner());
+                        g.get_or_insert((host, why, code));
+                    }
                     Ok(ToLauncher::Results(ranks)) => {
                         store(&ranks);
                         break send(&mut s, &ToHost::Done).map_err(|e| format!("host {h}: {e}"));

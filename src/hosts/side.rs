@@ -97,9 +97,12 @@ const ENDING: [libc::c_int; 3] = [libc::SIGTERM, libc::SIGHUP, libc::SIGINT];
 /// left running could hold MPICH's launcher open for ever.
 #[derive(Clone)]
 struct Killer {
+    host: u32,
     seg: Segment,
     mine: Vec<u32>,
     proxy_pid: Arc<AtomicU32>,
+    /// The launcher's registry, told why (best effort).
+    reg: Arc<Mutex<TcpStream>>,
 }
 
 impl Killer {
@@ -119,6 +122,12 @@ impl Killer {
     /// End this host side now with `code`, from any thread: its processes
     /// killed and its segment `name` removed, `why` said.
     fn end_now(&self, who: &str, why: &str, name: &str, code: i32) -> ! {
+        let gone = ToLauncher::Gone {
+            host: self.host,
+            why: why.to_string(),
+            code,
+        };
+        let _ = registry::send(&mut *self.reg.lock(), &gone);
         self.kill();
         let _ = Segment::unlink(name);
         eprintln!(
@@ -172,6 +181,8 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
         .filter(|&r| cfg.host_of[r as usize] == host)
         .collect();
     let killer = Killer {
+        host,
+        reg: Arc::new(Mutex::new(reg.try_clone().map_err(|e| e.to_string())?)),
         seg: seg.clone(),
         mine: mine.clone(),
         proxy_pid: proxy_pid.clone(),

@@ -6,7 +6,10 @@
 //! the name `vaced-hostexec`, linked in a directory of the job's own).
 
 use super::args::RunArgs;
+use super::board::RankBoard;
 use super::job::JobSpec;
+use super::outcome::Failure;
+use super::supervise;
 use crate::hosts::agent::{AGENT_ARGV0, ENV_EXE, ENV_REGISTRY_PORT, ENV_REMOTE_EXEC};
 use crate::hosts::placement::{self, HostSlots};
 use crate::hosts::registry::{self, HostConfig, Reports};
@@ -44,6 +47,22 @@ pub struct Across {
 
 /// How long a failed job waits for the hosts' last words (see `registry`).
 pub const LAST_WORDS: Duration = Duration::from_secs(2);
+
+impl Across {
+    /// `f`, judged when MPICH's launcher ended, judged again once the hosts
+    /// have given their last words ([`LAST_WORDS`] at most): what a rank
+    /// recorded, else a host's side that was ended from outside, else `f`.
+    pub fn judge_again(&self, board: &dyn RankBoard, nranks: u32, f: Failure) -> Failure {
+        self.reports.wait(LAST_WORDS);
+        match supervise::judge_again(board, nranks, f) {
+            f @ (Failure::Aborted { .. } | Failure::RankSignaled { .. }) => f,
+            f => match self.reports.gone() {
+                Some((host, why, code)) => Failure::HostGone { host, why, code },
+                None => f,
+            },
+        }
+    }
+}
 
 impl Drop for Across {
     fn drop(&mut self) {

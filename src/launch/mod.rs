@@ -376,10 +376,7 @@ fn run_job(
             // across hosts, the hosts' last words may come after MPICH's
             // launcher has ended
             let f = match &across {
-                Some(x) => {
-                    x.reports.wait(across::LAST_WORDS);
-                    supervise::judge_again(&seg, a.nranks, f)
-                }
+                Some(x) => x.judge_again(&seg, a.nranks, f),
                 None => f,
             };
             end(&mut live, f.message_in(&spawned.hosts), f.exit_code())

@@ -26,6 +26,9 @@ pub enum Failure {
         code: i32,
         message: Option<String>,
     },
+    /// A job across hosts: host `host`'s side was ended from outside
+    /// (`why`), its ranks killed; `code` is its exit status.
+    HostGone { host: u32, why: String, code: i32 },
 }
 
 impl Failure {
@@ -78,6 +81,10 @@ impl Failure {
                     "rank {rank} called MPI_Abort with error code {code}; the job was aborted"
                 ),
             },
+            Failure::HostGone { host, why, .. } => format!(
+                "host {host}'s side (vaced host-side) was {why}, its ranks killed; the job was \
+                 aborted"
+            ),
         }
     }
 
@@ -93,7 +100,7 @@ impl Failure {
                 }
             }
             Failure::BadExitAfterFinalize { status, .. } => status,
-            Failure::Aborted { code, .. } => {
+            Failure::Aborted { code, .. } | Failure::HostGone { code, .. } => {
                 if (1..=255).contains(&code) {
                     code
                 } else {
@@ -214,6 +221,21 @@ mod tests {
             f.message(),
             "rank 0 called MPI_Abort with error code -4; the job was aborted"
         );
+    }
+
+    #[test]
+    fn a_host_ended_from_outside_is_named_with_its_status() {
+        let f = Failure::HostGone {
+            host: 1,
+            why: "ended by SIGTERM".into(),
+            code: 128 + libc::SIGTERM,
+        };
+        assert_eq!(
+            f.message(),
+            "host 1's side (vaced host-side) was ended by SIGTERM, its ranks killed; the job \
+             was aborted"
+        );
+        assert_eq!(f.exit_code(), 143);
     }
 
     #[test]
