@@ -92,9 +92,10 @@ fn join_bridges(me: u32, cfg: &HostConfig, listener: &TcpListener) -> Result<Vec
 const ENDING: [libc::c_int; 3] = [libc::SIGTERM, libc::SIGHUP, libc::SIGINT];
 
 /// What ends this host's processes: the proxy (once started, its pid
-/// here) and this host's ranks (those that have joined: their pids are in
-/// their slots). Hydra's proxy does not take its ranks with it, and a rank
-/// left running could hold MPICH's launcher open for ever.
+/// here) and this host's ranks (those that have joined, their pids in
+/// their slots, and are still the proxy's children: a pid is never taken
+/// for another process's). Hydra's proxy does not take its ranks with it,
+/// and a rank left running could hold MPICH's launcher open for ever.
 #[derive(Clone)]
 struct Killer {
     host: u32,
@@ -107,16 +108,17 @@ struct Killer {
 
 impl Killer {
     fn kill(&self) {
-        let pid = self.proxy_pid.load(Ordering::SeqCst);
-        if pid != 0 {
-            os::kill_pid(pid, libc::SIGKILL);
+        let proxy = self.proxy_pid.load(Ordering::SeqCst);
+        if proxy == 0 {
+            return;
         }
         for &r in &self.mine {
             let pid = self.seg.slot(r).pid();
-            if pid != 0 {
+            if pid != 0 && os::parent_of(pid) == Some(proxy) {
                 os::kill_pid(pid, libc::SIGKILL);
             }
         }
+        os::kill_pid(proxy, libc::SIGKILL);
     }
 
     /// End this host side now with `code`, from any thread: its processes

@@ -336,6 +336,13 @@ pub fn parent_pid() -> u32 {
     unsafe { libc::getppid() as u32 }
 }
 
+/// The parent of process `pid` (from /proc), if it still runs.
+pub fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) state ppid ...`; comm may hold spaces and parentheses
+    stat.rsplit_once(") ")?.1.split(' ').nth(1)?.parse().ok()
+}
+
 /// Die with SIGKILL when our parent thread ends (PR_SET_PDEATHSIG); false if
 /// our parent is no longer `parent` (it may have ended before the request).
 pub fn die_with(parent: u32) -> bool {
@@ -452,6 +459,12 @@ pub fn shell_status(status: &std::process::ExitStatus) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_process_parent_is_read_from_proc() {
+        assert_eq!(parent_of(getpid()), Some(parent_pid()));
+        assert_eq!(parent_of(u32::MAX), None);
+    }
 
     // The children are reaped by our own wait_pid, which clippy cannot see.
     #[test]
