@@ -378,16 +378,7 @@ fn a_crashed_rank_is_named_through_vaceds_mpich() {
     assert_crash_of_rank_2(&job);
     // the same with rank 2 on another host than rank 0: its host's side
     // says it at once, and leaves no segment behind
-    let shell = local_remote_shell();
-    let job = Run::exact(4, &mpich_program("crash"))
-        .option(&[
-            p.as_str(),
-            "--hosts",
-            "127.0.0.2:2,127.0.0.3:2",
-            "--launcher-exec",
-        ])
-        .option(&[shell.as_os_str()])
-        .run();
+    let job = across_by_remote_shell(&mpich_program("crash"), 4, "127.0.0.2:2,127.0.0.3:2").run();
     assert_crash_of_rank_2(&job);
     assert_no_host_segments();
 }
@@ -406,10 +397,7 @@ fn assert_no_host_segments() {
 /// The process ids of `root`'s descendants whose command line holds
 /// every one of `words`.
 fn descendants_running(root: u32, words: &[&str]) -> Vec<u32> {
-    let parent = |pid: u32| -> Option<u32> {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        stat.rsplit_once(") ")?.1.split(' ').nth(1)?.parse().ok()
-    };
+    let parent = vaced::transport::process::parent_of;
     let mut found = Vec::new();
     for e in std::fs::read_dir("/proc").unwrap().filter_map(|e| e.ok()) {
         let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
@@ -443,19 +431,9 @@ fn descendants_running(root: u32, words: &[&str]) -> Vec<u32> {
 #[test]
 #[ignore = "needs vaced's MPICH: mpich-patch/build.sh (./test.sh runs it)"]
 fn a_host_side_ended_from_outside_removes_its_segment() {
-    let p = format!("--mpich={}", prefix().display());
-    let shell = local_remote_shell();
     let prog = mpich_program("block");
     let prog_arg = prog.to_string_lossy().into_owned();
-    let job = Run::exact(4, &prog)
-        .option(&[
-            p.as_str(),
-            "--hosts",
-            "127.0.0.2:2,127.0.0.3:2",
-            "--launcher-exec",
-        ])
-        .option(&[shell.as_os_str()])
-        .spawn();
+    let job = across_by_remote_shell(&prog, 4, "127.0.0.2:2,127.0.0.3:2").spawn();
     let segment_of = |h: u32| {
         let want = format!("vaced-{}-", job.pid());
         let end = format!("-h{h}");
@@ -521,19 +499,11 @@ fn send_signal(pid: u32, sig: i32) {
 #[ignore = "needs vaced's MPICH: mpich-patch/build.sh (./test.sh runs it)"]
 fn an_mpi_abort_is_named_through_vaceds_mpich() {
     let p = format!("--mpich={}", prefix().display());
-    let shell = local_remote_shell();
     let one_host = Run::exact(4, &mpich_program("abort"))
         .option(&[p.as_str()])
         .run();
-    let two_hosts = Run::exact(4, &mpich_program("abort"))
-        .option(&[
-            p.as_str(),
-            "--hosts",
-            "127.0.0.2:1,127.0.0.3:3",
-            "--launcher-exec",
-        ])
-        .option(&[shell.as_os_str()])
-        .run();
+    let two_hosts =
+        across_by_remote_shell(&mpich_program("abort"), 4, "127.0.0.2:1,127.0.0.3:3").run();
     for job in [one_host, two_hosts] {
         assert_eq!(exit_code(&job.status), 7, "{}", job.dump());
         assert!(
@@ -667,6 +637,17 @@ fn npb_kernels_predict_as_vaceds_own_library() {
             "{kernel}: other virtual times through vaced's MPICH"
         );
     }
+}
+
+/// `prog` on `n` ranks through vaced's MPICH, on `hosts` (Hydra's list)
+/// reached through a remote shell (`--launcher-exec`, see
+/// [`local_remote_shell`]), as real remote hosts would be.
+fn across_by_remote_shell(prog: &Path, n: u32, hosts: &str) -> Run {
+    let p = format!("--mpich={}", prefix().display());
+    let shell = local_remote_shell();
+    Run::exact(n, prog)
+        .option(&[p.as_str(), "--hosts", hosts, "--launcher-exec"])
+        .option(&[shell.as_os_str()])
 }
 
 /// A remote shell for hosts that are all this machine (`--launcher-exec`):
