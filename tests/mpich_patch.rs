@@ -383,14 +383,19 @@ fn a_crashed_rank_is_named_through_vaceds_mpich() {
     assert_no_host_segments();
 }
 
-/// No host's segment (`/dev/shm/vaced-JOB-hN`) is left behind.
-fn assert_no_host_segments() {
-    let left: Vec<String> = std::fs::read_dir("/dev/shm")
+/// The names in /dev/shm that `keep` keeps.
+fn shm_names(keep: impl Fn(&str) -> bool) -> Vec<String> {
+    std::fs::read_dir("/dev/shm")
         .unwrap()
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with("vaced-") && (n.ends_with("-h0") || n.ends_with("-h1")))
-        .collect();
+        .filter(|n| keep(n))
+        .collect()
+}
+
+/// No host's segment (`/dev/shm/vaced-JOB-hN`) is left behind.
+fn assert_no_host_segments() {
+    let left = shm_names(|n| n.starts_with("vaced-") && (n.ends_with("-h0") || n.ends_with("-h1")));
     assert!(left.is_empty(), "host segments left behind: {left:?}");
 }
 
@@ -435,13 +440,8 @@ fn a_host_side_ended_from_outside_removes_its_segment() {
     let prog_arg = prog.to_string_lossy().into_owned();
     let job = across_by_remote_shell(&prog, 4, "127.0.0.2:2,127.0.0.3:2").spawn();
     let segment_of = |h: u32| {
-        let want = format!("vaced-{}-", job.pid());
-        let end = format!("-h{h}");
-        std::fs::read_dir("/dev/shm")
-            .unwrap()
-            .filter_map(|e| e.ok())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .find(|n| n.starts_with(&want) && n.ends_with(&end))
+        let (want, end) = (format!("vaced-{}-", job.pid()), format!("-h{h}"));
+        shm_names(|n| n.starts_with(&want) && n.ends_with(&end)).pop()
     };
     // host 1's side has made its segment and started its ranks (2 and 3)
     let start = std::time::Instant::now();
