@@ -53,14 +53,18 @@ impl Across {
     /// have given their last words ([`LAST_WORDS`] at most): what a rank
     /// recorded, else a host's side that was ended from outside, else `f`.
     pub fn judge_again(&self, board: &dyn RankBoard, nranks: u32, f: Failure) -> Failure {
+        // (also when `f` is already what a rank recorded: the hosts'
+        // sides end and remove their segments meanwhile)
         self.reports.wait(LAST_WORDS);
-        match supervise::judge_again(board, nranks, f) {
-            f @ (Failure::Aborted { .. } | Failure::RankSignaled { .. }) => f,
-            f => match self.reports.gone() {
-                Some((host, why, code)) => Failure::HostGone { host, why, code },
-                None => f,
-            },
+        if matches!(f, Failure::Aborted { .. } | Failure::RankSignaled { .. }) {
+            return f;
         }
+        supervise::recorded(board, nranks, 0..nranks)
+            .or_else(|| {
+                let (host, why, code) = self.reports.gone()?;
+                Some(Failure::HostGone { host, why, code })
+            })
+            .unwrap_or(f)
     }
 }
 

@@ -190,7 +190,7 @@ pub fn supervise(
 /// anywhere (MPI_Abort may kill its peers), else the fatal signal a rank of
 /// `ranks` that another launcher started (vaced's MPICH: this process is
 /// its mpiexec) recorded (`transport::fatal`).
-fn recorded(
+pub fn recorded(
     board: &dyn RankBoard,
     nranks: u32,
     mut ranks: impl Iterator<Item = u32>,
@@ -205,16 +205,6 @@ fn recorded(
     ranks
         .find_map(|r| board.signaled(r).map(|s| (r, s)))
         .map(|(rank, (pid, sig))| Failure::RankSignaled { rank, pid, sig })
-}
-
-/// `f`, judged before every rank's record could reach `board` (a job
-/// across hosts: MPICH's launcher may end before the hosts have reported),
-/// judged again: what any rank recorded, if anything, else `f`.
-pub fn judge_again(board: &dyn RankBoard, nranks: u32, f: Failure) -> Failure {
-    match f {
-        Failure::Aborted { .. } | Failure::RankSignaled { .. } => f,
-        _ => recorded(board, nranks, 0..nranks).unwrap_or(f),
-    }
 }
 
 /// What the end of process `pid`, which ran `ranks`, means for the job:
