@@ -92,33 +92,36 @@ fn join_bridges(me: u32, cfg: &HostConfig, listener: &TcpListener) -> Result<Vec
 const ENDING: [libc::c_int; 3] = [libc::SIGTERM, libc::SIGHUP, libc::SIGINT];
 
 /// What ends this host's processes: the proxy (once started, its pid
-/// here) and this host's ranks (those that have joined, their pids in
-/// their slots, and are still the proxy's children: a pid is never taken
-/// for another process's). Hydra's proxy does not take its ranks with it,
-/// and a rank left running could hold MPICH's launcher open for ever.
+/// here) and this host's ranks: the proxy's children, and its orphans.
+/// Hydra's proxy puts each rank in a session of its own and does not take
+/// it along when it dies; this side is a subreaper, so a rank whose proxy
+/// is gone becomes its child instead of init's (read from /proc just
+/// before: a rank that has not joined the job yet is one too, and no pid
+/// is taken for another process's). A rank left running could hold
+/// MPICH's launcher open, or spin in MPI_Init, for ever.
 #[derive(Clone)]
 struct Killer {
     host: u32,
-    seg: Segment,
-    mine: Vec<u32>,
+    /// The proxy's pid while it runs (0 before and once reaped).
     proxy_pid: Arc<AtomicU32>,
-    /// The launcher's registry, told why (best effort).
+    /// The launcher's registry (every message this side sends it goes
+    /// through this one writer, so that none is cut into another), told
+    /// why (best effort).
     reg: Arc<Mutex<TcpStream>>,
 }
 
 impl Killer {
     fn kill(&self) {
         let proxy = self.proxy_pid.load(Ordering::SeqCst);
-        if proxy == 0 {
-            return;
+        let mut pids = if proxy == 0 {
+            Vec::new()
+        } else {
+            os::children_of(proxy)
+        };
+        pids.extend(os::children_of(os::getpid()));
+        for pid in pids {
+            os::kill_pid(pid, libc::SIGKILL);
         }
-        for &r in &self.mine {
-            let pid = self.seg.slot(r).pid();
-            if pid != 0 && os::parent_of(pid) == Some(proxy) {
-                os::kill_pid(pid, libc::SIGKILL);
-            }
-        }
-        os::kill_pid(proxy, libc::SIGKILL);
     }
 
     /// End this host side now with `code`, from any thread: its processes
@@ -146,6 +149,8 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
     // taken by a thread of ours (below), in every thread; the proxy starts
     // with an empty mask (std's spawn)
     let ending = os::SignalSet::block(&ENDING).map_err(|e| format!("blocking signals: {e}"))?;
+    // the ranks the proxy leaves behind become ours (see `Killer`)
+    os::become_subreaper();
     let mut reg = TcpStream::connect(registry)
         .map_err(|e| format!("cannot reach the launcher's registry at {registry}: {e}"))?;
     let local = reg.local_addr().map_err(|e| e.to_string())?.ip();
@@ -165,7 +170,10 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
         Ok(m) => return Err(format!("registry: unexpected {m:?}")),
         Err(e) => return Err(format!("registry: {e}")),
     };
-    let nlocal = cfg.host_of.iter().filter(|&&h| h == host).count() as u32;
+    let mine: Vec<u32> = (0..cfg.nranks)
+        .filter(|&r| cfg.host_of[r as usize] == host)
+        .collect();
+    let nlocal = mine.len() as u32;
     let name = segment_name(&cfg.job, host);
     let seg = Segment::create(
         &name,
@@ -179,14 +187,10 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
     .map_err(|e| format!("cannot create this host's segment {name}: {e}"))?;
     let who = format!("vaced host-side {host}");
     let proxy_pid = Arc::new(AtomicU32::new(0));
-    let mine: Vec<u32> = (0..cfg.nranks)
-        .filter(|&r| cfg.host_of[r as usize] == host)
-        .collect();
+    let reg = Arc::new(Mutex::new(reg));
     let killer = Killer {
         host,
-        reg: Arc::new(Mutex::new(reg.try_clone().map_err(|e| e.to_string())?)),
-        seg: seg.clone(),
-        mine: mine.clone(),
+        reg: reg.clone(),
         proxy_pid: proxy_pid.clone(),
     };
     {
@@ -240,7 +244,7 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
             .env_remove(ENV_RANK);
         os::die_with_parent(&mut proxy);
         // aborts and fatal signals go to the launcher as they happen
-        let mut early = reg.try_clone().map_err(|e| e.to_string())?;
+        let early = reg.clone();
         let stop = Arc::new(AtomicBool::new(false));
         let failures = {
             let (seg, mine, stop) = (seg.clone(), mine.clone(), stop.clone());
@@ -260,7 +264,7 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
                         })
                         .collect();
                     if !now.is_empty()
-                        && registry::send(&mut early, &ToLauncher::Failures(now)).is_err()
+                        && registry::send(&mut *early.lock(), &ToLauncher::Failures(now)).is_err()
                     {
                         return;
                     }
@@ -275,7 +279,13 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
         if failed.lock().is_some() {
             killer.kill();
         }
-        let status = child.wait().map_err(|e| e.to_string())?;
+        let status = child.wait().map_err(|e| e.to_string());
+        proxy_pid.store(0, Ordering::SeqCst);
+        let status = status?;
+        if !status.success() {
+            // ranks the proxy left running (now ours)
+            killer.kill();
+        }
         // once every rank of the job has finalized, the bridge ends too
         if status.success() {
             let _ = watcher.join();
@@ -284,7 +294,7 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
         stop.store(true, Ordering::SeqCst);
         let _ = failures.join();
         let outs: Vec<RankOut> = mine.iter().map(|&r| RankOut::of(&seg, r)).collect();
-        if registry::send(&mut reg, &ToLauncher::Results(outs)).is_ok() {
+        if registry::send(&mut *reg.lock(), &ToLauncher::Results(outs)).is_ok() {
             let _ = done_rx.recv_timeout(DONE_WAIT);
         }
         if let Some(e) = bridge_error {

@@ -343,6 +343,16 @@ pub fn parent_of(pid: u32) -> Option<u32> {
     stat.rsplit_once(") ")?.1.split(' ').nth(1)?.parse().ok()
 }
 
+/// The processes whose parent is `pid` (from /proc).
+pub fn children_of(pid: u32) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&c| parent_of(c) == Some(pid))
+        .collect()
+}
+
 /// Die with SIGKILL when our parent thread ends (PR_SET_PDEATHSIG); false if
 /// our parent is no longer `parent` (it may have ended before the request).
 pub fn die_with(parent: u32) -> bool {
@@ -464,6 +474,14 @@ mod tests {
     fn a_process_parent_is_read_from_proc() {
         assert_eq!(parent_of(getpid()), Some(parent_pid()));
         assert_eq!(parent_of(u32::MAX), None);
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        assert!(children_of(getpid()).contains(&child.id()));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(!children_of(getpid()).contains(&child.id()));
     }
 
     // The children are reaped by our own wait_pid, which clippy cannot see.
