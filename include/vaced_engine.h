@@ -163,6 +163,50 @@ int64_t vaced_eng_sched(uint64_t key, const vaced_eng_step *steps, int n);
  * given, an engine that reaches the send runs the idle hook. */
 int vaced_eng_sched_length(uint64_t key, int step, uint64_t bytes);
 
+/* One-sided communication (src/abi/engine_api/rma.rs): the library's
+ * windows, operations and synchronizations done again by vaced's own RMA
+ * code on windows without memory, once the library's own call succeeded;
+ * the library's internal messages inside these calls are not mirrored.
+ * Ranks are world ranks (windows: the window's ranks in order), targets
+ * window ranks. Each returns 0, an MPI error class (> 0) where vaced's own
+ * library would have failed (the reason in vaced_eng_error), or -1 without
+ * an engine. */
+#define VACED_ENG_RMA_PUT 0
+#define VACED_ENG_RMA_GET 1
+#define VACED_ENG_RMA_ACC 2
+#define VACED_ENG_RMA_GET_ACC 3
+#define VACED_ENG_RMA_GET_ACC_NO_OP 4
+#define VACED_ENG_RMA_FETCH_AND_OP 5
+#define VACED_ENG_RMA_COMPARE_AND_SWAP 6
+/* Collective; `ctx` is the window communicator's context id (16 bits),
+ * `flavor` MPI_WIN_FLAVOR_CREATE, _ALLOCATE or _DYNAMIC. The mirror's
+ * handle (>= 0) or -1. */
+int vaced_eng_win_create(uint32_t ctx, const int *ranks, int n, int me, uint64_t size,
+                         int disp_unit, int flavor);
+int vaced_eng_win_free(int win);
+/* `bytes` at displacement `disp` (target's units) of window rank `target`;
+ * Compare_and_swap: one element's bytes. */
+int vaced_eng_rma(int win, int kind, int target, int64_t disp, uint64_t bytes);
+/* MPI_R*: *req becomes -2 when the request is complete at once
+ * (PUT-like), else the engine request (GET-like: the response) to wait
+ * for. */
+int vaced_eng_rma_request(int win, int kind, int target, int64_t disp, uint64_t bytes,
+                          int64_t *req);
+int vaced_eng_win_fence(int win, int assert);
+int vaced_eng_win_lock(int win, int lock_type, int target, int assert);
+int vaced_eng_win_unlock(int win, int target);
+int vaced_eng_win_lock_all(int win, int assert);
+int vaced_eng_win_unlock_all(int win);
+/* `target` < 0: all targets; `local`: MPI_Win_flush_local(_all). */
+int vaced_eng_win_flush(int win, int target, int local);
+int vaced_eng_win_sync(int win);
+int vaced_eng_win_post(int win, const int *ranks, int n, int assert);
+int vaced_eng_win_start(int win, const int *ranks, int n, int assert);
+int vaced_eng_win_complete(int win);
+/* MPI_Win_wait (`block`) or MPI_Win_test: *done (if not NULL) says whether
+ * the exposure epoch ended. */
+int vaced_eng_win_wait(int win, int block, int *done);
+
 /* MPI_Wtime: the virtual time in seconds. */
 double vaced_eng_wtime(void);
 /* MPIX_Vaced_compute: `seconds` of target computation. */

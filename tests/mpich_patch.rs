@@ -134,6 +134,20 @@ fn point_to_point_predictions_equal_vaceds_own_library() {
     }
 }
 
+/// One-sided communication costs what it costs in vaced's own library:
+/// CH3 moves the data, the engine's mirror window (no memory) sends vaced's
+/// packets. `rma_timing`: a Put between fences and a Get under a lock whose
+/// target computes (rma.rs derives both); `rma_ops`: every operation and
+/// synchronization mode, its results checked by the program.
+#[test]
+#[ignore = "needs vaced's MPICH: mpich-patch/build.sh (./test.sh runs it)"]
+fn one_sided_predictions_equal_vaceds_own_library() {
+    same_through_mpich("rma_timing", 2, &[], &[]);
+    for n in [2, 3, 5] {
+        same_through_mpich("rma_ops", n, &[], &[]);
+    }
+}
+
 /// 256 ranks on one host: MPICH 4.0.2's nemesis sized its shared memory
 /// in int and crashed in MPI_Init from 182 processes on a node (the patch
 /// sizes it in size_t); a token around all of them predicts as with

@@ -30,12 +30,14 @@
 //! (the library's MPI_THREAD_SINGLE / FUNNELED); enter and leave nest (only
 //! the outermost pair charges the computation).
 use crate::model::VTime;
+use crate::mpi::World;
 use crate::p2p::{Endpoint, ReqId, SendMode};
 use crate::transport::{RecvBuf, SendBuf};
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, CStr, CString};
 
 mod decisions;
+mod rma;
 mod schedule;
 
 /// A receive from any source, or with any tag (`VACED_ENG_ANY`).
@@ -55,7 +57,9 @@ pub struct EngStatus {
 }
 
 struct Api {
-    ep: Endpoint,
+    /// The rank's engine inside vaced's own library state (its windows
+    /// mirror the calling library's: [`rma`]).
+    w: World,
     /// Nesting of enter / leave pairs.
     depth: u32,
     finalized: bool,
@@ -106,7 +110,7 @@ fn with_api<R>(what: &str, api: Option<&mut Api>, f: impl FnOnce(&mut Api) -> R)
 /// A request handle from C, or the reason it is none.
 fn req_id(api: &Api, what: &str, r: i64) -> Result<ReqId, ()> {
     match ReqId::try_from(r) {
-        Ok(id) if api.ep.is_request(id) => Ok(id),
+        Ok(id) if api.w.ep.is_request(id) => Ok(id),
         _ => {
             set_error(&format!("{what}: {r} is not an active request"));
             Err(())
@@ -116,7 +120,7 @@ fn req_id(api: &Api, what: &str, r: i64) -> Result<ReqId, ()> {
 
 /// Rank `r` from C, or the reason it is none of the job's.
 fn peer(api: &Api, what: &str, r: c_int) -> Option<u32> {
-    let n = api.ep.size();
+    let n = api.w.ep.size();
     let p = u32::try_from(r).ok().filter(|&p| p < n);
     if p.is_none() {
         set_error(&format!("{what}: rank {r} is not one of the job's {n}"));
@@ -135,12 +139,12 @@ fn envelope(api: &Api, what: &str, src: c_int, tag: c_int) -> Option<(Option<u32
 }
 
 fn status_of(api: &Api, r: ReqId) -> EngStatus {
-    let s = api.ep.status(r);
+    let s = api.w.ep.status(r);
     EngStatus {
         source: s.source,
         tag: s.tag,
         bytes: s.bytes,
-        done: api.ep.done_at(r).map_or(0.0, VTime::as_secs_f64),
+        done: api.w.ep.done_at(r).map_or(0.0, VTime::as_secs_f64),
     }
 }
 
@@ -159,7 +163,7 @@ unsafe fn put(st: *mut EngStatus, v: EngStatus) {
 /// As [`put`].
 unsafe fn take_into(api: &mut Api, r: ReqId, st: *mut EngStatus) {
     let s = status_of(api, r);
-    api.ep.free(r);
+    api.w.ep.free(r);
     // SAFETY: the caller's contract.
     unsafe { put(st, s) };
 }
@@ -206,7 +210,7 @@ fn init(rank: Option<u32>) -> c_int {
             ep.share_ring();
             API.with(|a| {
                 *a.borrow_mut() = Some(Api {
-                    ep,
+                    w: World::new(ep, crate::sys::MPI_THREAD_SINGLE),
                     depth: 0,
                     finalized: false,
                     name: String::new(),
@@ -285,7 +289,7 @@ pub const ENV_WAIT: &str = "VACED_MPICH_WAIT";
 /// then waits its own way.
 #[no_mangle]
 pub extern "C" fn vaced_eng_idle() -> c_int {
-    with("vaced_eng_idle", |a| a.ep.idle_other())
+    with("vaced_eng_idle", |a| a.w.ep.idle_other())
         .map(|()| 0)
         .unwrap_or(-1)
 }
@@ -349,13 +353,13 @@ pub extern "C" fn vaced_eng_error() -> *const c_char {
 /// This rank, or -1 before init.
 #[no_mangle]
 pub extern "C" fn vaced_eng_rank() -> c_int {
-    with("vaced_eng_rank", |a| a.ep.rank() as c_int).unwrap_or(-1)
+    with("vaced_eng_rank", |a| a.w.ep.rank() as c_int).unwrap_or(-1)
 }
 
 /// The job's ranks, or -1 before init.
 #[no_mangle]
 pub extern "C" fn vaced_eng_size() -> c_int {
-    with("vaced_eng_size", |a| a.ep.size() as c_int).unwrap_or(-1)
+    with("vaced_eng_size", |a| a.w.ep.size() as c_int).unwrap_or(-1)
 }
 
 /// An MPI call begins (`call`: its name, for deadlock reports, or null):
@@ -371,7 +375,7 @@ pub unsafe extern "C" fn vaced_eng_enter(call: *const c_char) -> c_int {
             return;
         }
         if call.is_null() {
-            return a.ep.enter();
+            return a.w.ep.enter();
         }
         // SAFETY: a C string by the caller's contract.
         let n = unsafe { CStr::from_ptr(call) }.to_string_lossy();
@@ -382,9 +386,9 @@ pub unsafe extern "C" fn vaced_eng_enter(call: *const c_char) -> c_int {
                 a.name.clear();
                 a.name.push_str("MPI_");
                 a.name.push_str(rest);
-                a.ep.enter_call(&a.name);
+                a.w.ep.enter_call(&a.name);
             }
-            None => a.ep.enter_call(&n),
+            None => a.w.ep.enter_call(&n),
         }
     })
     .map_or(-1, |_| 0)
@@ -400,7 +404,7 @@ pub extern "C" fn vaced_eng_leave() -> c_int {
         }
         a.depth -= 1;
         if a.depth == 0 {
-            a.ep.leave();
+            a.w.ep.leave();
         }
         0
     })
@@ -434,7 +438,7 @@ pub extern "C" fn vaced_eng_isend(
         let Some(len) = length("vaced_eng_isend", bytes) else {
             return -1;
         };
-        i64::from(a.ep.isend(SendBuf::phantom(len), dest, tag, ctx, mode))
+        i64::from(a.w.ep.isend(SendBuf::phantom(len), dest, tag, ctx, mode))
     })
     .unwrap_or(-1)
 }
@@ -450,7 +454,7 @@ pub extern "C" fn vaced_eng_irecv(src: c_int, tag: c_int, ctx: u32, bytes: u64) 
         let Some(len) = length("vaced_eng_irecv", bytes) else {
             return -1;
         };
-        i64::from(a.ep.irecv(RecvBuf::phantom(len), src, tag, ctx))
+        i64::from(a.w.ep.irecv(RecvBuf::phantom(len), src, tag, ctx))
     })
     .unwrap_or(-1)
 }
@@ -466,7 +470,7 @@ pub unsafe extern "C" fn vaced_eng_wait(req: i64, st: *mut EngStatus) -> c_int {
         let Ok(r) = req_id(a, "vaced_eng_wait", req) else {
             return -1;
         };
-        a.ep.wait_all(&[r]);
+        a.w.ep.wait_all(&[r]);
         // SAFETY: the caller's contract.
         unsafe { take_into(a, r, st) };
         0
@@ -485,7 +489,7 @@ pub unsafe extern "C" fn vaced_eng_test(req: i64, st: *mut EngStatus) -> c_int {
         let Ok(r) = req_id(a, "vaced_eng_test", req) else {
             return -1;
         };
-        if a.ep.test(&[r]).is_empty() {
+        if a.w.ep.test(&[r]).is_empty() {
             return 0;
         }
         // SAFETY: the caller's contract.
@@ -504,7 +508,7 @@ pub extern "C" fn vaced_eng_detach(req: i64) -> c_int {
         let Ok(r) = req_id(a, "vaced_eng_detach", req) else {
             return -1;
         };
-        a.ep.detach(r);
+        a.w.ep.detach(r);
         0
     })
     .unwrap_or(-1)
@@ -516,11 +520,11 @@ pub extern "C" fn vaced_eng_detach(req: i64) -> c_int {
 pub extern "C" fn vaced_eng_wtime() -> f64 {
     with("vaced_eng_wtime", |a| {
         if a.depth > 0 {
-            return a.ep.vtime().as_secs_f64();
+            return a.w.ep.vtime().as_secs_f64();
         }
-        a.ep.enter();
-        let t = a.ep.vtime();
-        a.ep.leave();
+        a.w.ep.enter();
+        let t = a.w.ep.vtime();
+        a.w.ep.leave();
         t.as_secs_f64()
     })
     .unwrap_or(0.0)
@@ -538,11 +542,11 @@ pub extern "C" fn vaced_eng_compute(seconds: f64) -> c_int {
             return -1;
         }
         if a.depth == 0 {
-            a.ep.enter();
+            a.w.ep.enter();
         }
-        a.ep.compute(VTime::from_secs_f64(seconds));
+        a.w.ep.compute(VTime::from_secs_f64(seconds));
         if a.depth == 0 {
-            a.ep.leave();
+            a.w.ep.leave();
         }
         0
     })
@@ -555,9 +559,9 @@ pub extern "C" fn vaced_eng_compute(seconds: f64) -> c_int {
 pub extern "C" fn vaced_eng_finalize() -> c_int {
     with("vaced_eng_finalize", |a| {
         if a.depth == 0 {
-            a.ep.enter_call("MPI_Finalize");
+            a.w.ep.enter_call("MPI_Finalize");
         }
-        a.ep.finalize();
+        a.w.ep.finalize();
         a.finalized = true;
         0
     })

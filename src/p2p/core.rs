@@ -1296,6 +1296,22 @@ impl<L: Link> Core<L> {
         }
     }
 
+    /// Read what the host delivered into the early queue, dealing with
+    /// none of it: no waiting activity, so the clock and the progress
+    /// history stay as they are; the next waiting activity deals with each
+    /// as if it had read it then (its early queue comes first, in arrival
+    /// order). For a rank that waits in another library's own code (the
+    /// library's internal messages of a one-sided call, `abi::engine_api`):
+    /// what its peers' engines send it meanwhile must not fill its inbox
+    /// and block them.
+    pub fn absorb(&mut self) {
+        while let Some(m) = self.fetch(false) {
+            let i = self.access(m);
+            self.note_parked_probe(i);
+            self.early.push(i);
+        }
+    }
+
     fn goal_met(&self, goal: Goal, by: Option<VTime>) -> bool {
         let ok = |r: &ReqId| {
             self.reqs

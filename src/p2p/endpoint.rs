@@ -353,9 +353,11 @@ impl Core<PortLink> {
         crate::transport::set_ring_segment(self.link.port.segment().clone());
     }
 
-    /// Another library's own wait found nothing to do: sleep or offer the
-    /// core ([`crate::transport::Port::idle_other`]).
+    /// Another library's own wait found nothing to do: store the records
+    /// that reached us ([`Core::absorb`]), then sleep or offer the core
+    /// ([`crate::transport::Port::idle_other`]).
     pub fn idle_other(&mut self) {
+        self.absorb();
         self.link.port.idle_other();
     }
 

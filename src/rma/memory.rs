@@ -10,6 +10,10 @@
 //!   target_disp, MPI_Get_address). Only the target knows what is attached:
 //!   it checks each run before touching anything (a run outside every
 //!   attached region is MPI_ERR_RMA_RANGE, see `target`).
+//! * A mirror window (`crate::abi::engine_api`: another MPI library moves
+//!   the data, vaced times it): no memory at all; every run is accepted,
+//!   copies in and accumulates do nothing, copies out give zeros of the
+//!   run's length (the length is what the timing needs).
 use super::packet::Packet;
 use super::target::acc_kernel;
 use crate::transport::RecvBuf;
@@ -18,6 +22,7 @@ use std::collections::BTreeMap;
 pub enum WinMem {
     Fixed(RecvBuf),
     Dynamic(BTreeMap<u64, RecvBuf>),
+    Phantom,
 }
 
 impl WinMem {
@@ -36,6 +41,7 @@ impl WinMem {
                          dynamic window (MPI_Win_attach)",
                         o.saturating_add(l)
                     ),
+                    WinMem::Phantom => unreachable!("a phantom holds every run"),
                 });
             }
         }
@@ -49,6 +55,7 @@ impl WinMem {
         match self {
             WinMem::Fixed(b) => end <= b.len() as u64,
             WinMem::Dynamic(_) => self.pieces(o, l).is_some(),
+            WinMem::Phantom => true,
         }
     }
 
@@ -83,11 +90,15 @@ impl WinMem {
             WinMem::Dynamic(m) => {
                 &mut m.get_mut(&a).expect("checked run").as_mut_slice()[off..off + n]
             }
+            WinMem::Phantom => unreachable!("a phantom has no pieces"),
         }
     }
 
     /// Copy packed `data` into the runs (checked).
     pub fn scatter(&mut self, runs: &[(u64, u64)], data: &[u8]) {
+        if matches!(self, WinMem::Phantom) {
+            return;
+        }
         let mut at = 0;
         for &(o, l) in runs {
             for p in self.pieces(o, l).expect("checked run") {
@@ -99,6 +110,9 @@ impl WinMem {
 
     /// The runs' bytes, packed (checked).
     pub fn gather(&mut self, runs: &[(u64, u64)]) -> Vec<u8> {
+        if matches!(self, WinMem::Phantom) {
+            return vec![0; runs.iter().map(|r| r.1 as usize).sum()];
+        }
         let mut v = Vec::new();
         for &(o, l) in runs {
             for p in self.pieces(o, l).expect("checked run") {
@@ -112,6 +126,9 @@ impl WinMem {
     /// type `p.dtype`) to the runs (checked). A run split between two
     /// attached regions is combined in a copy, then copied back.
     pub fn accumulate(&mut self, p: &Packet) {
+        if matches!(self, WinMem::Phantom) {
+            return;
+        }
         let f = acc_kernel(p.op, p.dtype);
         let mut at = 0;
         for &(o, l) in &p.runs {

@@ -239,18 +239,30 @@ impl World {
             );
         }
         let dup = self.comm_dup(comm, Vec::new())?;
-        let c = self.comms.get(dup)?.clone();
-        let (ranks, me) = (c.group.ranks().to_vec(), c.my_rank as usize);
+        self.win_table(dup, size, disp_unit, base)
+    }
+
+    /// The Allgather of a window's creation on its communicator `dup`:
+    /// each rank's size, displacement unit and base (32 bytes per rank).
+    pub(crate) fn win_table(
+        &mut self,
+        dup: MPI_Comm,
+        size: u64,
+        disp_unit: i32,
+        base: usize,
+    ) -> MpiResult<Setup> {
+        let c = self.comms.get(dup)?;
+        let (ctx, ranks, me) = (c.ctx, c.group.ranks().to_vec(), c.my_rank as usize);
         let n = ranks.len();
         let mut table = vec![0u8; 32 * n];
         table[32 * me..32 * me + 8].copy_from_slice(&size.to_le_bytes());
         table[32 * me + 8..32 * me + 16].copy_from_slice(&(disp_unit as u64).to_le_bytes());
         table[32 * me + 16..32 * me + 24].copy_from_slice(&(base as u64).to_le_bytes());
-        self.ep.allgather(&ranks, me, c.ctx, &mut table);
+        self.ep.allgather(&ranks, me, ctx, &mut table);
         let u64_at = |o: usize| u64::from_le_bytes(table[o..o + 8].try_into().expect("8 bytes"));
         Ok(Setup {
             dup,
-            ctx: c.ctx,
+            ctx,
             sizes: (0..n).map(|r| u64_at(32 * r)).collect(),
             disp_units: (0..n).map(|r| u64_at(32 * r + 8)).collect(),
             ranks,
@@ -315,6 +327,14 @@ impl World {
     /// MPI_Win_free: no epoch may be open; a barrier, then the window goes.
     /// Returns the memory the library allocated for it, to be freed.
     pub fn win_free(&mut self, win: MPI_Win) -> MpiResult<Option<(usize, usize)>> {
+        let w = self.win_close(win)?;
+        self.comms.free(w.comm)?;
+        Ok(w.allocated)
+    }
+
+    /// MPI_Win_free but its communicator: no epoch may be open; a barrier,
+    /// then the window leaves the tables.
+    pub(crate) fn win_close(&mut self, win: MPI_Win) -> MpiResult<Window> {
         let w = self.rma.get(win)?;
         // As MPICH, a window may be freed after a fence that opened an epoch
         // nobody used (the usual program ends with a plain fence).
@@ -342,8 +362,7 @@ impl World {
             // every member has mapped the segment (the barrier above)
             sh.remove_name();
         }
-        self.comms.free(w.comm)?;
-        Ok(w.allocated)
+        Ok(w)
     }
 
     /// MPI_Win_get_group.

@@ -424,17 +424,19 @@ impl Port {
     /// The other library's own wait (not the engine's) found nothing to
     /// do: if it says it has nothing to do until something reaches this
     /// rank (`set_quiet_hook`), sleep until then (rung by [`wake_rank`],
-    /// the core token given away); otherwise offer the core. Records for
-    /// the engine do not wake us: that library's wait does not read them.
+    /// the core token given away); otherwise offer the core. A record for
+    /// the engine wakes us too: the caller stores what reached us before
+    /// it waits again (`Core::absorb`), so that no sender waits on a full
+    /// inbox for a rank that sits in that library's wait.
     pub fn idle_other(&mut self) {
         let Some((q, answer @ (QUIET | QUIET_HERE))) = QUIET_HOOK.get().map(|q| (q, q())) else {
             return self.offer_core();
         };
         self.seg.slot(self.rank).set_state(RankState::Blocked);
         if answer == QUIET {
-            self.sleep_until(None, |_| q() != QUIET);
+            self.sleep_until(None, |p| q() != QUIET || p.has_incoming());
         } else {
-            self.nap(|_| q() != QUIET_HERE);
+            self.nap(|p| q() != QUIET_HERE || p.has_incoming());
         }
         self.seg.slot(self.rank).set_state(RankState::Running);
     }

@@ -28,7 +28,7 @@ pub extern "C" fn vaced_eng_matched(req: i64) -> c_int {
         let Ok(r) = req_id(a, "vaced_eng_matched", req) else {
             return -1;
         };
-        a.ep.matched_source(r).map_or(NONE, |s| s as c_int)
+        a.w.ep.matched_source(r).map_or(NONE, |s| s as c_int)
     })
     .unwrap_or(-1)
 }
@@ -79,7 +79,7 @@ pub unsafe extern "C" fn vaced_eng_testsome(reqs: *const i64, n: c_int, idx: *mu
         let Some(ids) = (unsafe { request_list(a, "vaced_eng_testsome", reqs, n) }) else {
             return -1;
         };
-        let done = a.ep.test(&ids);
+        let done = a.w.ep.test(&ids);
         // SAFETY: idx holds n ints (caller).
         unsafe { put_positions(&done, idx) }
     })
@@ -104,7 +104,7 @@ pub unsafe extern "C" fn vaced_eng_waitsome(reqs: *const i64, n: c_int, idx: *mu
             set_error("vaced_eng_waitsome: no request to wait for");
             return -1;
         }
-        let done = a.ep.wait_any(&ids);
+        let done = a.w.ep.wait_any(&ids);
         // SAFETY: idx holds n ints (caller).
         unsafe { put_positions(&done, idx) }
     })
@@ -123,7 +123,7 @@ pub unsafe extern "C" fn vaced_eng_take(req: i64, st: *mut EngStatus) -> c_int {
         let Ok(r) = req_id(a, "vaced_eng_take", req) else {
             return -1;
         };
-        if !a.ep.is_done(r) {
+        if !a.w.ep.is_done(r) {
             set_error(&format!("vaced_eng_take: request {req} is not complete"));
             return -1;
         }
@@ -160,7 +160,7 @@ pub unsafe extern "C" fn vaced_eng_probe(
         let Some((src, tag)) = envelope(a, "vaced_eng_probe", src, tag) else {
             return -1;
         };
-        let s = a.ep.probe(src, tag, ctx);
+        let s = a.w.ep.probe(src, tag, ctx);
         // SAFETY: the caller's contract.
         unsafe { put(st, probe_status(s)) };
         0
@@ -184,7 +184,7 @@ pub unsafe extern "C" fn vaced_eng_iprobe(
         let Some((src, tag)) = envelope(a, "vaced_eng_iprobe", src, tag) else {
             return -1;
         };
-        match a.ep.iprobe(src, tag, ctx) {
+        match a.w.ep.iprobe(src, tag, ctx) {
             None => 0,
             Some(s) => {
                 // SAFETY: the caller's contract.
@@ -212,7 +212,7 @@ pub unsafe extern "C" fn vaced_eng_mprobe(
         let Some((src, tag)) = envelope(a, "vaced_eng_mprobe", src, tag) else {
             return -1;
         };
-        let (s, m) = a.ep.mprobe(src, tag, ctx);
+        let (s, m) = a.w.ep.mprobe(src, tag, ctx);
         a.matched.push(m);
         // SAFETY: the caller's contract.
         unsafe { put(st, probe_status(s)) };
@@ -242,7 +242,7 @@ pub unsafe extern "C" fn vaced_eng_improbe(
             set_error("vaced_eng_improbe: no place for the message handle");
             return -1;
         }
-        match a.ep.improbe(src, tag, ctx) {
+        match a.w.ep.improbe(src, tag, ctx) {
             None => 0,
             Some((s, m)) => {
                 a.matched.push(m);
@@ -274,7 +274,7 @@ pub extern "C" fn vaced_eng_mrecv(msg: i64, bytes: u64) -> i64 {
             return -1;
         };
         let m = a.matched.swap_remove(k);
-        i64::from(a.ep.mrecv(RecvBuf::phantom(len), m))
+        i64::from(a.w.ep.mrecv(RecvBuf::phantom(len), m))
     })
     .unwrap_or(-1)
 }
@@ -288,7 +288,7 @@ pub extern "C" fn vaced_eng_cancel(req: i64) -> c_int {
         let Ok(r) = req_id(a, "vaced_eng_cancel", req) else {
             return -1;
         };
-        c_int::from(a.ep.cancel(r))
+        c_int::from(a.w.ep.cancel(r))
     })
     .unwrap_or(-1)
 }
@@ -301,7 +301,7 @@ pub extern "C" fn vaced_eng_cancel(req: i64) -> c_int {
 #[no_mangle]
 pub extern "C" fn vaced_eng_progress() -> c_int {
     with("vaced_eng_progress", |a| {
-        a.ep.test(&[]);
+        a.w.ep.test(&[]);
         0
     })
     .unwrap_or(-1)

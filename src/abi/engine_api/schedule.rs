@@ -238,7 +238,7 @@ pub unsafe extern "C" fn vaced_eng_sched(key: u64, steps: *const EngStep, n: c_i
                 return -1;
             }
         };
-        let rounds = match rounds(steps, a.ep.size()) {
+        let rounds = match rounds(steps, a.w.ep.size()) {
             Ok(r) => r,
             Err(e) => {
                 set_error(&format!("vaced_eng_sched: {e}"));
@@ -254,7 +254,7 @@ pub unsafe extern "C" fn vaced_eng_sched(key: u64, steps: *const EngStep, n: c_i
             cursor: VTime::ZERO,
             call_cursor: None,
         };
-        i64::from(a.ep.start_compound(Box::new(m)))
+        i64::from(a.w.ep.start_compound(Box::new(m)))
     })
     .unwrap_or(-1)
 }
