@@ -11,6 +11,7 @@ mod common;
 
 use common::{
     exit_code, lines_and_times, program, program_source, repo_root, report, run_ok, scratch, Run,
+    CORE_VARIANTS,
 };
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -50,10 +51,24 @@ fn mpich_program(name: &str) -> PathBuf {
 /// Sorted stdout lines and every rank's virtual time (ps) of `prog args`
 /// on `n` ranks, through vaced's MPICH (with `env`) or vaced's own library.
 fn outcome(prog: &Path, mpich: Option<&[(&str, &str)]>, n: u32, args: &[&str]) -> Outcome {
+    outcome_on(prog, mpich, n, args, None)
+}
+
+/// [`outcome`] with `--cores cores` (None: the default).
+fn outcome_on(
+    prog: &Path,
+    mpich: Option<&[(&str, &str)]>,
+    n: u32,
+    args: &[&str],
+    cores: Option<u32>,
+) -> Outcome {
     let tag = if mpich.is_some() { "mpich" } else { "vaced" };
     let name = prog.file_name().unwrap().to_string_lossy().to_string();
-    let rep = scratch().join(format!("{name}-{tag}-{n}-{}.json", args.join("_")));
-    let mut run = Run::exact(n, prog).args(args);
+    let rep = scratch().join(format!(
+        "{name}-{tag}-{n}-{}-{cores:?}.json",
+        args.join("_")
+    ));
+    let mut run = Run::exact(n, prog).args(args).cores(cores);
     if let Some(env) = mpich {
         let p = format!("--mpich={}", prefix().display());
         run = run.option(&[p.as_str()]);
@@ -136,13 +151,26 @@ fn point_to_point_predictions_equal_vaceds_own_library() {
 
 /// One-sided communication costs what it costs in vaced's own library:
 /// CH3 moves the data, the engine's mirror window (no memory) sends vaced's
-/// packets. `rma_timing`: a Put between fences and a Get under a lock whose
-/// target computes (rma.rs derives both); `rma_ops`: every operation and
-/// synchronization mode, its results checked by the program.
+/// packets, on 1 and 2 host cores. `rma_timing`: a Put between fences and a
+/// Get under a lock whose target computes (rma.rs derives both);
+/// `rma_dynamic time`: a Put to a dynamic window under a lock (rma_windows.rs
+/// derives it); `rma_ops`: every operation and synchronization mode, its
+/// results checked by the program. (`rma_dynamic` without arguments checks
+/// vaced's own errors of MPI_Win_attach / detach, which MPICH does not
+/// raise.)
 #[test]
 #[ignore = "needs vaced's MPICH: mpich-patch/build.sh (./test.sh runs it)"]
 fn one_sided_predictions_equal_vaceds_own_library() {
-    same_through_mpich("rma_timing", 2, &[], &[]);
+    for (prog, args) in [("rma_timing", [].as_slice()), ("rma_dynamic", &["time"])] {
+        let own = outcome(&program(prog), None, 2, args);
+        for cores in CORE_VARIANTS {
+            let b = outcome_on(&mpich_program(prog), Some(&[]), 2, args, cores);
+            assert_eq!(
+                b, own,
+                "{prog} {args:?} on {cores:?} cores through vaced's MPICH"
+            );
+        }
+    }
     for n in [2, 3, 5] {
         same_through_mpich("rma_ops", n, &[], &[]);
     }

@@ -16,7 +16,10 @@
 //! outcome depends on timing (a wildcard receive, a test, a wait for any,
 //! a probe), the library follows the engine's decision ([`decisions`]). A
 //! nonblocking collective's schedule is handed over whole when it starts
-//! ([`schedule`]) and runs in the engine as vaced's own do.
+//! ([`schedule`]) and runs in the engine as vaced's own do. One-sided
+//! communication is mirrored call by call, not packet by packet: each
+//! window, operation and synchronization is done again by vaced's own RMA
+//! code on a window without memory ([`rma`]).
 //! Neither library may
 //! stop the other: while the engine waits for a record it runs the
 //! library's progress ([`vaced_eng_set_idle`]), and the library should wait

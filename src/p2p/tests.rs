@@ -613,3 +613,41 @@ fn send_to_self_cancelled_in_own_progress() {
     let _ = (m8, h);
     assert_eq!(t, vec![0]);
 }
+
+#[test]
+fn absorbing_what_arrived_changes_no_time() {
+    // Rank 1 computes 2 us, then (in one variant) stores what the host has
+    // delivered to it outside any waiting activity, as a rank waiting in
+    // another library's code does (`Core::absorb`); then it receives rank
+    // 0's message (sent at 0: unexpected, taken in the starting phase) and
+    // rank 2's (sent after 3 us of computation: dealt with at its arrival).
+    let mut outcomes = Vec::new();
+    for absorb in [false, true] {
+        let t = run(3, 1 << 16, move |c| {
+            let x = [5u8; 1000];
+            let mut y = [0u8; 1000];
+            match c.rank() {
+                0 => send(c, &x, 1, SendMode::Standard),
+                2 => {
+                    c.compute(VTime::from_ps(3 * US));
+                    send(c, &x, 1, SendMode::Standard);
+                }
+                _ => {
+                    c.compute(VTime::from_ps(2 * US));
+                    // both messages are on the host by now
+                    std::thread::sleep(Duration::from_millis(40));
+                    if absorb {
+                        c.absorb();
+                    }
+                    recv(c, &mut y, 0);
+                    recv(c, &mut y, 2);
+                }
+            }
+        });
+        outcomes.push(t[1]);
+    }
+    // 2 us + M(1000) after the first receive; rank 2's message arrives at
+    // 3 us + 2M(1000) and is copied in by + M(1000).
+    let t1 = 3 * US + 3 * m(1000);
+    assert_eq!(outcomes, vec![t1, t1]);
+}
