@@ -155,7 +155,8 @@ fn point_to_point_predictions_equal_vaceds_own_library() {
 /// Get under a lock whose target computes (rma.rs derives both);
 /// `rma_dynamic time`: a Put to a dynamic window under a lock (rma_windows.rs
 /// derives it); `rma_ops`: every operation and synchronization mode, its
-/// results checked by the program. (`rma_dynamic` without arguments checks
+/// results checked by the program; `rma_many`: many small operations among
+/// 16 ranks. (`rma_dynamic` without arguments checks
 /// vaced's own errors of MPI_Win_attach / detach, which MPICH does not
 /// raise.)
 #[test]
@@ -174,6 +175,8 @@ fn one_sided_predictions_equal_vaceds_own_library() {
     for n in [2, 3, 5] {
         same_through_mpich("rma_ops", n, &[], &[]);
     }
+    // every rank an origin and a target of many small operations
+    same_through_mpich("rma_many", 16, &["20", "8"], &[]);
 }
 
 /// 256 ranks on one host: MPICH 4.0.2's nemesis sized its shared memory
@@ -753,6 +756,7 @@ fn several_hosts_predict_as_one_host() {
         ("nd_iprobe", 4, ["6", "10", "6", "3", "2", "20"].as_slice()),
         ("nd_testpoll", 2, ["23"].as_slice()),
         ("rma_timing", 4, [].as_slice()),
+        ("rma_many", 16, ["4", "512"].as_slice()),
     ] {
         let exe = mpich_program(prog);
         let one = through_mpich_on(&exe, n, args, None);

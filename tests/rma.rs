@@ -122,3 +122,23 @@ fn fortran_bindings_work() {
         assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
     }
 }
+
+/// `rma_many`: every rank an origin and a target of many small operations
+/// (lock_all with Put, Accumulate and Get to everyone, flush_all; a fence
+/// epoch): the data is right on every rank, and the prediction is the same
+/// on 1 and 2 host cores.
+#[test]
+fn many_small_operations_among_every_pair_are_right() {
+    let prog = program("rma_many");
+    let mut ends = Vec::new();
+    for cores in CORE_VARIANTS {
+        let job = Run::exact(16, &prog).cores(cores).args(&["6", "8"]).run();
+        job.assert_success();
+        let mut v: Vec<&str> = job.stdout.lines().collect();
+        v.sort();
+        assert_eq!(v.len(), 16, "cores {cores:?}\n{}", job.dump());
+        assert!(v.iter().all(|l| l.starts_with("ok ")), "{}", job.dump());
+        ends.push(v.join("\n"));
+    }
+    assert!(ends.windows(2).all(|w| w[0] == w[1]), "{ends:?}");
+}
