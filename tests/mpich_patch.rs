@@ -428,6 +428,34 @@ fn a_crashed_rank_is_named_through_vaceds_mpich() {
     assert_no_host_segments();
 }
 
+/// A rank that dies before MPI_Init while the others are inside it: the job
+/// fails, and MPICH's shared-memory file, which its node's first rank made
+/// and would have unlinked once every rank had mapped it, is removed (by
+/// `mpirun` on its host, by the host's side across hosts).
+#[test]
+#[ignore = "needs vaced's MPICH: mpich-patch/build.sh (./test.sh runs it)"]
+fn a_rank_dying_before_mpi_init_leaves_no_mpich_file() {
+    let since = std::time::SystemTime::now();
+    let p = format!("--mpich={}", prefix().display());
+    let prog = mpich_program("crash");
+    let jobs = [
+        Run::exact(4, &prog)
+            .option(&[p.as_str()])
+            .args(&["before-init"])
+            .run(),
+        across_by_remote_shell(&prog, 4, "127.0.0.2:2,127.0.0.3:2")
+            .args(&["before-init"])
+            .run(),
+    ];
+    for job in &jobs {
+        assert!(!job.status.success(), "{}", job.dump());
+    }
+    let dir = Path::new(vaced::launch::cleanup::SHM_DIR);
+    let left = vaced::launch::cleanup::unheld_mpich_files(dir, since);
+    assert!(left.is_empty(), "left: {left:?}");
+    assert_no_host_segments();
+}
+
 /// The names in /dev/shm that `keep` keeps.
 fn shm_names(keep: impl Fn(&str) -> bool) -> Vec<String> {
     std::fs::read_dir("/dev/shm")

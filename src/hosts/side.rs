@@ -22,7 +22,7 @@ use std::net::{TcpListener, TcpStream};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{mpsc, Arc};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 /// How long the launcher may take to copy the results.
 const DONE_WAIT: Duration = Duration::from_secs(30);
@@ -108,6 +108,16 @@ struct Killer {
     /// through this one writer, so that none is cut into another), told
     /// why (best effort).
     reg: Arc<Mutex<TcpStream>>,
+    /// When this side started: MPICH's files its ranks left since are
+    /// removed at the end ([`remove_mpich_files`]).
+    started: SystemTime,
+}
+
+/// Remove MPICH's shared-memory files this host's ranks left (dying inside
+/// MPI_Init) since `started`.
+fn remove_mpich_files(started: SystemTime) {
+    let dir = std::path::Path::new(crate::launch::cleanup::SHM_DIR);
+    crate::launch::cleanup::remove_unheld_mpich_files(dir, started);
 }
 
 impl Killer {
@@ -135,6 +145,7 @@ impl Killer {
         let _ = registry::send(&mut *self.reg.lock(), &gone);
         self.kill();
         let _ = Segment::unlink(name);
+        remove_mpich_files(self.started);
         eprintln!(
             "{who}: {why}: its ranks and MPICH's proxy are killed and this host's segment removed"
         );
@@ -151,6 +162,7 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
     let ending = os::SignalSet::block(&ENDING).map_err(|e| format!("blocking signals: {e}"))?;
     // the ranks the proxy leaves behind become ours (see `Killer`)
     os::become_subreaper();
+    let started = SystemTime::now();
     let mut reg = TcpStream::connect(registry)
         .map_err(|e| format!("cannot reach the launcher's registry at {registry}: {e}"))?;
     let local = reg.local_addr().map_err(|e| e.to_string())?.ip();
@@ -192,6 +204,7 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
         host,
         reg: reg.clone(),
         proxy_pid: proxy_pid.clone(),
+        started,
     };
     {
         let (who, name, killer) = (who.clone(), name.clone(), killer.clone());
@@ -303,5 +316,6 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
         Ok(os::shell_status(&status))
     })();
     let _ = Segment::unlink(&name);
+    remove_mpich_files(started);
     outcome
 }

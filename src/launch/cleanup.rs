@@ -1,9 +1,12 @@
 //! Removing what a job leaves in shared memory: its segment and every spill
-//! file, i.e. every `/dev/shm/vaced-<job>*`.
+//! file, i.e. every `/dev/shm/vaced-<job>*`; through vaced's MPICH, also
+//! MPICH's own files its ranks left (see [`remove_unheld_mpich_files`]).
 
 use crate::transport::Segment;
+use std::collections::HashSet;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 /// Where POSIX shared-memory objects live on Linux.
 pub const SHM_DIR: &str = "/dev/shm";
@@ -43,9 +46,127 @@ pub fn remove_job_files(cmd: &str, segment: &str, prefix: &str) {
     }
 }
 
+/// MPICH's shared-memory files (`MPL_shm`: the segment nemesis shares
+/// among the processes of a node), `/dev/shm/mpich_shar_tmpXXXXXX`.
+/// MPICH unlinks one once every process of the node has mapped it; a rank
+/// that dies inside MPI_Init before then leaves it behind.
+pub const MPICH_SHM_PREFIX: &str = "mpich_shar_tmp";
+
+/// Remove MPICH's shared-memory files in `dir` made since `since` (the
+/// job's start) that no process holds, open or mapped: those a job's ranks
+/// left by dying inside MPI_Init. A file some process holds (another job
+/// still starting: its maker holds it until it unlinks it) stays. Returns
+/// how many were removed.
+pub fn remove_unheld_mpich_files(dir: &Path, since: SystemTime) -> usize {
+    unheld_mpich_files(dir, since)
+        .iter()
+        .filter(|p| std::fs::remove_file(p).is_ok())
+        .count()
+}
+
+/// MPICH's shared-memory files in `dir` made since `since` that no process
+/// holds (see [`remove_unheld_mpich_files`]).
+pub fn unheld_mpich_files(dir: &Path, since: SystemTime) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let made_since = |e: &std::fs::DirEntry| {
+        e.metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t >= since)
+    };
+    let found: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .as_encoded_bytes()
+                .starts_with(MPICH_SHM_PREFIX.as_bytes())
+                && made_since(e)
+        })
+        .map(|e| e.path())
+        .collect();
+    if found.is_empty() {
+        return found;
+    }
+    let held = held_among(&found);
+    found.into_iter().filter(|p| !held.contains(p)).collect()
+}
+
+/// Which of `paths` some process has open (`/proc/PID/fd`) or mapped
+/// (`/proc/PID/maps`).
+fn held_among(paths: &[PathBuf]) -> HashSet<PathBuf> {
+    let wanted: HashSet<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    let mut held = HashSet::new();
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return held;
+    };
+    for p in procs.flatten() {
+        if !p
+            .file_name()
+            .as_encoded_bytes()
+            .iter()
+            .all(u8::is_ascii_digit)
+        {
+            continue;
+        }
+        if let Ok(fds) = std::fs::read_dir(p.path().join("fd")) {
+            for fd in fds.flatten() {
+                if let Ok(t) = std::fs::read_link(fd.path()) {
+                    if wanted.contains(t.as_path()) {
+                        held.insert(t);
+                    }
+                }
+            }
+        }
+        if let Ok(maps) = std::fs::read_to_string(p.path().join("maps")) {
+            for line in maps.lines() {
+                // the path is the sixth field: after the fifth space-separated one
+                if let Some(i) = line.find('/') {
+                    let path = Path::new(&line[i..]);
+                    if wanted.contains(path) {
+                        held.insert(path.to_path_buf());
+                    }
+                }
+            }
+        }
+    }
+    held
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_unheld_recent_mpich_files_are_removed() {
+        let d = std::env::temp_dir().join(format!("vaced-mpich-shm-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        let old = d.join("mpich_shar_tmpOLD");
+        std::fs::write(&old, "x").unwrap();
+        let old_time = SystemTime::now() - std::time::Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&old)
+            .unwrap()
+            .set_modified(old_time)
+            .unwrap();
+        let since = SystemTime::now() - std::time::Duration::from_secs(60);
+        for f in ["mpich_shar_tmpLEFT", "mpich_shar_tmpHELD", "other"] {
+            std::fs::write(d.join(f), "x").unwrap();
+        }
+        let holder = std::fs::File::open(d.join("mpich_shar_tmpHELD")).unwrap();
+        assert_eq!(remove_unheld_mpich_files(&d, since), 1);
+        let mut left: Vec<String> = std::fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["mpich_shar_tmpHELD", "mpich_shar_tmpOLD", "other"]);
+        drop(holder);
+        assert_eq!(remove_unheld_mpich_files(&d, since), 1);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
 
     #[test]
     fn removes_only_the_jobs_files() {

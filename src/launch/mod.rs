@@ -290,6 +290,14 @@ fn run_job(
         }
     };
     let cgroup = memory::JobCgroup::create(&job.id);
+    // MPICH's own shared-memory files its ranks may leave (dying in MPI_Init)
+    let started = std::time::SystemTime::now();
+    let mpich_files = || {
+        if mpiexec.is_some() {
+            let dir = std::path::Path::new(cleanup::SHM_DIR);
+            cleanup::remove_unheld_mpich_files(dir, started);
+        }
+    };
     let (spawned, stop) = match &host_exe {
         Some(exe) if mpiexec.is_some() => mpich::spawn(
             exe,
@@ -329,6 +337,7 @@ fn run_job(
     let end = |live: &mut Live, msg: String, code: i32| -> i32 {
         live.kill_and_reap();
         cleanup::remove_job_files(cmd, &seg_name, &job.shm_prefix());
+        mpich_files();
         hosts::remove_copies(&spawned);
         remove_timeline_dir(timeline_dir.as_deref());
         eprintln!("{cmd}: {msg}");
@@ -404,6 +413,7 @@ fn run_job(
                 results: (0..a.nranks).map(|r| seg.slot(r).result()).collect(),
             };
             cleanup::remove_job_files(cmd, &seg_name, &job.shm_prefix());
+            mpich_files();
             hosts::remove_copies(&spawned);
             // the replays use the cores the ranks had
             if let (Some(w), false) = (whatif, a.quiet) {
