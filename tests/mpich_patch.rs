@@ -447,6 +447,13 @@ fn a_rank_dying_before_mpi_init_leaves_no_mpich_file() {
             .args(&["before-init"])
             .run(),
     ];
+    assert!(
+        jobs[0]
+            .stderr
+            .contains("none of ranks 0-3 joined the job (a rank died before or inside MPI_Init)"),
+        "{}",
+        jobs[0].dump()
+    );
     for job in &jobs {
         assert!(!job.status.success(), "{}", job.dump());
     }

@@ -30,6 +30,12 @@ pub trait RankBoard {
         let _ = first;
         None
     }
+    /// Did `rank` join the job (reach MPI_Init's end)? A board that does not
+    /// know says yes.
+    fn joined(&self, rank: u32) -> bool {
+        let _ = rank;
+        true
+    }
     /// The fatal signal `rank` recorded receiving, and its pid (a rank
     /// whose parent is another launcher's: `transport::fatal`).
     fn signaled(&self, rank: u32) -> Option<(u32, i32)> {
@@ -41,6 +47,9 @@ pub trait RankBoard {
 impl RankBoard for Segment {
     fn finalized(&self, rank: u32) -> bool {
         self.slot(rank).state() == RankState::Finalized
+    }
+    fn joined(&self, rank: u32) -> bool {
+        self.slot(rank).state() != RankState::Unstarted
     }
     fn abort(&self, rank: u32) -> Option<Abort> {
         let slot = self.slot(rank);

@@ -18,6 +18,15 @@ pub enum Failure {
     RankSignaled { rank: u32, pid: u32, sig: i32 },
     /// The rank exited with `status` before completing MPI_Finalize.
     NoFinalize { rank: u32, pid: u32, status: i32 },
+    /// A host process of several ranks (`block`; MPICH's launcher through
+    /// vaced's MPICH) exited with `status` while `ranks` of them had never
+    /// joined the job: they died before or inside MPI_Init.
+    NeverJoined {
+        ranks: Vec<u32>,
+        block: Block,
+        pid: u32,
+        status: i32,
+    },
     /// The rank completed MPI_Finalize, then exited with non-zero `status`.
     BadExitAfterFinalize { rank: u32, pid: u32, status: i32 },
     /// The rank recorded an abort (MPI_Abort or a fatal MPI error).
@@ -65,6 +74,28 @@ impl Failure {
                 "{} exited with status {status} without calling MPI_Finalize; the job was aborted",
                 who(*rank, *pid)
             ),
+            Failure::NeverJoined {
+                ranks,
+                block,
+                pid,
+                status,
+            } => {
+                let who = if ranks.len() == block.count as usize {
+                    format!("none of {} joined the job", block.describe())
+                } else {
+                    let list: Vec<String> = ranks.iter().map(u32::to_string).collect();
+                    let r = if ranks.len() == 1 { "rank" } else { "ranks" };
+                    format!(
+                        "{r} {} of {} never joined the job",
+                        list.join(", "),
+                        block.describe()
+                    )
+                };
+                format!(
+                    "{who} (a rank died before or inside MPI_Init); their host process {pid} \
+                     exited with status {status}; the job was aborted"
+                )
+            }
             Failure::BadExitAfterFinalize { rank, pid, status } => format!(
                 "{} exited with status {status} after MPI_Finalize; the job was aborted",
                 who(*rank, *pid)
@@ -92,7 +123,7 @@ impl Failure {
     pub fn exit_code(&self) -> i32 {
         match *self {
             Failure::Signaled { sig, .. } | Failure::RankSignaled { sig, .. } => 128 + sig,
-            Failure::NoFinalize { status, .. } => {
+            Failure::NoFinalize { status, .. } | Failure::NeverJoined { status, .. } => {
                 if (1..=255).contains(&status) {
                     status
                 } else {
@@ -163,6 +194,27 @@ mod tests {
         );
         assert_eq!(f.exit_code(), 134);
 
+        let f = Failure::NeverJoined {
+            ranks: vec![2],
+            block: Block { first: 0, count: 4 },
+            pid: 9,
+            status: 11,
+        };
+        assert_eq!(
+            f.message(),
+            "rank 2 of ranks 0-3 never joined the job (a rank died before or inside MPI_Init); \
+             their host process 9 exited with status 11; the job was aborted"
+        );
+        assert_eq!(f.exit_code(), 11);
+        let f = Failure::NeverJoined {
+            ranks: vec![0, 1, 2, 3],
+            block: Block { first: 0, count: 4 },
+            pid: 9,
+            status: 11,
+        };
+        assert!(f
+            .message()
+            .starts_with("none of ranks 0-3 joined the job (a rank died"));
         let f = Failure::NoFinalize {
             rank: 1,
             pid: 7,

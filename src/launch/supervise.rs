@@ -228,6 +228,7 @@ fn judge(
     let running = board
         .host_running(ranks.first)
         .filter(|&r| ranks.contains(r));
+    let never_joined: Vec<u32> = ranks.ranks().filter(|&r| !board.joined(r)).collect();
     Some(match status {
         WaitStatus::Signaled { sig, core } => Failure::Signaled {
             rank: running.or(unfinished).unwrap_or(ranks.first),
@@ -241,6 +242,14 @@ fn judge(
                 pid,
                 status,
             },
+            Some(_) if ranks.count > 1 && running.is_none() && !never_joined.is_empty() => {
+                Failure::NeverJoined {
+                    ranks: never_joined,
+                    block: ranks,
+                    pid,
+                    status,
+                }
+            }
             Some(first_unfinished) => Failure::NoFinalize {
                 rank: running
                     .filter(|&r| !board.finalized(r))
