@@ -165,6 +165,7 @@ fn run_command(mut cmd: Command, cmdline: String) -> Job {
     let start = Instant::now();
     let o = cmd.output().expect("cannot run");
     Job {
+        pid: 0,
         status: o.status,
         stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&o.stderr).into_owned(),

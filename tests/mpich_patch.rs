@@ -425,7 +425,7 @@ fn a_crashed_rank_is_named_through_vaceds_mpich() {
     // says it at once, and leaves no segment behind
     let job = across_by_remote_shell(&mpich_program("crash"), 4, "127.0.0.2:2,127.0.0.3:2").run();
     assert_crash_of_rank_2(&job);
-    assert_no_host_segments();
+    assert_no_host_segments(&job);
 }
 
 /// A rank that dies before MPI_Init while the others are inside it: the job
@@ -456,11 +456,11 @@ fn a_rank_dying_before_mpi_init_leaves_no_mpich_file() {
     );
     for job in &jobs {
         assert!(!job.status.success(), "{}", job.dump());
+        assert_no_host_segments(job);
     }
     let dir = Path::new(vaced::launch::cleanup::SHM_DIR);
     let left = vaced::launch::cleanup::unheld_mpich_files(dir, since);
     assert!(left.is_empty(), "left: {left:?}");
-    assert_no_host_segments();
 }
 
 /// The names in /dev/shm that `keep` keeps.
@@ -474,9 +474,36 @@ fn shm_names(keep: impl Fn(&str) -> bool) -> Vec<String> {
 }
 
 /// No host's segment (`/dev/shm/vaced-JOB-hN`) is left behind.
-fn assert_no_host_segments() {
-    let left = shm_names(|n| n.starts_with("vaced-") && (n.ends_with("-h0") || n.ends_with("-h1")));
+/// No host's segment of `job` (the jobs tests run at once have others) is
+/// left.
+fn assert_no_host_segments(job: &common::Job) {
+    let want = format!("vaced-{}-", job.pid);
+    let left = shm_names(|n| n.starts_with(&want) && (n.ends_with("-h0") || n.ends_with("-h1")));
     assert!(left.is_empty(), "host segments left behind: {left:?}");
+}
+
+/// The processes started for the hosts' segments of the job `mpirun`
+/// `job` ran (their environment names one), zombies aside.
+fn processes_of_job(job: u32) -> Vec<u32> {
+    let want = format!("VACED_SEGMENT=/vaced-{job}-");
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().filter_map(|e| e.ok()) {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |st| {
+            st.rsplit_once(") ")
+                .is_some_and(|(_, r)| r.starts_with('Z'))
+        });
+        let ours = std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| {
+            env.split(|&b| b == 0)
+                .any(|kv| kv.starts_with(want.as_bytes()))
+        });
+        if ours && !zombie {
+            found.push(pid);
+        }
+    }
+    found
 }
 
 /// The process ids of `root`'s descendants whose command line holds
@@ -516,6 +543,61 @@ fn descendants_running(root: u32, words: &[&str]) -> Vec<u32> {
 #[test]
 #[ignore = "needs vaced's MPICH: mpich-patch/build.sh (./test.sh runs it)"]
 fn a_host_side_ended_from_outside_removes_its_segment() {
+    let (job, _) = host_side_1_ended_by(libc::SIGTERM);
+    assert_eq!(
+        exit_code(&job.status),
+        128 + libc::SIGTERM,
+        "{}",
+        job.dump()
+    );
+    for line in [
+        "vaced host-side 1: ended by SIGTERM: its ranks and MPICH's proxy are killed and this \
+         host's segment removed",
+        "mpirun: host 1's side (vaced host-side) was ended by SIGTERM, its ranks killed; the \
+         job was aborted",
+    ] {
+        assert!(
+            job.stderr.lines().any(|l| l == line),
+            "no line `{line}`:\n{}",
+            job.dump()
+        );
+    }
+    assert_no_host_segments(&job);
+}
+
+/// A host's side killed without warning (SIGKILL): its watchdog kills its
+/// proxy and ranks and removes its segment; the launcher says the side was
+/// lost without a word.
+#[test]
+#[ignore = "needs vaced's MPICH: mpich-patch/build.sh (./test.sh runs it)"]
+fn a_host_side_killed_without_warning_leaves_nothing() {
+    let (job, pid) = host_side_1_ended_by(libc::SIGKILL);
+    assert!(!job.status.success(), "{}", job.dump());
+    let line = "mpirun: host 1's side (vaced host-side) was lost without a word (killed by \
+                SIGKILL or the OOM killer, or it failed: its message is above), its ranks \
+                killed; the job was aborted";
+    assert!(
+        job.stderr.lines().any(|l| l == line),
+        "no line `{line}`:\n{}",
+        job.dump()
+    );
+    // the watchdog works on its own time: a few seconds at most
+    let mine = |n: &str| n.starts_with(&format!("vaced-{pid}-"));
+    let start = std::time::Instant::now();
+    while !(processes_of_job(pid).is_empty() && shm_names(mine).is_empty()) {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "left: processes {:?}, segments {:?}",
+            processes_of_job(pid),
+            shm_names(mine)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// `block` on 4 ranks, 2 on each of two hosts; once host 1's side runs its
+/// two ranks, it gets signal `sig`; the job's end, and `mpirun`'s pid.
+fn host_side_1_ended_by(sig: i32) -> (common::Job, u32) {
     let prog = mpich_program("block");
     let prog_arg = prog.to_string_lossy().into_owned();
     let job = across_by_remote_shell(&prog, 4, "127.0.0.2:2,127.0.0.3:2").spawn();
@@ -538,27 +620,9 @@ fn a_host_side_ended_from_outside_removes_its_segment() {
         );
         std::thread::sleep(Duration::from_millis(50));
     };
-    send_signal(side, libc::SIGTERM);
-    let job = job.finish(Duration::from_secs(60));
-    assert_eq!(
-        exit_code(&job.status),
-        128 + libc::SIGTERM,
-        "{}",
-        job.dump()
-    );
-    for line in [
-        "vaced host-side 1: ended by SIGTERM: its ranks and MPICH's proxy are killed and this \
-         host's segment removed",
-        "mpirun: host 1's side (vaced host-side) was ended by SIGTERM, its ranks killed; the \
-         job was aborted",
-    ] {
-        assert!(
-            job.stderr.lines().any(|l| l == line),
-            "no line `{line}`:\n{}",
-            job.dump()
-        );
-    }
-    assert_no_host_segments();
+    send_signal(side, sig);
+    let pid = job.pid();
+    (job.finish(Duration::from_secs(60)), pid)
 }
 
 /// kill(2) through kill(1) (the test crate has no unsafe code).
@@ -594,8 +658,8 @@ fn an_mpi_abort_is_named_through_vaceds_mpich() {
             job.dump()
         );
         assert!(!job.stdout.contains("FAIL"), "{}", job.dump());
+        assert_no_host_segments(&job);
     }
-    assert_no_host_segments();
 }
 
 /// `crash` (rank 2 dies of SIGSEGV) ended the job, naming rank 2.

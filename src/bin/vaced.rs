@@ -73,6 +73,17 @@ enum Cmd {
         #[arg(last = true, required = true, value_name = "COMMAND")]
         command: Vec<OsString>,
     },
+    /// (internal) The watchdog of a host's side: cleans up after a side
+    /// killed without warning (its stdin: a pipe from the side)
+    #[command(hide = true)]
+    HostSideWatch {
+        /// The host's segment
+        #[arg(long, value_name = "NAME")]
+        segment: String,
+        /// When the side started (ns since the epoch)
+        #[arg(long, value_name = "NS")]
+        since_ns: u64,
+    },
     /// The target machines: list the presets, show one, ranks' nodes and hops
     Target {
         #[command(subcommand)]
@@ -193,6 +204,10 @@ fn vaced(args: &[OsString]) -> i32 {
             registry,
             command,
         } => vaced::hosts::side::run(host_index, &registry, &command),
+        Cmd::HostSideWatch { segment, since_ns } => vaced::hosts::watch::run(
+            &segment,
+            std::time::UNIX_EPOCH + std::time::Duration::from_nanos(since_ns),
+        ),
         Cmd::Env { mpich } => env(mpich),
         Cmd::Target { command } => target(&who, command),
         Cmd::Inspect { segment } => inspect(&segment),

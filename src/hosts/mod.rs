@@ -26,5 +26,6 @@ pub mod registry;
 pub mod side;
 #[cfg(test)]
 mod tests;
+pub mod watch;
 
 pub use bridge::{Bridge, Peer, Stats};

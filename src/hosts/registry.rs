@@ -125,6 +125,10 @@ pub struct Reports {
     done: Condvar,
     /// The first host whose side said it was ended ([`ToLauncher::Gone`]).
     gone: Mutex<Option<(u32, String, i32)>>,
+    /// The first host whose side's connection ended without its results
+    /// or a [`ToLauncher::Gone`]: killed without warning (its watchdog,
+    /// `hosts::watch`, ends its ranks), or failed (it says why itself).
+    silent: Mutex<Option<u32>>,
 }
 
 impl Reports {
@@ -133,12 +137,18 @@ impl Reports {
             left: Mutex::new(hosts),
             done: Condvar::new(),
             gone: Mutex::new(None),
+            silent: Mutex::new(None),
         })
     }
 
     /// The first host whose side said it was ended: (host, why, status).
     pub fn gone(&self) -> Option<(u32, String, i32)> {
         self.gone.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The first host whose side ended without a word.
+    pub fn silent(&self) -> Option<u32> {
+        *self.silent.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// `hosts` more hosts (`usize::MAX`: all) have nothing more to say.
@@ -224,10 +234,12 @@ fn serve_hosts(
                     .filter(|o| o.rank < board.nranks())
                     .for_each(|o| o.store(&board))
             };
+            let mut said = false;
             let res = loop {
                 match recv(&mut r) {
                     Ok(ToLauncher::Failures(ranks)) => store(&ranks),
                     Ok(ToLauncher::Gone { host, why, code }) => {
+                        said = true;
                         let mut g = reports.gone.lock().unwrap_or_else(|e| e.into_inner());
                         g.get_or_insert((host, why, code));
                     }
@@ -238,7 +250,13 @@ fn serve_hosts(
                     Ok(m) => break Err(format!("host {h}: unexpected {m:?}")),
                     // a host that failed says no more: MPICH's
                     // launcher reports it
-                    Err(_) => break Ok(()),
+                    Err(_) => {
+                        if !said {
+                            let mut q = reports.silent.lock().unwrap_or_else(|e| e.into_inner());
+                            q.get_or_insert(h as u32);
+                        }
+                        break Ok(());
+                    }
                 }
             };
             reports.count(1);

@@ -6,8 +6,8 @@
 //! and at the end sends its ranks' results to the launcher. Ended from
 //! outside (SIGTERM, SIGHUP, SIGINT: a remote shell that goes, a batch
 //! system) or by the launcher's going away, it kills the proxy and its
-//! ranks and removes its segment first (SIGKILL leaves the segment and the
-//! ranks: `vaced inspect` shows it, and it must be removed by hand).
+//! ranks and removes its segment first. Killed without warning (SIGKILL),
+//! it leaves that to its watchdog (`watch`).
 
 use super::bridge::{Bridge, Peer};
 use super::registry::{self, HostConfig, RankOut, ToHost, ToLauncher};
@@ -111,6 +111,47 @@ struct Killer {
     /// When this side started: MPICH's files its ranks left since are
     /// removed at the end ([`remove_mpich_files`]).
     started: SystemTime,
+    watchdog: Watchdog,
+}
+
+/// This side's watchdog (`super::watch`), told that all is well when this
+/// side ends its own way.
+#[derive(Clone)]
+struct Watchdog(Arc<Mutex<Option<std::process::ChildStdin>>>);
+
+impl Watchdog {
+    /// Start the watchdog of segment `name` (a warning if it cannot be:
+    /// the side then runs without one).
+    fn start(who: &str, name: &str, since: SystemTime) -> Watchdog {
+        use std::os::unix::process::CommandExt;
+        let since_ns = since
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        let child = std::env::current_exe().and_then(|exe| {
+            Command::new(exe)
+                .args(["host-side-watch", "--segment", name, "--since-ns"])
+                .arg(since_ns.to_string())
+                .stdin(std::process::Stdio::piped())
+                .process_group(0)
+                .spawn()
+        });
+        match child {
+            Ok(mut c) => Watchdog(Arc::new(Mutex::new(c.stdin.take()))),
+            Err(e) => {
+                eprintln!(
+                    "{who}: warning: no watchdog (a SIGKILL would leave this host's segment): {e}"
+                );
+                Watchdog(Arc::new(Mutex::new(None)))
+            }
+        }
+    }
+
+    /// This side ends its own way: the watchdog has nothing to do.
+    fn all_well(&self) {
+        if let Some(mut w) = self.0.lock().take() {
+            let _ = w.write_all(&[super::watch::ALL_WELL]);
+        }
+    }
 }
 
 /// Remove MPICH's shared-memory files this host's ranks left (dying inside
@@ -146,6 +187,7 @@ impl Killer {
         self.kill();
         let _ = Segment::unlink(name);
         remove_mpich_files(self.started);
+        self.watchdog.all_well();
         eprintln!(
             "{who}: {why}: its ranks and MPICH's proxy are killed and this host's segment removed"
         );
@@ -200,11 +242,13 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
     let who = format!("vaced host-side {host}");
     let proxy_pid = Arc::new(AtomicU32::new(0));
     let reg = Arc::new(Mutex::new(reg));
+    let watchdog = Watchdog::start(&who, &name, started);
     let killer = Killer {
         host,
         reg: reg.clone(),
         proxy_pid: proxy_pid.clone(),
         started,
+        watchdog: watchdog.clone(),
     };
     {
         let (who, name, killer) = (who.clone(), name.clone(), killer.clone());
@@ -317,5 +361,6 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
     })();
     let _ = Segment::unlink(&name);
     remove_mpich_files(started);
+    watchdog.all_well();
     outcome
 }

@@ -51,7 +51,8 @@ pub const LAST_WORDS: Duration = Duration::from_secs(2);
 impl Across {
     /// `f`, judged when MPICH's launcher ended, judged again once the hosts
     /// have given their last words ([`LAST_WORDS`] at most): what a rank
-    /// recorded, else a host's side that was ended from outside, else `f`.
+    /// recorded, else a host's side that was ended from outside, else one
+    /// that ended without a word, else `f`.
     pub fn judge_again(&self, board: &dyn RankBoard, nranks: u32, f: Failure) -> Failure {
         // (also when `f` is already what a rank recorded: the hosts'
         // sides end and remove their segments meanwhile)
@@ -59,9 +60,29 @@ impl Across {
         if matches!(f, Failure::Aborted { .. } | Failure::RankSignaled { .. }) {
             return f;
         }
+        // the launcher's board holds no rank's state while the job runs
+        // (each host's segment does): which joined is not known here
+        let f = match f {
+            Failure::NeverJoined {
+                block, pid, status, ..
+            } => Failure::NoFinalize {
+                rank: block.first,
+                pid,
+                status,
+            },
+            f => f,
+        };
+        let code = f.exit_code();
         supervise::recorded(board, nranks, 0..nranks)
             .or_else(|| {
                 let (host, why, code) = self.reports.gone()?;
+                Some(Failure::HostGone { host, why, code })
+            })
+            .or_else(|| {
+                let host = self.reports.silent()?;
+                let why = "lost without a word (killed by SIGKILL or the OOM killer, or it \
+                           failed: its message is above)"
+                    .to_string();
                 Some(Failure::HostGone { host, why, code })
             })
             .unwrap_or(f)

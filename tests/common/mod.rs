@@ -175,6 +175,8 @@ pub fn write_target(file_name: &str, text: &str) -> PathBuf {
 /// A finished job.
 #[derive(Debug)]
 pub struct Job {
+    /// mpirun's process id (0 where it is not known).
+    pub pid: u32,
     pub status: ExitStatus,
     pub stdout: String,
     pub stderr: String,
@@ -443,6 +445,7 @@ impl Running {
         };
         let wall = self.start.elapsed();
         let job = Job {
+            pid: self.child.id(),
             status,
             stdout: self.out.join().unwrap(),
             stderr: self.err.join().unwrap(),
