@@ -179,7 +179,7 @@ int vaced_eng_sched_length(uint64_t key, int step, uint64_t bytes);
 #define VACED_ENG_RMA_FETCH_AND_OP 5
 #define VACED_ENG_RMA_COMPARE_AND_SWAP 6
 /* Collective; `ctx` is the window communicator's context id (16 bits),
- * `flavor` MPI_WIN_FLAVOR_CREATE, _ALLOCATE or _DYNAMIC. The mirror's
+ * `flavor` MPI_WIN_FLAVOR_CREATE, _ALLOCATE, _DYNAMIC or _SHARED. The mirror's
  * handle (>= 0) or -1. */
 int vaced_eng_win_create(uint32_t ctx, const int *ranks, int n, int me, uint64_t size,
                          int disp_unit, int flavor);

@@ -162,7 +162,11 @@ fn point_to_point_predictions_equal_vaceds_own_library() {
 #[test]
 #[ignore = "needs vaced's MPICH: mpich-patch/build.sh (./test.sh runs it)"]
 fn one_sided_predictions_equal_vaceds_own_library() {
-    for (prog, args) in [("rma_timing", [].as_slice()), ("rma_dynamic", &["time"])] {
+    for (prog, args) in [
+        ("rma_timing", [].as_slice()),
+        ("rma_dynamic", &["time"]),
+        ("rma_shared", &["time"]),
+    ] {
         let own = outcome(&program(prog), None, 2, args);
         for cores in CORE_VARIANTS {
             let b = outcome_on(&mpich_program(prog), Some(&[]), 2, args, cores);
@@ -177,6 +181,10 @@ fn one_sided_predictions_equal_vaceds_own_library() {
     }
     // every rank an origin and a target of many small operations
     same_through_mpich("rma_many", 16, &["20", "8"], &[]);
+    // shared-memory windows: the origin's copies
+    for n in [3, 5] {
+        same_through_mpich("rma_shared", n, &[], &[]);
+    }
 }
 
 /// 256 ranks on one host: MPICH 4.0.2's nemesis sized its shared memory

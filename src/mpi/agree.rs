@@ -18,6 +18,9 @@ pub trait Agree {
     /// context-id mask: one more int is reduced with it, as MPICH 4.0.2
     /// does (its `ALL_OWN_MASK_FLAG`, [`with_flag`]).
     fn allreduce_band(&mut self, ranks: &[u32], me: usize, ctx: u32, buf: &mut [u8]);
+    /// Allreduce of `bytes` bytes whose values do not matter (MPICH 4.0.2's
+    /// agreement on an info hint: ints, or the hint's characters).
+    fn allreduce_bytes(&mut self, ranks: &[u32], me: usize, ctx: u32, bytes: usize);
     /// Broadcast of one int from the first member (MPICH 4.0.2's
     /// sequence number of a new communicator, `init_comm_seq`).
     fn bcast_int(&mut self, ranks: &[u32], me: usize, ctx: u32);
@@ -50,6 +53,27 @@ impl<L: Link> Agree for Core<L> {
             apply: &mut and,
         };
         with_flag(buf, |b| coll::allreduce::allreduce(&mut c, b, 4, &mut op));
+    }
+
+    fn allreduce_bytes(&mut self, ranks: &[u32], me: usize, ctx: u32, bytes: usize) {
+        let mut c = coll::Comm {
+            core: self,
+            ranks,
+            me,
+            ctx,
+        };
+        let mut max = |input: &[u8], inout: &mut [u8]| {
+            for (o, i) in inout.iter_mut().zip(input) {
+                *o = (*o).max(*i);
+            }
+        };
+        let mut op = Op {
+            commutative: true,
+            builtin: true,
+            apply: &mut max,
+        };
+        let elem = if bytes > 0 && bytes % 4 == 0 { 4 } else { 1 };
+        coll::allreduce::allreduce(&mut c, &mut vec![0u8; bytes], elem, &mut op);
     }
 
     fn bcast_int(&mut self, ranks: &[u32], me: usize, ctx: u32) {

@@ -220,8 +220,34 @@ impl<E: Backend + Agree + InterOps> World<E> {
         if p.is_inter() {
             return self.inter_split(&p, color, key);
         }
+        if split_type == sys::MPI_COMM_TYPE_SHARED {
+            return self.split_type_shared(&p, node, key);
+        }
         let c = self.split(&p, color, key)?;
         Ok(self.register(c, &p))
+    }
+
+    /// MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) of intracommunicator `p`,
+    /// with the messages of MPICH 4.0.2's ch3:nemesis (`split_type`,
+    /// `MPIR_Comm_split_type_node_topo`): a split of `p` with one color
+    /// (the undefined ranks' split), a split of that by target node, and
+    /// the "shmem_topo" hint compared over the result
+    /// (`MPII_compare_info_hint`: allreduces of its length (MAX), of that
+    /// length's equality (LAND), of its bytes and of their equality; no
+    /// hint is given: 0 bytes); the first split is freed.
+    fn split_type_shared(&mut self, p: &Comm, node: c_int, key: c_int) -> MpiResult<MPI_Comm> {
+        let all = self.split(p, 0, key)?;
+        let all = self.register(all, p);
+        let q = self.parent(all)?;
+        let c = self.split(&q, node, key)?;
+        let shared = self.register(c, &q);
+        let s = self.parent(shared)?;
+        let (ranks, me) = (s.group.ranks(), s.my_rank as usize);
+        for bytes in [4, 4, 0, 4] {
+            self.ep.allreduce_bytes(ranks, me, s.ctx, bytes);
+        }
+        self.comms.free(all)?;
+        Ok(shared)
     }
 
     /// MPI_Comm_create: `group` must be a subgroup of the parent's.
@@ -361,6 +387,13 @@ mod tests {
             );
         }
         fn allreduce_band(&mut self, ranks: &[u32], _: usize, _: u32, _: &mut [u8]) {
+            assert_eq!(
+                ranks.len(),
+                1,
+                "the fake runs single-member collectives only"
+            );
+        }
+        fn allreduce_bytes(&mut self, ranks: &[u32], _: usize, _: u32, _: usize) {
             assert_eq!(
                 ranks.len(),
                 1,

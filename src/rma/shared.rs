@@ -54,7 +54,9 @@ const PAGE: u64 = 4096;
 
 /// The segment of a shared window, as this member maps it.
 pub struct Shared {
-    seg: WinShm,
+    /// None: a mirror window (`crate::abi::engine_api`): another library
+    /// shares the memory and moves the data; only the timing is done here.
+    seg: Option<WinShm>,
     /// Offset of each window rank's memory in the segment.
     offs: Vec<usize>,
     owner: bool,
@@ -63,8 +65,8 @@ pub struct Shared {
 impl Shared {
     /// MPI_Win_free (after its barrier): rank 0 removes the object's name.
     pub fn remove_name(&self) {
-        if self.owner {
-            let _ = self.seg.unlink();
+        if let (true, Some(seg)) = (self.owner, &self.seg) {
+            let _ = seg.unlink();
         }
     }
 
@@ -73,10 +75,9 @@ impl Shared {
     /// while some rank has memory.
     fn base_of(&self, r: usize, sizes: &[u64]) -> usize {
         let any = sizes.iter().any(|&s| s > 0);
-        if (r == 0 && any) || sizes[r] > 0 {
-            self.seg.addr(self.offs[r])
-        } else {
-            0
+        match &self.seg {
+            Some(seg) if (r == 0 && any) || sizes[r] > 0 => seg.addr(self.offs[r]),
+            _ => 0,
         }
     }
 }
@@ -94,6 +95,17 @@ fn layout(sizes: &[u64], noncontig: bool) -> (Vec<usize>, usize) {
         };
     }
     (offs, at as usize)
+}
+
+impl Shared {
+    /// A mirror window's: no memory (see [`Shared::seg`]).
+    pub(crate) fn phantom(ranks: usize) -> Shared {
+        Shared {
+            seg: None,
+            offs: vec![0; ranks],
+            owner: false,
+        }
+    }
 }
 
 impl World {
@@ -155,7 +167,7 @@ impl World {
         let me = s.me;
         let mem = seg.part(offs[me], size as usize);
         let sh = Shared {
-            seg,
+            seg: Some(seg),
             offs,
             owner: me == 0,
         };
@@ -219,7 +231,10 @@ impl World {
             }
         }
         let sh = w.shared.as_ref().expect("shared window");
-        let mut mem = WinMem::Fixed(sh.seg.part(sh.offs[target], w.sizes[target] as usize));
+        let mut mem = match &sh.seg {
+            Some(seg) => WinMem::Fixed(seg.part(sh.offs[target], w.sizes[target] as usize)),
+            None => WinMem::Phantom,
+        };
         let p = &i.packet;
         let (moved, result) = match i.kind {
             packet::PUT => {
@@ -227,7 +242,7 @@ impl World {
                 (p.data.len(), None)
             }
             packet::ACC => {
-                let _g = sh.seg.lock();
+                let _g = sh.seg.as_ref().map(WinShm::lock);
                 mem.accumulate(p);
                 (p.data.len(), None)
             }
@@ -236,7 +251,7 @@ impl World {
                 (d.len(), Some(d))
             }
             packet::GACC => {
-                let _g = sh.seg.lock();
+                let _g = sh.seg.as_ref().map(WinShm::lock);
                 let old = mem.gather(&p.runs);
                 if p.op != sys::MPI_NO_OP {
                     mem.accumulate(p);
@@ -244,7 +259,7 @@ impl World {
                 (old.len() + p.data.len(), Some(old))
             }
             packet::CAS => {
-                let _g = sh.seg.lock();
+                let _g = sh.seg.as_ref().map(WinShm::lock);
                 let old = mem.gather(&p.runs);
                 let half = p.data.len() / 2;
                 if old == p.data[half..] {

@@ -7,19 +7,22 @@
 //!
 //! The library moves the data with its own one-sided protocol; its internal
 //! messages inside these calls are not mirrored (MPICH:
-//! `MPIR_Vaced_unmirrored`). It calls here once its own call has succeeded,
-//! so its error checks come first; a mirror call that fails where the
-//! library's succeeded returns the MPI error class vaced's own library
-//! would have raised (e.g. MPI_ERR_RMA_RANGE for an access outside the
-//! target's window, which MPICH does not check), the reason in
+//! `MPIR_Vaced_unmirrored`). Windows and synchronizations come here once
+//! the library's own call has succeeded, so its error checks come first;
+//! operations come here first, so that an access outside the target's
+//! window (which MPICH does not check) is refused before the library
+//! writes past it. A mirror call that fails returns the MPI error class
+//! vaced's own library raises (MPI_ERR_RMA_RANGE, ...), the reason in
 //! [`super::vaced_eng_error`].
 //!
 //! Timing rules: those of `crate::rma`. Differences: a mirror packet
-//! carries zeros of the data's length (the timing needs the length only);
-//! a window's creation costs vaced's own (the context-id agreement of its
-//! communicator's duplicate, an allreduce of the id mask, then the
-//! Allgather of the window table); windows of MPI_Win_allocate_shared are
-//! not mirrored (their operations are the library's own direct copies).
+//! carries zeros of the data's length (the timing needs the length only).
+//! A window's creation costs vaced's own: the context-id agreement of its
+//! communicator's duplicate (an allreduce of the id mask and the sequence
+//! number's broadcast), then the Allgather of the window table, then for
+//! MPI_Win_allocate_shared a barrier; operations on a shared window are
+//! the origin's copies timed on its clock, as vaced's own, whatever the
+//! ranks' target nodes (the library shares the memory as its host allows).
 use super::{set_error, with, Api};
 use crate::mpi::agree::Agree;
 use crate::mpi::comm::{Comm, Group};
@@ -29,6 +32,7 @@ use crate::mpi::state::RecvTarget;
 use crate::mpi::World;
 use crate::rma::memory::WinMem;
 use crate::rma::ops::{OpKind, TargetSpec};
+use crate::rma::shared::Shared;
 use crate::rma::window::{GetDest, NewWin};
 use crate::sys::{self, MPI_Win};
 use crate::transport::RecvBuf;
@@ -100,7 +104,8 @@ unsafe fn world_ranks(ranks: *const c_int, n: c_int) -> Vec<u32> {
 /// A mirror window: the library's window on a communicator of `n` ranks
 /// (world ranks `ranks`, this rank at index `me`) whose context id is
 /// `ctx`; this rank exposes `size` bytes with displacement unit
-/// `disp_unit`; `flavor` is MPI_WIN_FLAVOR_CREATE, _ALLOCATE or _DYNAMIC.
+/// `disp_unit`; `flavor` is MPI_WIN_FLAVOR_CREATE, _ALLOCATE, _DYNAMIC or
+/// _SHARED.
 /// Collective over the window's ranks. The mirror's handle (>= 0), or -1
 /// (the reason in `vaced_eng_error`).
 ///
@@ -163,6 +168,17 @@ fn create(
     let group = Arc::new(Group::new(ranks));
     let dup = w.commit(Comm::new(ctx, group, me, sys::MPI_ERRORS_ARE_FATAL), false);
     let s = w.win_table(dup, size, disp_unit, 0)?;
+    // MPI_Win_allocate_shared: then a barrier once the memory is made; its
+    // operations are the origin's copies (`crate::rma::shared`)
+    let shared = (flavor == sys::MPI_WIN_FLAVOR_SHARED).then(|| {
+        crate::coll::barrier::barrier(&mut crate::coll::Comm {
+            core: &mut w.ep,
+            ranks: &s.ranks,
+            me: s.me,
+            ctx: s.ctx,
+        });
+        Shared::phantom(s.ranks.len())
+    });
     let a = NewWin {
         comm: dup,
         base: 0,
@@ -173,7 +189,7 @@ fn create(
         allocated: None,
         info,
     };
-    Ok(w.win_register(s, a, hints, None))
+    Ok(w.win_register(s, a, hints, shared))
 }
 
 /// Free mirror window `win` (collective: a barrier, as vaced's own).
