@@ -72,7 +72,11 @@ impl<L: Link> Agree for Core<L> {
             builtin: true,
             apply: &mut max,
         };
-        let elem = if bytes > 0 && bytes % 4 == 0 { 4 } else { 1 };
+        let elem = if bytes > 0 && bytes.is_multiple_of(4) {
+            4
+        } else {
+            1
+        };
         coll::allreduce::allreduce(&mut c, &mut vec![0u8; bytes], elem, &mut op);
     }
 
