@@ -177,6 +177,9 @@ impl Killer {
 
     /// End this host side now with `code`, from any thread: its processes
     /// killed and its segment `name` removed, `why` said.
+    /// (The launcher is told first, and this side's line written, before
+    /// anything is killed: the proxy's end makes MPICH's launcher end the
+    /// job, which may end this side too; its watchdog then finishes.)
     fn end_now(&self, who: &str, why: &str, name: &str, code: i32) -> ! {
         let gone = ToLauncher::Gone {
             host: self.host,
@@ -184,13 +187,13 @@ impl Killer {
             code,
         };
         let _ = registry::send(&mut *self.reg.lock(), &gone);
+        eprintln!(
+            "{who}: {why}: its ranks and MPICH's proxy are killed and this host's segment removed"
+        );
         self.kill();
         let _ = Segment::unlink(name);
         remove_mpich_files(self.started);
         self.watchdog.all_well();
-        eprintln!(
-            "{who}: {why}: its ranks and MPICH's proxy are killed and this host's segment removed"
-        );
         os::exit_now(code)
     }
 }
