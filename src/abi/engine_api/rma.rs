@@ -389,6 +389,21 @@ fn with_group(
     r
 }
 
+/// Mirror call `what` on the group of the `n` world ranks at `ranks`.
+///
+/// # Safety
+/// `ranks` points to `n` readable ints.
+unsafe fn group_call(
+    what: &str,
+    ranks: *const c_int,
+    n: c_int,
+    f: impl FnOnce(&mut World, sys::MPI_Group) -> MpiResult<()>,
+) -> c_int {
+    // SAFETY: the caller's contract.
+    let ranks = unsafe { world_ranks(ranks, n) };
+    call(what, |w| with_group(w, ranks, f))
+}
+
 /// MPI_Win_post to the group of world ranks `ranks`.
 ///
 /// # Safety
@@ -401,10 +416,11 @@ pub unsafe extern "C" fn vaced_eng_win_post(
     assert: c_int,
 ) -> c_int {
     // SAFETY: the caller's contract.
-    let ranks = unsafe { world_ranks(ranks, n) };
-    call("vaced_eng_win_post", |w| {
-        with_group(w, ranks, |w, g| w.win_post(win, g, assert))
-    })
+    unsafe {
+        group_call("vaced_eng_win_post", ranks, n, |w, g| {
+            w.win_post(win, g, assert)
+        })
+    }
 }
 
 /// MPI_Win_start towards the group of world ranks `ranks`.
@@ -419,10 +435,11 @@ pub unsafe extern "C" fn vaced_eng_win_start(
     assert: c_int,
 ) -> c_int {
     // SAFETY: the caller's contract.
-    let ranks = unsafe { world_ranks(ranks, n) };
-    call("vaced_eng_win_start", |w| {
-        with_group(w, ranks, |w, g| w.win_start(win, g, assert))
-    })
+    unsafe {
+        group_call("vaced_eng_win_start", ranks, n, |w, g| {
+            w.win_start(win, g, assert)
+        })
+    }
 }
 
 /// MPI_Win_complete.
