@@ -493,36 +493,25 @@ fn assert_no_host_segments(job: &common::Job) {
 /// The processes started for the hosts' segments of the job `mpirun`
 /// `job` ran (their environment names one), zombies aside.
 fn processes_of_job(job: u32) -> Vec<u32> {
+    use vaced::transport::process::{pids, running};
     let want = format!("VACED_SEGMENT=/vaced-{job}-");
-    let mut found = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().filter_map(|e| e.ok()) {
-        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
-            continue;
-        };
-        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |st| {
-            st.rsplit_once(") ")
-                .is_some_and(|(_, r)| r.starts_with('Z'))
-        });
-        let ours = std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| {
-            env.split(|&b| b == 0)
-                .any(|kv| kv.starts_with(want.as_bytes()))
-        });
-        if ours && !zombie {
-            found.push(pid);
-        }
-    }
-    found
+    pids()
+        .into_iter()
+        .filter(|&pid| {
+            std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| {
+                env.split(|&b| b == 0)
+                    .any(|kv| kv.starts_with(want.as_bytes()))
+            }) && running(pid)
+        })
+        .collect()
 }
 
 /// The process ids of `root`'s descendants whose command line holds
 /// every one of `words`.
 fn descendants_running(root: u32, words: &[&str]) -> Vec<u32> {
-    let parent = vaced::transport::process::parent_of;
+    use vaced::transport::process::{parent_of as parent, pids};
     let mut found = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().filter_map(|e| e.ok()) {
-        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
-            continue;
-        };
+    for pid in pids() {
         let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
             continue;
         };

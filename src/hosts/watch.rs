@@ -46,7 +46,7 @@ pub fn run(segment: &str, since: SystemTime) -> i32 {
         os::kill_pid(p, libc::SIGKILL);
     }
     let t = Instant::now();
-    while t.elapsed() < GONE_WAIT && pids.iter().any(|&p| running(p)) {
+    while t.elapsed() < GONE_WAIT && pids.iter().any(|&p| os::running(p)) {
         std::thread::sleep(Duration::from_millis(20));
     }
     let _ = Segment::unlink(segment);
@@ -65,29 +65,14 @@ pub fn run(segment: &str, since: SystemTime) -> i32 {
 fn started_for(segment: &str) -> Vec<u32> {
     let want = format!("{ENV_SEGMENT}={segment}");
     let me = os::getpid();
-    let Ok(procs) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    procs
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+    os::pids()
+        .into_iter()
         .filter(|&p| p != me)
         .filter(|&p| {
             std::fs::read(format!("/proc/{p}/environ"))
                 .is_ok_and(|env| env.split(|&c| c == 0).any(|kv| kv == want.as_bytes()))
         })
         .collect()
-}
-
-/// Whether process `pid` still runs (a zombie does not: its memory is
-/// gone).
-fn running(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-        // the state follows the command's closing parenthesis
-        s.rsplit_once(')')
-            .and_then(|(_, rest)| rest.trim_start().chars().next())
-            .is_some_and(|c| c != 'Z' && c != 'X')
-    })
 }
 
 #[cfg(test)]
@@ -113,11 +98,11 @@ mod tests {
             std::thread::sleep(Duration::from_millis(10));
         }
         assert_eq!(started_for(&seg), vec![child.id()]);
-        assert!(running(child.id()));
+        assert!(os::running(child.id()));
         child.kill().unwrap();
         other.kill().unwrap();
         child.wait().unwrap();
         other.wait().unwrap();
-        assert!(!running(child.id()));
+        assert!(!os::running(child.id()));
     }
 }

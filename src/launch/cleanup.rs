@@ -97,19 +97,9 @@ pub fn unheld_mpich_files(dir: &Path, since: SystemTime) -> Vec<PathBuf> {
 fn held_among(paths: &[PathBuf]) -> HashSet<PathBuf> {
     let wanted: HashSet<&Path> = paths.iter().map(PathBuf::as_path).collect();
     let mut held = HashSet::new();
-    let Ok(procs) = std::fs::read_dir("/proc") else {
-        return held;
-    };
-    for p in procs.flatten() {
-        if !p
-            .file_name()
-            .as_encoded_bytes()
-            .iter()
-            .all(u8::is_ascii_digit)
-        {
-            continue;
-        }
-        if let Ok(fds) = std::fs::read_dir(p.path().join("fd")) {
+    for pid in crate::transport::process::pids() {
+        let dir = PathBuf::from(format!("/proc/{pid}"));
+        if let Ok(fds) = std::fs::read_dir(dir.join("fd")) {
             for fd in fds.flatten() {
                 if let Ok(t) = std::fs::read_link(fd.path()) {
                     if wanted.contains(t.as_path()) {
@@ -118,7 +108,7 @@ fn held_among(paths: &[PathBuf]) -> HashSet<PathBuf> {
                 }
             }
         }
-        if let Ok(maps) = std::fs::read_to_string(p.path().join("maps")) {
+        if let Ok(maps) = std::fs::read_to_string(dir.join("maps")) {
             for line in maps.lines() {
                 // the path is the sixth field: after the fifth space-separated one
                 if let Some(i) = line.find('/') {

@@ -338,19 +338,39 @@ pub fn parent_pid() -> u32 {
 
 /// The parent of process `pid` (from /proc), if it still runs.
 pub fn parent_of(pid: u32) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // `pid (comm) state ppid ...`; comm may hold spaces and parentheses
-    stat.rsplit_once(") ")?.1.split(' ').nth(1)?.parse().ok()
+    stat_after_comm(pid)?.split(' ').nth(1)?.parse().ok()
 }
 
-/// The processes whose parent is `pid` (from /proc).
-pub fn children_of(pid: u32) -> Vec<u32> {
+/// Every process's pid (the numeric entries of /proc).
+pub fn pids() -> Vec<u32> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
     dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .collect()
+}
+
+/// The processes whose parent is `pid` (from /proc).
+pub fn children_of(pid: u32) -> Vec<u32> {
+    pids()
+        .into_iter()
         .filter(|&c| parent_of(c) == Some(pid))
         .collect()
+}
+
+/// Whether process `pid` still runs (from /proc; a zombie does not: its
+/// memory is gone).
+pub fn running(pid: u32) -> bool {
+    stat_after_comm(pid)
+        .and_then(|rest| rest.chars().next())
+        .is_some_and(|state| state != 'Z' && state != 'X')
+}
+
+/// `/proc/PID/stat` after the command's closing parenthesis and its space
+/// (`state ppid ...`); the command may hold spaces and parentheses.
+fn stat_after_comm(pid: u32) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    Some(stat.rsplit_once(") ")?.1.to_string())
 }
 
 /// Die with SIGKILL when our parent thread ends (PR_SET_PDEATHSIG); false if
