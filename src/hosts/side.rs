@@ -11,6 +11,7 @@
 
 use super::bridge::{Bridge, Peer};
 use super::registry::{self, HostConfig, RankOut, ToHost, ToLauncher};
+use crate::launch::cleanup;
 use crate::launch::job::{ENV_RANK, ENV_SEGMENT};
 use crate::transport::process as os;
 use crate::transport::remote::HostSide;
@@ -109,7 +110,7 @@ struct Killer {
     /// why (best effort).
     reg: Arc<Mutex<TcpStream>>,
     /// When this side started: MPICH's files its ranks left since are
-    /// removed at the end ([`remove_mpich_files`]).
+    /// removed at the end (`cleanup::remove_unheld_mpich_files`).
     started: SystemTime,
     watchdog: Watchdog,
 }
@@ -154,13 +155,6 @@ impl Watchdog {
     }
 }
 
-/// Remove MPICH's shared-memory files this host's ranks left (dying inside
-/// MPI_Init) since `started`.
-fn remove_mpich_files(started: SystemTime) {
-    let dir = std::path::Path::new(crate::launch::cleanup::SHM_DIR);
-    crate::launch::cleanup::remove_unheld_mpich_files(dir, started);
-}
-
 impl Killer {
     fn kill(&self) {
         let proxy = self.proxy_pid.load(Ordering::SeqCst);
@@ -192,7 +186,7 @@ impl Killer {
         );
         self.kill();
         let _ = Segment::unlink(name);
-        remove_mpich_files(self.started);
+        cleanup::remove_unheld_mpich_files(self.started);
         self.watchdog.all_well();
         os::exit_now(code)
     }
@@ -363,7 +357,7 @@ fn serve(host: u32, registry: &str, cmd: &[OsString]) -> Result<i32, String> {
         Ok(os::shell_status(&status))
     })();
     let _ = Segment::unlink(&name);
-    remove_mpich_files(started);
+    cleanup::remove_unheld_mpich_files(started);
     watchdog.all_well();
     outcome
 }

@@ -16,7 +16,6 @@ use crate::launch::job::ENV_SEGMENT;
 use crate::transport::process as os;
 use crate::transport::Segment;
 use std::io::{Read, Write};
-use std::path::Path;
 use std::time::{Duration, Instant, SystemTime};
 
 /// What the side writes when it ends its own way.
@@ -50,7 +49,7 @@ pub fn run(segment: &str, since: SystemTime) -> i32 {
         std::thread::sleep(Duration::from_millis(20));
     }
     let _ = Segment::unlink(segment);
-    cleanup::remove_unheld_mpich_files(Path::new(cleanup::SHM_DIR), since);
+    cleanup::remove_unheld_mpich_files(since);
     // (stderr may be gone with the side: a failed write is no matter)
     let _ = writeln!(
         std::io::stderr(),

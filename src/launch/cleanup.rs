@@ -52,12 +52,17 @@ pub fn remove_job_files(cmd: &str, segment: &str, prefix: &str) {
 /// that dies inside MPI_Init before then leaves it behind.
 pub const MPICH_SHM_PREFIX: &str = "mpich_shar_tmp";
 
-/// Remove MPICH's shared-memory files in `dir` made since `since` (the
-/// job's start) that no process holds, open or mapped: those a job's ranks
-/// left by dying inside MPI_Init. A file some process holds (another job
-/// still starting: its maker holds it until it unlinks it) stays. Returns
-/// how many were removed.
-pub fn remove_unheld_mpich_files(dir: &Path, since: SystemTime) -> usize {
+/// Remove MPICH's shared-memory files in [`SHM_DIR`] made since `since`
+/// (the job's start) that no process holds, open or mapped: those a job's
+/// ranks left by dying inside MPI_Init. A file some process holds (another
+/// job still starting: its maker holds it until it unlinks it) stays.
+/// Returns how many were removed.
+pub fn remove_unheld_mpich_files(since: SystemTime) -> usize {
+    remove_unheld_mpich_files_in(Path::new(SHM_DIR), since)
+}
+
+/// [`remove_unheld_mpich_files`] in directory `dir`.
+pub fn remove_unheld_mpich_files_in(dir: &Path, since: SystemTime) -> usize {
     unheld_mpich_files(dir, since)
         .iter()
         .filter(|p| std::fs::remove_file(p).is_ok())
@@ -146,7 +151,7 @@ mod tests {
             std::fs::write(d.join(f), "x").unwrap();
         }
         let holder = std::fs::File::open(d.join("mpich_shar_tmpHELD")).unwrap();
-        assert_eq!(remove_unheld_mpich_files(&d, since), 1);
+        assert_eq!(remove_unheld_mpich_files_in(&d, since), 1);
         let mut left: Vec<String> = std::fs::read_dir(&d)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -154,7 +159,7 @@ mod tests {
         left.sort();
         assert_eq!(left, ["mpich_shar_tmpHELD", "mpich_shar_tmpOLD", "other"]);
         drop(holder);
-        assert_eq!(remove_unheld_mpich_files(&d, since), 1);
+        assert_eq!(remove_unheld_mpich_files_in(&d, since), 1);
         std::fs::remove_dir_all(&d).unwrap();
     }
 

@@ -294,8 +294,7 @@ fn run_job(
     let started = std::time::SystemTime::now();
     let mpich_files = || {
         if mpiexec.is_some() {
-            let dir = std::path::Path::new(cleanup::SHM_DIR);
-            cleanup::remove_unheld_mpich_files(dir, started);
+            cleanup::remove_unheld_mpich_files(started);
         }
     };
     let (spawned, stop) = match &host_exe {
