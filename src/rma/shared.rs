@@ -42,7 +42,6 @@
 use super::memory::WinMem;
 use super::packet;
 use super::window::{Access, Issue, NewWin};
-use crate::coll;
 use crate::mpi::agree::Agree;
 use crate::mpi::error::{fail, MpiResult};
 use crate::mpi::World;
@@ -148,12 +147,7 @@ impl World {
         } else {
             None
         };
-        coll::barrier::barrier(&mut coll::Comm {
-            core: &mut self.ep,
-            ranks: &s.ranks,
-            me: s.me,
-            ctx: s.ctx,
-        });
+        self.win_barrier(&s.ranks, s.me, s.ctx);
         let seg = match made {
             Some(r) => r,
             None => WinShm::attach(&name, total),

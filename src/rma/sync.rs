@@ -219,12 +219,7 @@ impl World {
         w.sent.iter_mut().for_each(|c| *c = 0);
         if assert & sys::MPI_MODE_NOSUCCEED == 0 {
             w.access = Access::Fence;
-            coll::barrier::barrier(&mut coll::Comm {
-                core: &mut self.ep,
-                ranks: &ranks,
-                me,
-                ctx,
-            });
+            self.win_barrier(&ranks, me, ctx);
         } else {
             w.access = Access::None;
         }

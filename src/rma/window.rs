@@ -350,12 +350,7 @@ impl World {
             );
         }
         let (ranks, me, ctx) = (w.ranks.clone(), w.me, w.ctx);
-        coll::barrier::barrier(&mut coll::Comm {
-            core: &mut self.ep,
-            ranks: &ranks,
-            me,
-            ctx,
-        });
+        self.win_barrier(&ranks, me, ctx);
         let w = self.rma.wins.remove(&win).expect("checked");
         self.rma.targets.borrow_mut().wins.remove(&w.ctx);
         if let Some(sh) = &w.shared {
@@ -363,6 +358,17 @@ impl World {
             sh.remove_name();
         }
         Ok(w)
+    }
+
+    /// A barrier over a window's members (world ranks `ranks`, this one at
+    /// `me`) on its context `ctx`.
+    pub(crate) fn win_barrier(&mut self, ranks: &[u32], me: usize, ctx: u32) {
+        coll::barrier::barrier(&mut coll::Comm {
+            core: &mut self.ep,
+            ranks,
+            me,
+            ctx,
+        });
     }
 
     /// MPI_Win_get_group.

@@ -171,12 +171,7 @@ fn create(
     // MPI_Win_allocate_shared: then a barrier once the memory is made; its
     // operations are the origin's copies (`crate::rma::shared`)
     let shared = (flavor == sys::MPI_WIN_FLAVOR_SHARED).then(|| {
-        crate::coll::barrier::barrier(&mut crate::coll::Comm {
-            core: &mut w.ep,
-            ranks: &s.ranks,
-            me: s.me,
-            ctx: s.ctx,
-        });
+        w.win_barrier(&s.ranks, s.me, s.ctx);
         Shared::phantom(s.ranks.len())
     });
     let a = NewWin {
