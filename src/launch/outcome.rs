@@ -212,9 +212,11 @@ mod tests {
             pid: 9,
             status: 11,
         };
-        assert!(f
-            .message()
-            .starts_with("none of ranks 0-3 joined the job (a rank died"));
+        assert_eq!(
+            f.message(),
+            "none of ranks 0-3 joined the job (a rank died before or inside MPI_Init); their \
+             host process 9 exited with status 11; the job was aborted"
+        );
         let f = Failure::NoFinalize {
             rank: 1,
             pid: 7,

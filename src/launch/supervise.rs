@@ -228,7 +228,6 @@ fn judge(
     let running = board
         .host_running(ranks.first)
         .filter(|&r| ranks.contains(r));
-    let never_joined: Vec<u32> = ranks.ranks().filter(|&r| !board.joined(r)).collect();
     Some(match status {
         WaitStatus::Signaled { sig, core } => Failure::Signaled {
             rank: running.or(unfinished).unwrap_or(ranks.first),
@@ -242,21 +241,30 @@ fn judge(
                 pid,
                 status,
             },
-            Some(_) if ranks.count > 1 && running.is_none() && !never_joined.is_empty() => {
-                Failure::NeverJoined {
-                    ranks: never_joined,
-                    block: ranks,
-                    pid,
-                    status,
+            Some(first_unfinished) => {
+                // a host process of several ranks, some of which never
+                // joined (MPICH's launcher: it names no rank of its own)
+                let never_joined: Vec<u32> = match (ranks.count > 1, running) {
+                    (true, None) => ranks.ranks().filter(|&r| !board.joined(r)).collect(),
+                    _ => Vec::new(),
+                };
+                if never_joined.is_empty() {
+                    Failure::NoFinalize {
+                        rank: running
+                            .filter(|&r| !board.finalized(r))
+                            .unwrap_or(first_unfinished),
+                        pid,
+                        status,
+                    }
+                } else {
+                    Failure::NeverJoined {
+                        ranks: never_joined,
+                        block: ranks,
+                        pid,
+                        status,
+                    }
                 }
             }
-            Some(first_unfinished) => Failure::NoFinalize {
-                rank: running
-                    .filter(|&r| !board.finalized(r))
-                    .unwrap_or(first_unfinished),
-                pid,
-                status,
-            },
         },
     })
 }
