@@ -69,7 +69,7 @@ pub fn replay_rank(
         differing: 0,
     };
     loop {
-        let Some(call) = log.next_call()? else {
+        let Some(call) = log.next_lent()? else {
             return Err(format!(
                 "rank {rank}: the call log ends before MPI_Finalize"
             ));
@@ -157,9 +157,9 @@ impl Replayer {
         }
     }
 
-    fn call(&mut self, call: Call) -> Result<(), String> {
+    fn call(&mut self, call: &Call) -> Result<(), String> {
         let c = &mut self.core;
-        match call {
+        match *call {
             Call::Start { .. } => return Err("MPI_Init twice in one call log".into()),
             Call::Retire => unreachable!("handled by the caller"),
             Call::Enter { cpu } => {
@@ -207,22 +207,30 @@ impl Replayer {
                 let now = self.core.cancel(r);
                 self.compare(cancelled, now);
             }
-            Call::WaitAll { ids, seen } => {
-                let rs = self.ids(&ids)?;
+            Call::WaitAll { ref ids, ref seen } => {
+                let rs = self.ids(ids)?;
                 self.core.wait_all(&rs);
-                self.compare_seen(&rs, &seen);
+                self.compare_seen(&rs, seen);
             }
-            Call::WaitAny { ids, done, seen } => {
-                let rs = self.ids(&ids)?;
+            Call::WaitAny {
+                ref ids,
+                ref done,
+                ref seen,
+            } => {
+                let rs = self.ids(ids)?;
                 let now = self.core.wait_any(&rs);
-                self.compare(done, now.iter().map(|&k| k as u32).collect());
-                self.compare_seen(&rs, &seen);
+                self.compare(done, &now.iter().map(|&k| k as u32).collect());
+                self.compare_seen(&rs, seen);
             }
-            Call::Test { ids, done, seen } => {
-                let rs = self.ids(&ids)?;
+            Call::Test {
+                ref ids,
+                ref done,
+                ref seen,
+            } => {
+                let rs = self.ids(ids)?;
                 let now = self.core.test(&rs);
-                self.compare(done, now.iter().map(|&k| k as u32).collect());
-                self.compare_seen(&rs, &seen);
+                self.compare(done, &now.iter().map(|&k| k as u32).collect());
+                self.compare_seen(&rs, seen);
             }
             Call::Probe {
                 src,
@@ -239,8 +247,8 @@ impl Replayer {
                 let r = self.core.mrecv(RecvBuf::phantom(len as usize), h);
                 self.started(id, r);
             }
-            Call::Compound { desc, id } => {
-                let r = Schedule::replayed(&desc).start(&mut self.core);
+            Call::Compound { ref desc, id } => {
+                let r = Schedule::replayed(desc).start(&mut self.core);
                 self.started(id, r);
             }
             Call::Drain => self.core.drain_background(),
