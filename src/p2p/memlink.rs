@@ -45,9 +45,16 @@ pub struct Shared {
     /// Coroutine mode: per scheduling thread (rank r belongs to thread
     /// r mod threads), the ranks to resume and what it sleeps on; which
     /// ranks wait; how many threads are resuming a rank now.
-    ready: Option<Vec<(Mutex<VecDeque<u32>>, Condvar)>>,
+    ready: Option<Vec<(Mutex<Ready>, Condvar)>>,
     waiting: Vec<AtomicBool>,
     running: AtomicU32,
+}
+
+/// A scheduling thread's ranks to resume, and whether it sleeps waiting
+/// for one (coroutine mode).
+struct Ready {
+    q: VecDeque<u32>,
+    asleep: bool,
 }
 
 impl Shared {
@@ -89,8 +96,9 @@ impl Shared {
             ready: (threads > 0).then(|| {
                 (0..threads)
                     .map(|t| {
-                        let mine = (t..n).step_by(threads as usize).collect();
-                        (Mutex::new(mine), Condvar::new())
+                        let q = (t..n).step_by(threads as usize).collect();
+                        let ready = Ready { q, asleep: false };
+                        (Mutex::new(ready), Condvar::new())
                     })
                     .collect()
             }),
@@ -107,10 +115,12 @@ impl Shared {
     pub fn next_ready(&self, t: u32, patience: std::time::Duration) -> Option<u32> {
         let (q, cv) = &self.ready.as_ref()?[t as usize];
         let mut q = q.lock().unwrap();
-        if q.is_empty() && !patience.is_zero() {
+        if q.q.is_empty() && !patience.is_zero() {
+            q.asleep = true;
             q = cv.wait_timeout(q, patience).unwrap().0;
+            q.asleep = false;
         }
-        let r = q.pop_front()?;
+        let r = q.q.pop_front()?;
         self.running.fetch_add(1, Ordering::SeqCst);
         Some(r)
     }
@@ -130,7 +140,7 @@ impl Shared {
             && self
                 .ready
                 .as_ref()
-                .is_some_and(|r| r.iter().all(|(q, _)| q.lock().unwrap().is_empty()))
+                .is_some_and(|r| r.iter().all(|(q, _)| q.lock().unwrap().q.is_empty()))
             && self.running.load(Ordering::SeqCst) == 0
     }
 
@@ -142,8 +152,17 @@ impl Shared {
             Some(groups) => {
                 if self.waiting[r as usize].swap(false, Ordering::SeqCst) {
                     let (q, cv) = &groups[r as usize % groups.len()];
-                    q.lock().unwrap().push_back(r);
-                    cv.notify_one();
+                    let asleep = {
+                        let mut q = q.lock().unwrap();
+                        q.q.push_back(r);
+                        q.asleep
+                    };
+                    // (a notification is a system call: only for a thread
+                    // that sleeps; one that is about to finds the rank
+                    // queued, both under the queue's lock)
+                    if asleep {
+                        cv.notify_one();
+                    }
                 }
             }
         }
