@@ -664,9 +664,8 @@ impl Cursor<'_> {
     }
 }
 
-/// The next call in `c`: `Ok(None)` when it is not all there.
-/// Decode the next call into `out` (written only once the call is whole):
-/// false if the bytes end before it does.
+/// Decode the next call in `c` into `out` (written only once the call is
+/// whole): false if the bytes end before it does.
 fn decode(c: &mut Cursor, out: &mut Call) -> Result<bool, String> {
     let Some(kind) = c.byte() else {
         return Ok(false);
