@@ -66,13 +66,39 @@ pub fn replay_all(
     threads: u32,
     stop: &std::sync::atomic::AtomicBool,
 ) -> Vec<Outcome> {
+    // Configurations side by side, one thread each, as long as there are
+    // enough of them for every thread; the last few (fewer than the
+    // threads) then share the threads among them: seven on two cores are
+    // three rounds of two, then one on both, not four rounds with one core
+    // idle in the last.
+    let threads = threads.max(1) as usize;
+    let full = if models.len() > threads {
+        models.len() / threads * threads
+    } else {
+        0
+    };
+    let mut out = side_by_side(dir, nranks, &models[..full], threads, stop);
+    out.extend(side_by_side(dir, nranks, &models[full..], threads, stop));
+    out
+}
+
+/// [`replay_all`] of `models` in rounds of at most `threads` configurations
+/// side by side, the threads shared among those of a round.
+fn side_by_side(
+    dir: &Path,
+    nranks: u32,
+    models: &[Model],
+    threads: usize,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Vec<Outcome> {
+    if models.is_empty() {
+        return Vec::new();
+    }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let out: Vec<std::sync::Mutex<Option<Outcome>>> =
         models.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    // configurations side by side, and the threads left over shared among
-    // them (one configuration on two cores: two threads)
-    let workers = threads.max(1).min(models.len().max(1) as u32);
-    let each = (threads.max(1) / workers).max(1);
+    let workers = threads.min(models.len());
+    let each = (threads / workers).max(1) as u32;
     std::thread::scope(|s| {
         for _ in 0..workers {
             s.spawn(|| loop {
