@@ -154,6 +154,12 @@ program f90_p2p
       call MPI_TESTANY(2, reqs, idx, flag, status, ierr)
     end do
     call check(idx == 2 .and. ibuf(2) == -1 .and. status(MPI_TAG) == 57, 'testany')
+    ! The tag-56 message leaves only once both ranks' MPI_TESTANY returned:
+    ! a Testany that found both receives complete may return either, and at
+    ! cpu.scale 1 a slow iteration of the loop above can carry its clock
+    ! past both arrivals.
+    call MPI_SENDRECV(one, 0, MPI_INTEGER, peer, 54, k, 0, MPI_INTEGER, peer, 54, &
+                      MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
     call MPI_SEND(-2, 1, MPI_INTEGER, peer, 56, MPI_COMM_WORLD, ierr)
     nout = 0
     do while (nout == 0)
