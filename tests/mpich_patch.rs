@@ -493,16 +493,11 @@ fn assert_no_host_segments(job: &common::Job) {
 /// The processes started for the hosts' segments of the job `mpirun`
 /// `job` ran (their environment names one), zombies aside.
 fn processes_of_job(job: u32) -> Vec<u32> {
-    use vaced::transport::process::{pids, running};
+    use vaced::transport::process::{environ_has, pids, running};
     let want = format!("VACED_SEGMENT=/vaced-{job}-");
     pids()
         .into_iter()
-        .filter(|&pid| {
-            std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| {
-                env.split(|&b| b == 0)
-                    .any(|kv| kv.starts_with(want.as_bytes()))
-            }) && running(pid)
-        })
+        .filter(|&pid| environ_has(pid, |kv| kv.starts_with(want.as_bytes())) && running(pid))
         .collect()
 }
 

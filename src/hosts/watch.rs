@@ -67,10 +67,7 @@ fn started_for(segment: &str) -> Vec<u32> {
     os::pids()
         .into_iter()
         .filter(|&p| p != me)
-        .filter(|&p| {
-            std::fs::read(format!("/proc/{p}/environ"))
-                .is_ok_and(|env| env.split(|&c| c == 0).any(|kv| kv == want.as_bytes()))
-        })
+        .filter(|&p| os::environ_has(p, |kv| kv == want.as_bytes()))
         .collect()
 }
 

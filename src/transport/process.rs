@@ -358,6 +358,12 @@ pub fn children_of(pid: u32) -> Vec<u32> {
         .collect()
 }
 
+/// Whether some entry (`NAME=VALUE`) of process `pid`'s environment, from
+/// /proc, satisfies `want` (false if it cannot be read).
+pub fn environ_has(pid: u32, want: impl FnMut(&[u8]) -> bool) -> bool {
+    std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| env.split(|&c| c == 0).any(want))
+}
+
 /// Whether process `pid` still runs (from /proc; a zombie does not: its
 /// memory is gone).
 pub fn running(pid: u32) -> bool {
