@@ -115,7 +115,8 @@ fn held_among(paths: &[PathBuf]) -> HashSet<PathBuf> {
         }
         if let Ok(maps) = std::fs::read_to_string(dir.join("maps")) {
             for line in maps.lines() {
-                // the path is the sixth field: after the fifth space-separated one
+                // the path, the last field, starts at the line's first '/'
+                // (the fields before it hold none)
                 if let Some(i) = line.find('/') {
                     let path = Path::new(&line[i..]);
                     if wanted.contains(path) {

@@ -62,6 +62,15 @@ pub struct Shared {
 }
 
 impl Shared {
+    /// A mirror window's: no memory (see [`Shared::seg`]).
+    pub(crate) fn phantom(ranks: usize) -> Shared {
+        Shared {
+            seg: None,
+            offs: vec![0; ranks],
+            owner: false,
+        }
+    }
+
     /// MPI_Win_free (after its barrier): rank 0 removes the object's name.
     pub fn remove_name(&self) {
         if let (true, Some(seg)) = (self.owner, &self.seg) {
@@ -94,17 +103,6 @@ fn layout(sizes: &[u64], noncontig: bool) -> (Vec<usize>, usize) {
         };
     }
     (offs, at as usize)
-}
-
-impl Shared {
-    /// A mirror window's: no memory (see [`Shared::seg`]).
-    pub(crate) fn phantom(ranks: usize) -> Shared {
-        Shared {
-            seg: None,
-            offs: vec![0; ranks],
-            owner: false,
-        }
-    }
 }
 
 impl World {
