@@ -76,7 +76,10 @@ impl<L: Link> Core<L> {
         let now = self.clock.now();
         let facade = self.reqs.insert(Request::new(Op::Nothing, now));
         if let Some(desc) = desc {
-            self.note(|_| crate::p2p::record::Call::Compound { desc, id: facade });
+            self.note(|_| crate::p2p::record::Call::Compound {
+                desc: Box::new(desc),
+                id: facade,
+            });
         }
         self.polling = Some((serial, 0));
         let poll = prog.poll(self);

@@ -121,7 +121,9 @@ pub enum Call {
     /// A compound request (a nonblocking collective's schedule) started as
     /// request `id`.
     Compound {
-        desc: CompoundDesc,
+        /// (boxed: a call is moved and overwritten millions of times, and
+        /// this, the largest kind, is rare)
+        desc: Box<CompoundDesc>,
         id: u32,
     },
     /// MPI_Finalize: background sends settled.
@@ -211,6 +213,9 @@ pub struct Recorder {
     /// The measurement file (created at the first measurement).
     measures: Option<(File, Vec<u8>)>,
     measures_path: std::path::PathBuf,
+    /// The CPU clock reading written last (readings are written as the
+    /// difference from it: a byte or two instead of five or six).
+    cpu: u64,
 }
 
 /// Bytes buffered before a write.
@@ -226,6 +231,7 @@ impl Recorder {
             path: path.display().to_string(),
             measures: None,
             measures_path: path.with_extension("measures"),
+            cpu: 0,
         })
     }
 
@@ -242,7 +248,7 @@ impl Recorder {
     }
 
     pub fn put(&mut self, c: &Call) {
-        encode(c, &mut self.buf);
+        encode(c, &mut self.cpu, &mut self.buf);
         if self.buf.len() >= CHUNK {
             self.flush();
         }
@@ -272,6 +278,43 @@ pub struct Reader {
     path: String,
     /// The call [`Reader::next_lent`] decoded last, in place.
     cur: Call,
+    /// The CPU clock reading read last (see [`Recorder`]).
+    cpu: u64,
+    /// Lists of calls decoded before, kept for the next (a replay decodes
+    /// millions of waits: no allocation for each).
+    spare: Spare,
+}
+
+/// The lists of a call that is no longer lent, for reuse.
+#[derive(Default)]
+struct Spare {
+    ids: Vec<u32>,
+    done: Vec<u32>,
+    seen: Vec<Seen>,
+}
+
+impl Spare {
+    /// Keep the lists of `old` (a call about to be replaced) where none are
+    /// kept (taken from it in place: the call is not moved).
+    fn keep(&mut self, old: &mut Call) {
+        fn larger<T>(to: &mut Vec<T>, v: &mut Vec<T>) {
+            if v.capacity() > to.capacity() {
+                std::mem::swap(to, v);
+            }
+        }
+        match old {
+            Call::WaitAll { ids, seen } => {
+                larger(&mut self.ids, ids);
+                larger(&mut self.seen, seen);
+            }
+            Call::WaitAny { ids, done, seen } | Call::Test { ids, done, seen } => {
+                larger(&mut self.ids, ids);
+                larger(&mut self.done, done);
+                larger(&mut self.seen, seen);
+            }
+            _ => {}
+        }
+    }
 }
 
 impl Reader {
@@ -285,6 +328,8 @@ impl Reader {
             eof: false,
             path: path.display().to_string(),
             cur: Call::Drain,
+            cpu: 0,
+            spare: Spare::default(),
         })
     }
 
@@ -305,9 +350,14 @@ impl Reader {
             };
             let before = c.b.len();
             if before > 0 {
-                match decode(&mut c, &mut self.cur) {
+                match decode(&mut c, self.cpu, &mut self.spare, &mut self.cur) {
                     Ok(true) => {
                         self.pos += before - c.b.len();
+                        if let Call::Start { cpu, .. } | Call::Enter { cpu } | Call::Leave { cpu } =
+                            self.cur
+                        {
+                            self.cpu = cpu;
+                        }
                         return Ok(Some(&self.cur));
                     }
                     Ok(false) => {}
@@ -448,21 +498,28 @@ fn mode_byte(m: Mode) -> u8 {
     }
 }
 
-/// Append call `c` to `out`.
-pub fn encode(c: &Call, out: &mut Vec<u8>) {
+/// A CPU clock reading `cpu` written as its difference from `last`, the
+/// one written before (which it becomes).
+fn cpu_delta(cpu: u64, last: &mut u64, out: &mut Vec<u8>) {
+    int(cpu.wrapping_sub(*last) as i64, out);
+    *last = cpu;
+}
+
+/// Append call `c` to `out`; `cpu`: the CPU clock reading written last.
+fn encode(c: &Call, cpu: &mut u64, out: &mut Vec<u8>) {
     match c {
-        Call::Start { cpu, exact } => {
+        Call::Start { cpu: now, exact } => {
             out.push(START);
-            uint(*cpu, out);
+            cpu_delta(*now, cpu, out);
             out.push(*exact as u8);
         }
-        Call::Enter { cpu } => {
+        Call::Enter { cpu: now } => {
             out.push(ENTER);
-            uint(*cpu, out);
+            cpu_delta(*now, cpu, out);
         }
-        Call::Leave { cpu } => {
+        Call::Leave { cpu: now } => {
             out.push(LEAVE);
-            uint(*cpu, out);
+            cpu_delta(*now, cpu, out);
         }
         Call::Compute { ps } => {
             out.push(COMPUTE);
@@ -654,31 +711,42 @@ impl Cursor<'_> {
         })
     }
     fn list<T>(&mut self, f: fn(&mut Self) -> Option<T>) -> Option<Vec<T>> {
+        self.list_into(Vec::new(), f)
+    }
+    /// [`Cursor::list`] into `v` (emptied first; its allocation reused).
+    fn list_into<T>(&mut self, mut v: Vec<T>, f: fn(&mut Self) -> Option<T>) -> Option<Vec<T>> {
         let n = self.uint()? as usize;
+        v.clear();
         // (a length beyond what is here is not trusted for the allocation)
-        let mut v = Vec::with_capacity(n.min(self.b.len()));
+        v.reserve(n.min(self.b.len()));
         for _ in 0..n {
             v.push(f(self)?);
         }
         Some(v)
     }
+    /// A CPU clock reading written as its difference from `last`.
+    fn cpu(&mut self, last: u64) -> Option<u64> {
+        Some(last.wrapping_add(self.int()? as u64))
+    }
 }
 
 /// Decode the next call in `c` into `out` (written only once the call is
-/// whole): false if the bytes end before it does.
-fn decode(c: &mut Cursor, out: &mut Call) -> Result<bool, String> {
+/// whole): false if the bytes end before it does. `cpu`: the CPU clock
+/// reading decoded last; the lists of waits and tests come from `spare`
+/// (and those of the call `out` held go back there).
+fn decode(c: &mut Cursor, cpu: u64, spare: &mut Spare, out: &mut Call) -> Result<bool, String> {
     let Some(kind) = c.byte() else {
         return Ok(false);
     };
     let call = match kind {
         START => (|| {
             Some(Call::Start {
-                cpu: c.uint()?,
+                cpu: c.cpu(cpu)?,
                 exact: c.flag()?,
             })
         })(),
-        ENTER => c.uint().map(|cpu| Call::Enter { cpu }),
-        LEAVE => c.uint().map(|cpu| Call::Leave { cpu }),
+        ENTER => c.cpu(cpu).map(|cpu| Call::Enter { cpu }),
+        LEAVE => c.cpu(cpu).map(|cpu| Call::Leave { cpu }),
         COMPUTE => c.uint().map(|ps| Call::Compute { ps }),
         SEND => (|| {
             let (len, dest, tag, ctx, m) = (c.uint()?, c.u32()?, c.i32()?, c.u32()?, c.byte()?);
@@ -719,15 +787,15 @@ fn decode(c: &mut Cursor, out: &mut Call) -> Result<bool, String> {
         })(),
         WAIT_ALL => (|| {
             Some(Call::WaitAll {
-                ids: c.list(Cursor::u32)?,
-                seen: c.list(Cursor::seen)?,
+                ids: c.list_into(std::mem::take(&mut spare.ids), Cursor::u32)?,
+                seen: c.list_into(std::mem::take(&mut spare.seen), Cursor::seen)?,
             })
         })(),
         WAIT_ANY | TEST => (|| {
             let (ids, done, seen) = (
-                c.list(Cursor::u32)?,
-                c.list(Cursor::u32)?,
-                c.list(Cursor::seen)?,
+                c.list_into(std::mem::take(&mut spare.ids), Cursor::u32)?,
+                c.list_into(std::mem::take(&mut spare.done), Cursor::u32)?,
+                c.list_into(std::mem::take(&mut spare.seen), Cursor::seen)?,
             );
             Some(if kind == TEST {
                 Call::Test { ids, done, seen }
@@ -754,7 +822,7 @@ fn decode(c: &mut Cursor, out: &mut Call) -> Result<bool, String> {
         })(),
         COMPOUND => (|| {
             Some(Call::Compound {
-                desc: c.compound()?,
+                desc: Box::new(c.compound()?),
                 id: c.u32()?,
             })
         })(),
@@ -764,6 +832,7 @@ fn decode(c: &mut Cursor, out: &mut Call) -> Result<bool, String> {
     };
     match call {
         Some(call) => {
+            spare.keep(out);
             *out = call;
             Ok(true)
         }
@@ -870,7 +939,7 @@ mod tests {
                 matched: None,
             },
             Call::Compound {
-                desc: CompoundDesc {
+                desc: Box::new(CompoundDesc {
                     name: "MPI_Iallreduce".into(),
                     ranks: vec![0, 5, 9],
                     ctxs: vec![(1 << 30, 1 << 30); 3],
@@ -899,7 +968,7 @@ mod tests {
                         },
                         RoundDesc::default(),
                     ],
-                },
+                }),
                 id: 3,
             },
             Call::Retire,

@@ -37,6 +37,9 @@ struct Replayer {
     /// The run's matched messages (MPI_Mprobe) -> this engine's.
     matched: HashMap<u64, usize>,
     differing: u64,
+    /// The engine's ids of the requests of the wait or test being replayed
+    /// (kept: no allocation per call).
+    rs: Vec<ReqId>,
 }
 
 /// The link a replayed rank talks through (its sends carry no bytes).
@@ -67,6 +70,7 @@ pub fn replay_rank(
         wild: Vec::new(),
         matched: HashMap::new(),
         differing: 0,
+        rs: Vec::new(),
     };
     loop {
         let Some(call) = log.next_lent()? else {
@@ -114,8 +118,15 @@ impl Replayer {
         }
     }
 
-    fn ids(&self, ids: &[u32]) -> Result<Vec<ReqId>, String> {
-        ids.iter().map(|&i| self.id(i)).collect()
+    /// This engine's ids of the run's `ids` (in a vector lent by
+    /// [`Replayer::rs`]: give it back).
+    fn ids(&mut self, ids: &[u32]) -> Result<Vec<ReqId>, String> {
+        let mut rs = std::mem::take(&mut self.rs);
+        rs.clear();
+        for &i in ids {
+            rs.push(self.id(i)?);
+        }
+        Ok(rs)
     }
 
     fn started(&mut self, id: u32, r: ReqId) {
@@ -143,11 +154,21 @@ impl Replayer {
 
     /// Count the wildcard receives among `rs` that got another message.
     fn compare_seen(&mut self, rs: &[ReqId], seen: &[Seen]) {
+        if !rs.iter().any(|&r| self.is_wild(r)) {
+            return;
+        }
         let now = self.core.seen(rs);
         for (k, &r) in rs.iter().enumerate() {
             if self.is_wild(r) && seen[k] != (-1, -1) && now[k] != seen[k] {
                 self.differing += 1;
             }
+        }
+    }
+
+    /// Count it if the indices complete now are not those of the run.
+    fn compare_done(&mut self, was: &[u32], now: &[usize]) {
+        if !was.iter().map(|&k| k as usize).eq(now.iter().copied()) {
+            self.differing += 1;
         }
     }
 
@@ -211,6 +232,7 @@ impl Replayer {
                 let rs = self.ids(ids)?;
                 self.core.wait_all(&rs);
                 self.compare_seen(&rs, seen);
+                self.rs = rs;
             }
             Call::WaitAny {
                 ref ids,
@@ -219,8 +241,9 @@ impl Replayer {
             } => {
                 let rs = self.ids(ids)?;
                 let now = self.core.wait_any(&rs);
-                self.compare(done, &now.iter().map(|&k| k as u32).collect());
+                self.compare_done(done, &now);
                 self.compare_seen(&rs, seen);
+                self.rs = rs;
             }
             Call::Test {
                 ref ids,
@@ -229,8 +252,9 @@ impl Replayer {
             } => {
                 let rs = self.ids(ids)?;
                 let now = self.core.test(&rs);
-                self.compare(done, &now.iter().map(|&k| k as u32).collect());
+                self.compare_done(done, &now);
                 self.compare_seen(&rs, seen);
+                self.rs = rs;
             }
             Call::Probe {
                 src,
