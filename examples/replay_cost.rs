@@ -3,7 +3,7 @@
 //! `mpirun --sweep` does for each configuration but the first). Prints
 //! both per logged call, REPEAT times (default 3).
 //!
-//! usage: replay_cost DIR NRANKS TARGET [REPEAT]
+//! usage: replay_cost DIR NRANKS TARGET [REPEAT] [THREADS]
 //!
 //! DIR holds `0.log` .. `NRANKS-1.log`, the call logs of one run. A what-if
 //! run keeps them in `$TMPDIR/vaced-whatif-*/logs` while it replays and
@@ -24,13 +24,16 @@ use vaced::p2p::record::{self, Reader};
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     if a.len() < 4 {
-        eprintln!("usage: replay_cost DIR NRANKS TARGET [REPEAT]");
+        eprintln!("usage: replay_cost DIR NRANKS TARGET [REPEAT] [THREADS]");
         std::process::exit(2);
     }
     let dir = Path::new(&a[1]);
     let nranks: u32 = a[2].parse().expect("NRANKS: a number");
     let model = Model::load(&a[3]).unwrap_or_else(|e| panic!("{}: {e}", a[3]));
     let repeat: u32 = a.get(4).map_or(3, |s| s.parse().expect("REPEAT: a number"));
+    let threads: u32 = a
+        .get(5)
+        .map_or(1, |s| s.parse().expect("THREADS: a number"));
     for _ in 0..repeat {
         let t = Instant::now();
         let mut calls = 0u64;
@@ -43,7 +46,7 @@ fn main() {
         }
         let decode = t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let o = vaced::replay::replay_on(dir, nranks, &model, 1);
+        let o = vaced::replay::replay_on(dir, nranks, &model, threads);
         let replay = t.elapsed().as_secs_f64();
         if let Some(f) = o.failure {
             panic!("the replay failed: {f}");

@@ -42,8 +42,7 @@ pub struct Shared {
     generation: AtomicU64,
     deciders: AtomicU32,
     stopped: AtomicBool,
-    /// Coroutine mode: per scheduling thread (rank r belongs to thread
-    /// r mod threads), the ranks to resume and what it sleeps on; which
+    /// Coroutine mode: per scheduling thread (see [`thread_of`]), the ranks to resume and what it sleeps on; which
     /// ranks wait; how many threads are resuming a rank now.
     ready: Option<Vec<(Mutex<Ready>, Condvar)>>,
     waiting: Vec<AtomicBool>,
@@ -65,7 +64,7 @@ impl Shared {
     }
 
     /// A job of `n` ranks as coroutines of `threads` host threads (rank r
-    /// on thread r mod threads): every rank is ready to start.
+    /// on thread [`thread_of`]): every rank is ready to start.
     pub fn coroutines(n: u32, flow_slots: u32, threads: u32) -> Arc<Shared> {
         Shared::build(n, flow_slots, threads.max(1))
     }
@@ -96,7 +95,7 @@ impl Shared {
             ready: (threads > 0).then(|| {
                 (0..threads)
                     .map(|t| {
-                        let q = (t..n).step_by(threads as usize).collect();
+                        let q = (0..n).filter(|&r| thread_of(r, n, threads) == t).collect();
                         let ready = Ready { q, asleep: false };
                         (Mutex::new(ready), Condvar::new())
                     })
@@ -151,7 +150,8 @@ impl Shared {
             None => b.cv.notify_all(),
             Some(groups) => {
                 if self.waiting[r as usize].swap(false, Ordering::SeqCst) {
-                    let (q, cv) = &groups[r as usize % groups.len()];
+                    let n = self.boxes.len() as u32;
+                    let (q, cv) = &groups[thread_of(r, n, groups.len() as u32) as usize];
                     let asleep = {
                         let mut q = q.lock().unwrap();
                         q.q.push_back(r);
@@ -179,6 +179,14 @@ impl Shared {
             cv.notify_all();
         }
     }
+}
+
+/// The scheduling thread of rank `r` of `n` in coroutine mode with
+/// `threads` threads: the ranks in contiguous blocks (ranks that talk to
+/// each other are often near: most messages then stay on one thread, with
+/// no wake across threads).
+pub fn thread_of(r: u32, n: u32, threads: u32) -> u32 {
+    (r as u64 * threads as u64 / n.max(1) as u64) as u32
 }
 
 /// The panic message of a rank woken by [`Shared::stop`].

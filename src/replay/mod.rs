@@ -119,7 +119,7 @@ fn side_by_side(
 }
 
 /// Replay the `nranks` call logs in `dir` under `model` on `threads` host
-/// threads (rank r a coroutine of thread r mod threads).
+/// threads (rank r a coroutine of thread `memlink::thread_of`).
 pub fn replay_on(dir: &Path, nranks: u32, model: &Model, threads: u32) -> Outcome {
     replay_until(
         dir,
@@ -230,7 +230,7 @@ type RankOutcome = (u32, Result<rank::RankReplay, String>);
 type ThreadOutcome = Result<Vec<RankOutcome>, String>;
 
 /// One scheduling thread `t` of `threads`: creates the coroutines of its
-/// ranks (r mod threads = t) and resumes whichever of them is ready until
+/// ranks (`memlink::thread_of` = t) and resumes whichever of them is ready until
 /// they are all done; returns each one's outcome.
 #[allow(clippy::too_many_arguments)]
 fn schedule(
@@ -248,7 +248,9 @@ fn schedule(
     // (a coroutine owns what it uses)
     let dir = std::sync::Arc::new(dir.to_path_buf());
     let model = std::sync::Arc::new(model.clone());
-    let mine: Vec<u32> = (t..nranks).step_by(threads as usize).collect();
+    let mine: Vec<u32> = (0..nranks)
+        .filter(|&r| crate::p2p::memlink::thread_of(r, nranks, threads) == t)
+        .collect();
     let mut ranks: Vec<Option<Co>> = Vec::with_capacity(mine.len());
     for &r in &mine {
         let stack =
@@ -290,7 +292,9 @@ fn schedule(
             }
             continue;
         };
-        let Some(co) = ranks[(r / threads) as usize].as_mut() else {
+        // (a block of consecutive ranks: index from its first)
+        let k = (r - mine[0]) as usize;
+        let Some(co) = ranks[k].as_mut() else {
             shared.resumed();
             continue;
         };
@@ -298,7 +302,7 @@ fn schedule(
         shared.resumed();
         if let CoroutineResult::Return(x) = step {
             out.push((r, x));
-            ranks[(r / threads) as usize] = None;
+            ranks[k] = None;
         }
     }
     Ok(out)
