@@ -126,6 +126,19 @@ pub enum Call {
         desc: Box<CompoundDesc>,
         id: u32,
     },
+    /// A [`Call::Leave`] right followed by a [`Call::Enter`], as the log
+    /// holds them (one record: between two MPI calls of a program there is
+    /// nothing else to note).
+    Between {
+        leave: u64,
+        enter: u64,
+    },
+    /// A [`Call::WaitAll`] of one request right followed by its
+    /// [`Call::Free`] (MPI_Wait, a blocking send or receive), as one record.
+    WaitFree {
+        id: u32,
+        seen: Seen,
+    },
     /// MPI_Finalize: background sends settled.
     Drain,
     /// MPI_Finalize: the rank is done.
@@ -216,6 +229,9 @@ pub struct Recorder {
     /// The CPU clock reading written last (readings are written as the
     /// difference from it: a byte or two instead of five or six).
     cpu: u64,
+    /// A call held back to be written with the next if they pair up (see
+    /// [`Call::Between`], [`Call::WaitFree`]).
+    held: Option<Call>,
 }
 
 /// Bytes buffered before a write.
@@ -232,6 +248,7 @@ impl Recorder {
             measures: None,
             measures_path: path.with_extension("measures"),
             cpu: 0,
+            held: None,
         })
     }
 
@@ -248,14 +265,52 @@ impl Recorder {
     }
 
     pub fn put(&mut self, c: &Call) {
-        encode(c, &mut self.cpu, &mut self.buf);
-        if self.buf.len() >= CHUNK {
-            self.flush();
+        // (every call comes here: the common pairs are matched without
+        // building a call, only a wait of one request is copied)
+        let pair = match (&self.held, c) {
+            (Some(Call::Leave { cpu: leave }), Call::Enter { cpu: enter }) => Some(Call::Between {
+                leave: *leave,
+                enter: *enter,
+            }),
+            (Some(Call::WaitAll { ids, seen }), Call::Free { id }) if ids[0] == *id => {
+                Some(Call::WaitFree {
+                    id: *id,
+                    seen: seen[0],
+                })
+            }
+            _ => None,
+        };
+        if let Some(pair) = pair {
+            self.held = None;
+            self.write(&pair);
+            return;
+        }
+        if let Some(h) = self.held.take() {
+            self.write(&h);
+        }
+        match c {
+            Call::Leave { .. } => self.held = Some(c.clone()),
+            Call::WaitAll { ids, .. } if ids.len() == 1 => self.held = Some(c.clone()),
+            _ => self.write(c),
         }
     }
 
-    /// Write out what is buffered (at MPI_Finalize).
+    fn write(&mut self, c: &Call) {
+        encode(c, &mut self.cpu, &mut self.buf);
+        if self.buf.len() >= CHUNK {
+            self.flush_buffered();
+        }
+    }
+
+    /// Write out what is buffered and what is held (at MPI_Finalize).
     pub fn flush(&mut self) {
+        if let Some(h) = self.held.take() {
+            encode(&h, &mut self.cpu, &mut self.buf);
+        }
+        self.flush_buffered();
+    }
+
+    fn flush_buffered(&mut self) {
         if let Err(e) = self.out.write_all(&self.buf) {
             panic!("vaced: cannot write the call log {}: {e}", self.path);
         }
@@ -353,8 +408,10 @@ impl Reader {
                 match decode(&mut c, self.cpu, &mut self.spare, &mut self.cur) {
                     Ok(true) => {
                         self.pos += before - c.b.len();
-                        if let Call::Start { cpu, .. } | Call::Enter { cpu } | Call::Leave { cpu } =
-                            self.cur
+                        if let Call::Start { cpu, .. }
+                        | Call::Enter { cpu }
+                        | Call::Leave { cpu }
+                        | Call::Between { enter: cpu, .. } = self.cur
                         {
                             self.cpu = cpu;
                         }
@@ -456,6 +513,8 @@ const MRECV: u8 = 14;
 const DRAIN: u8 = 15;
 const RETIRE: u8 = 16;
 const COMPOUND: u8 = 17;
+const BETWEEN: u8 = 18;
+const WAIT_FREE: u8 = 19;
 
 fn pair(v: (u32, u32), out: &mut Vec<u8>) {
     id(v.0, out);
@@ -622,6 +681,16 @@ fn encode(c: &Call, cpu: &mut u64, out: &mut Vec<u8>) {
             out.push(COMPOUND);
             compound(desc, out);
             id(*r, out);
+        }
+        Call::Between { leave, enter } => {
+            out.push(BETWEEN);
+            cpu_delta(*leave, cpu, out);
+            cpu_delta(*enter, cpu, out);
+        }
+        Call::WaitFree { id: r, seen: s } => {
+            out.push(WAIT_FREE);
+            id(*r, out);
+            seen(*s, out);
         }
         Call::Drain => out.push(DRAIN),
         Call::Retire => out.push(RETIRE),
@@ -826,6 +895,19 @@ fn decode(c: &mut Cursor, cpu: u64, spare: &mut Spare, out: &mut Call) -> Result
                 id: c.u32()?,
             })
         })(),
+        BETWEEN => (|| {
+            let leave = c.cpu(cpu)?;
+            Some(Call::Between {
+                leave,
+                enter: c.cpu(leave)?,
+            })
+        })(),
+        WAIT_FREE => (|| {
+            Some(Call::WaitFree {
+                id: c.u32()?,
+                seen: c.seen()?,
+            })
+        })(),
         DRAIN => Some(Call::Drain),
         RETIRE => Some(Call::Retire),
         k => return Err(format!("unknown call kind {k}")),
@@ -903,6 +985,79 @@ mod tests {
         assert!(read_measures(&measures_path(&dir, 4))
             .unwrap_err()
             .contains("corrupt"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn pairs_are_written_as_one_call() {
+        let dir = std::env::temp_dir().join(format!("vaced-record-pairs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = path(&dir, 0);
+        let wait = |ids: Vec<u32>| Call::WaitAll {
+            seen: ids.iter().map(|&i| (i as i32, -1)).collect(),
+            ids,
+        };
+        let written = vec![
+            Call::Start {
+                cpu: 100,
+                exact: true,
+            },
+            Call::Leave { cpu: 150 },
+            Call::Enter { cpu: 90 },
+            wait(vec![3]),
+            Call::Free { id: 3 },
+            wait(vec![4]),
+            Call::Free { id: 5 },
+            Call::Leave { cpu: 200 },
+            Call::Compute { ps: 7 },
+            Call::Enter { cpu: 210 },
+            wait(vec![1, 2]),
+            Call::Free { id: 1 },
+            Call::Leave { cpu: 300 },
+            Call::Enter { cpu: u64::MAX },
+            Call::Leave { cpu: 0 },
+            wait(vec![6]),
+        ];
+        let read = vec![
+            Call::Start {
+                cpu: 100,
+                exact: true,
+            },
+            Call::Between {
+                leave: 150,
+                enter: 90,
+            },
+            Call::WaitFree {
+                id: 3,
+                seen: (3, -1),
+            },
+            wait(vec![4]),
+            Call::Free { id: 5 },
+            Call::Leave { cpu: 200 },
+            Call::Compute { ps: 7 },
+            Call::Enter { cpu: 210 },
+            wait(vec![1, 2]),
+            Call::Free { id: 1 },
+            Call::Between {
+                leave: 300,
+                enter: u64::MAX,
+            },
+            Call::Leave { cpu: 0 },
+            // held until the log is flushed
+            wait(vec![6]),
+        ];
+        let mut w = Recorder::create(&p).unwrap();
+        for c in &written {
+            w.put(c);
+        }
+        w.flush();
+        drop(w);
+        let mut r = Reader::open(&p).unwrap();
+        let mut back = Vec::new();
+        while let Some(c) = r.next_call().unwrap() {
+            back.push(c);
+        }
+        assert_eq!(back, read);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -191,6 +191,12 @@ impl Replayer {
                 c.link.set_cpu(cpu);
                 c.leave();
             }
+            Call::Between { leave, enter } => {
+                c.link.set_cpu(leave);
+                c.leave();
+                c.link.set_cpu(enter);
+                c.enter();
+            }
             Call::Compute { ps } => c.compute(VTime::from_ps(ps)),
             Call::Send {
                 len,
@@ -233,6 +239,12 @@ impl Replayer {
                 self.core.wait_all(&rs);
                 self.compare_seen(&rs, seen);
                 self.rs = rs;
+            }
+            Call::WaitFree { id, seen } => {
+                let r = self.id(id)?;
+                self.core.wait_all(&[r]);
+                self.compare_seen(&[r], &[seen]);
+                self.forget(id)?;
             }
             Call::WaitAny {
                 ref ids,
