@@ -48,7 +48,7 @@
 //! was asked); when they race — the target's outcome then depends on timing
 //! too — the host's order decides.
 use super::decide;
-use super::link::{Link, Next};
+use super::link::{Link, Next, Taken};
 use super::record::Call;
 use super::request::{Cancel, Op, ReqId, Request, Sent, Table, Target};
 use super::{SendMode, Status};
@@ -292,13 +292,9 @@ impl<L: Link> Core<L> {
 
     // ---- sending -----------------------------------------------------------
 
-    fn emit(&mut self, dest: u32, m: &Msg, body: Body) {
-        let max = self.link.max_record();
+    fn emit(&mut self, dest: u32, m: &Msg, body: Body) -> bool {
         let ta = self.noted(m);
-        let link = &mut self.link;
-        wire::encode(m, body, max, |parts| {
-            link.send(dest, parts, ta);
-        });
+        self.link.send_msg(dest, m, body, ta)
     }
 
     /// The arrival time to note for `m` at its destination (exact mode).
@@ -442,14 +438,11 @@ impl<L: Link> Core<L> {
             m.rreq = serial;
             m.flow = self.register_flow(tr, size, self.model.net_bandwidth, dest);
             crate::timeline::message(dest, &m, ts);
-            // The request owns the bytes; emit borrows them from a take.
+            // The request owns the bytes; the link borrows them.
             let req = self.reqs.get(id);
-            let max = self.link.max_record();
             let ta = self.noted(&m);
-            let link = &mut self.link;
-            wire::encode(&m, Body::Inline(req.send_bytes()), max, |p| {
-                link.send(dest, p, ta);
-            });
+            self.link
+                .send_msg(dest, &m, Body::Inline(req.send_bytes()), ta);
             self.complete(id, tr, Status::default());
             tr
         } else {
@@ -969,13 +962,7 @@ impl<L: Link> Core<L> {
         m.sreq = r;
         m.rreq = s.serial;
         crate::timeline::message(s.dest, &m, t);
-        let max = self.link.max_record();
-        let noted = self.noted(&m);
-        let link = &mut self.link;
-        let mut delivered = true;
-        wire::encode(&m, Body::None, max, |p| {
-            delivered &= link.send(s.dest, p, noted)
-        });
+        let delivered = self.emit(s.dest, &m, Body::None);
         self.clock.advance_comm(tr);
         let q = self.reqs.get_mut(r);
         if !delivered {
@@ -1236,17 +1223,13 @@ impl<L: Link> Core<L> {
         crate::timeline::message(dest, &m, t);
         let req = self.reqs.get(s);
         let remote = matches!(req.op, Op::Send { remote: true, .. });
-        let max = self.link.max_record();
         let ta = self.noted(&m);
-        let link = &mut self.link;
         let body = if remote {
             Body::None
         } else {
             Body::Inline(req.send_bytes())
         };
-        wire::encode(&m, body, max, |p| {
-            link.send(dest, p, ta);
-        });
+        self.link.send_msg(dest, &m, body, ta);
         match self.reqs.get(s).cancel {
             // complete once the cancel's answer comes
             Cancel::Asked { .. } => {
@@ -1267,17 +1250,10 @@ impl<L: Link> Core<L> {
     /// Next message from the host, sleeping for one if `block`.
     fn fetch(&mut self, block: bool) -> Option<Msg> {
         loop {
-            let mut body = Vec::new();
-            if self
-                .link
-                .try_recv_split(wire::HEADER, &mut self.scratch, &mut body)
-            {
-                match self.decoder.feed_split(&self.scratch, body) {
-                    Ok(Some(m)) if m.kind == Kind::Nudge => continue,
-                    Ok(Some(m)) => return Some(m),
-                    Ok(None) => continue,
-                    Err(e) => panic!("vaced: rank {}: corrupt message: {e}", self.me),
-                }
+            match self.next_msg() {
+                Some(m) if m.kind == Kind::Nudge => continue,
+                Some(m) => return Some(m),
+                None => {}
             }
             if self.exact {
                 // Everything read is handled: publish what we hold, then
@@ -1293,6 +1269,29 @@ impl<L: Link> Core<L> {
                 return None;
             }
             self.link.wait_incoming();
+        }
+    }
+
+    /// The next whole message the link has for us, if any now.
+    fn next_msg(&mut self) -> Option<Msg> {
+        loop {
+            match self.link.take_msg() {
+                Taken::Msg(m) => return Some(m),
+                Taken::Empty => return None,
+                Taken::Records => {}
+            }
+            let mut body = Vec::new();
+            if !self
+                .link
+                .try_recv_split(wire::HEADER, &mut self.scratch, &mut body)
+            {
+                return None;
+            }
+            match self.decoder.feed_split(&self.scratch, body) {
+                Ok(Some(m)) => return Some(m),
+                Ok(None) => continue,
+                Err(e) => panic!("vaced: rank {}: corrupt message: {e}", self.me),
+            }
         }
     }
 
@@ -1646,19 +1645,7 @@ impl<L: Link> Core<L> {
     /// are still noted in our inbox: our bound covers them.
     fn answer_last_cancels(&mut self) {
         let now = self.clock.now();
-        loop {
-            let mut body = Vec::new();
-            if !self
-                .link
-                .try_recv_split(wire::HEADER, &mut self.scratch, &mut body)
-            {
-                return;
-            }
-            let m = match self.decoder.feed_split(&self.scratch, body) {
-                Ok(Some(m)) => m,
-                Ok(None) => continue,
-                Err(e) => panic!("vaced: rank {}: corrupt message: {e}", self.me),
-            };
+        while let Some(m) = self.next_msg() {
             match m.kind {
                 Kind::Eager | Kind::Req if !active::is_active(&m) => {
                     self.access(m);
@@ -1853,11 +1840,7 @@ impl<L: Link> Core<L> {
     /// reads it). False if `r` has finalized: it acts no more.
     pub(crate) fn nudge(&mut self, r: u32) -> bool {
         let m = Msg::nudge(self.me);
-        let max = self.link.max_record();
-        let link = &mut self.link;
-        let mut delivered = true;
-        wire::encode(&m, Body::None, max, |p| delivered &= link.send(r, p, None));
-        delivered
+        self.link.send_msg(r, &m, Body::None, None)
     }
 
     pub(crate) fn report_deadlock(&mut self) -> ! {

@@ -1,8 +1,19 @@
 //! What the point-to-point engine needs from the host below it. The real
 //! implementation is the shared-memory transport ([`crate::p2p::PortLink`]);
 //! tests plug in an in-process one.
+use crate::engine::wire::{self, Body, Msg};
 use crate::model::VTime;
 use crate::transport::FlowRecord;
+
+/// What [`Link::take_msg`] found.
+pub enum Taken {
+    /// A whole message, as it was sent.
+    Msg(Msg),
+    /// Nothing to read now.
+    Empty,
+    /// Records: read them with [`Link::try_recv_split`] and decode them.
+    Records,
+}
 
 /// What a rank that found the job quiescent learns ([`Link::next_event`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,6 +39,20 @@ impl Next {
     }
 }
 
+/// [`Link::send_msg`] as records: `m` encoded, each record [`Link::send`].
+pub fn send_records<L: Link + ?Sized>(
+    link: &mut L,
+    dest: u32,
+    m: &Msg,
+    body: Body,
+    ta: Option<VTime>,
+) -> bool {
+    let max = link.max_record();
+    let mut delivered = true;
+    wire::encode(m, body, max, |p| delivered &= link.send(dest, p, ta));
+    delivered
+}
+
 pub trait Link {
     fn rank(&self) -> u32;
     fn size(&self) -> u32;
@@ -38,6 +63,19 @@ pub trait Link {
     /// unread arrivals), None for host-only records (nudges). Returns false,
     /// the record dropped, if `dest` has finalized ([`Link::close`]).
     fn send(&mut self, dest: u32, parts: &[&[u8]], ta: Option<VTime>) -> bool;
+    /// Deliver protocol message `m` (its `payload` ignored) with `body` to
+    /// `dest`, as [`Link::send`] does its records (the same `ta` and
+    /// result): encoded into records, unless the link carries messages as
+    /// they are (in one process: no encoding, no decoding).
+    fn send_msg(&mut self, dest: u32, m: &Msg, body: Body, ta: Option<VTime>) -> bool {
+        send_records(self, dest, m, body, ta)
+    }
+    /// The next incoming message if the link carries messages as they are
+    /// (see [`Link::send_msg`]); [`Taken::Records`] if what comes next are
+    /// records.
+    fn take_msg(&mut self) -> Taken {
+        Taken::Records
+    }
     /// Finalizing: records sent to us from now on are dropped by their
     /// senders (`send` returns false), so that none stays counted in flight
     /// for ever. Records already here stay: the caller reads them, then

@@ -5,7 +5,10 @@
 //! without a system call. The CPU clock reads whatever the owner set
 //! ([`MemLink::set_cpu`]); [`Shared::stop`] ends every wait (the waiter
 //! panics), so that one failing rank cannot leave the others blocked.
-use super::link::{Link, Next};
+//! A replay's protocol messages go from engine to engine as they are,
+//! neither encoded nor decoded ([`MemLink::carrying_messages`]).
+use super::link::{Link, Next, Taken};
+use crate::engine::wire::{Body, Msg, Payload};
 use crate::model::VTime;
 use crate::transport::{FlowEntry, FlowRecord};
 use std::collections::VecDeque;
@@ -13,7 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 struct Inbox {
-    q: Mutex<VecDeque<Vec<u8>>>,
+    q: Mutex<VecDeque<Item>>,
     cv: Condvar,
     early_min: AtomicU64,
     waiting_on: Mutex<String>,
@@ -30,6 +33,13 @@ struct Inbox {
     flow_used: AtomicU32,
     /// Flow window end + 1 it waits for, 0: none.
     resolving: AtomicU64,
+}
+
+/// What an inbox holds: a record ([`Link::send`]) or a message as it was
+/// sent ([`Link::send_msg`]: no encoding, no decoding).
+enum Item {
+    Record(Vec<u8>),
+    Msg(Msg),
 }
 
 /// What the ranks of one in-memory job share.
@@ -210,6 +220,8 @@ pub struct MemLink {
     cpu: u64,
     /// Receivers may copy large payloads straight from the sender's memory.
     single_copy: bool,
+    /// Protocol messages go as they are, not as records.
+    messages: bool,
     /// The idle-end count just before our last `idle_begin`.
     idle_epoch: u64,
 }
@@ -222,6 +234,7 @@ impl MemLink {
             max_record,
             cpu: 0,
             single_copy: true,
+            messages: false,
             yielder: None,
             idle_epoch: 0,
         }
@@ -259,8 +272,8 @@ impl MemLink {
     fn sleep<'a>(
         &self,
         b: &'a Inbox,
-        q: std::sync::MutexGuard<'a, VecDeque<Vec<u8>>>,
-    ) -> std::sync::MutexGuard<'a, VecDeque<Vec<u8>>> {
+        q: std::sync::MutexGuard<'a, VecDeque<Item>>,
+    ) -> std::sync::MutexGuard<'a, VecDeque<Item>> {
         if self.shared.stopped.load(Ordering::SeqCst) {
             // (not holding the inbox: a panic would poison it)
             drop(q);
@@ -275,6 +288,36 @@ impl MemLink {
         // (see `in_coroutine`), which is alive while it runs.
         unsafe { (*y.0).suspend(()) };
         b.q.lock().unwrap()
+    }
+
+    /// Put `item` in `dest`'s inbox (see [`Link::send`]).
+    fn deliver(&self, dest: u32, item: Item, ta: Option<VTime>) -> bool {
+        let b = &self.shared.boxes[dest as usize];
+        self.shared.activity.fetch_add(1, Ordering::SeqCst);
+        {
+            let mut q = b.q.lock().unwrap();
+            if b.closed.load(Ordering::SeqCst) {
+                self.shared.activity.fetch_sub(1, Ordering::SeqCst);
+                return false;
+            }
+            if let Some(t) = ta {
+                b.unread.fetch_min(t.ps(), Ordering::SeqCst);
+            }
+            q.push_back(item);
+        }
+        if ta.is_some() {
+            self.shared.generation.fetch_add(1, Ordering::SeqCst);
+        }
+        self.shared.wake(dest);
+        true
+    }
+
+    /// A link that carries protocol messages as they are, neither encoded
+    /// nor decoded (a replay's: the engine's unit tests keep the records,
+    /// whose path the real transport takes).
+    pub fn carrying_messages(mut self) -> MemLink {
+        self.messages = true;
+        self
     }
 
     /// A link whose payloads always travel in records (a replay's sends
@@ -316,24 +359,36 @@ impl Link for MemLink {
         self.max_record
     }
     fn send(&mut self, dest: u32, parts: &[&[u8]], ta: Option<VTime>) -> bool {
-        let b = &self.shared.boxes[dest as usize];
-        self.shared.activity.fetch_add(1, Ordering::SeqCst);
-        {
-            let mut q = b.q.lock().unwrap();
-            if b.closed.load(Ordering::SeqCst) {
+        self.deliver(dest, Item::Record(parts.concat()), ta)
+    }
+    fn send_msg(&mut self, dest: u32, m: &Msg, body: Body, ta: Option<VTime>) -> bool {
+        if !self.messages {
+            return super::link::send_records(self, dest, m, body, ta);
+        }
+        let payload = match body {
+            Body::None => Payload::None,
+            Body::Inline(b) => Payload::Inline(b.to_vec()),
+            Body::Remote { pid, addr } => Payload::Remote { pid, addr },
+        };
+        let m = Msg {
+            payload,
+            ..m.clone()
+        };
+        self.deliver(dest, Item::Msg(m), ta)
+    }
+    fn take_msg(&mut self) -> Taken {
+        let mut q = self.shared.boxes[self.rank as usize].q.lock().unwrap();
+        match q.front() {
+            None => Taken::Empty,
+            Some(Item::Record(_)) => Taken::Records,
+            Some(Item::Msg(_)) => {
+                let Some(Item::Msg(m)) = q.pop_front() else {
+                    unreachable!("the front is a message")
+                };
                 self.shared.activity.fetch_sub(1, Ordering::SeqCst);
-                return false;
+                Taken::Msg(m)
             }
-            if let Some(t) = ta {
-                b.unread.fetch_min(t.ps(), Ordering::SeqCst);
-            }
-            q.push_back(parts.concat());
         }
-        if ta.is_some() {
-            self.shared.generation.fetch_add(1, Ordering::SeqCst);
-        }
-        self.shared.wake(dest);
-        true
     }
     fn close(&mut self) {
         let b = &self.shared.boxes[self.rank as usize];
@@ -402,19 +457,16 @@ impl Link for MemLink {
         }
     }
     fn try_recv(&mut self, out: &mut Vec<u8>) -> bool {
-        match self.shared.boxes[self.rank as usize]
-            .q
-            .lock()
-            .unwrap()
-            .pop_front()
-        {
-            Some(r) => {
-                *out = r;
-                self.shared.activity.fetch_sub(1, Ordering::SeqCst);
-                true
-            }
-            None => false,
+        let mut q = self.shared.boxes[self.rank as usize].q.lock().unwrap();
+        if !matches!(q.front(), Some(Item::Record(_))) {
+            return false;
         }
+        let Some(Item::Record(r)) = q.pop_front() else {
+            unreachable!("the front is a record")
+        };
+        *out = r;
+        self.shared.activity.fetch_sub(1, Ordering::SeqCst);
+        true
     }
     fn wait_incoming(&mut self) {
         let b = &self.shared.boxes[self.rank as usize];

@@ -44,7 +44,9 @@ struct Replayer {
 
 /// The link a replayed rank talks through (its sends carry no bytes).
 pub fn link(rank: u32, shared: Arc<Shared>) -> MemLink {
-    MemLink::new(rank, shared, MAX_RECORD).without_single_copy()
+    MemLink::new(rank, shared, MAX_RECORD)
+        .without_single_copy()
+        .carrying_messages()
 }
 
 /// Replay rank `rank`'s log in `dir` under `model`, over `link`.

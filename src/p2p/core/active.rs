@@ -14,7 +14,7 @@
 //! (what is unread in its inbox, what its early queue holds) still covers
 //! everything it may send.
 use super::Core;
-use crate::engine::wire::{self, Body, Kind, Msg};
+use crate::engine::wire::{Body, Kind, Msg};
 use crate::model::VTime;
 use crate::p2p::link::Link;
 use crate::p2p::request::{Op, ReqId, Request};
@@ -184,11 +184,6 @@ impl<L: Link> Core<L> {
         self.counters.bytes_sent += size;
         let m = self.header(Kind::Eager, ctx, tag, size, ta);
         crate::timeline::message(dest, &m, t + self.model.o_send);
-        let max = self.link.max_record();
-        let noted = self.noted(&m);
-        let link = &mut self.link;
-        wire::encode(&m, Body::Inline(data), max, |p| {
-            link.send(dest, p, noted);
-        });
+        self.emit(dest, &m, Body::Inline(data));
     }
 }
