@@ -67,6 +67,7 @@ mod active;
 pub use active::{Active, Reply, ACTIVE_CTX_BIT};
 mod contention;
 mod pending;
+mod posted;
 mod recording;
 mod yielding;
 
@@ -109,7 +110,7 @@ pub struct Core<L: Link> {
     hist: History,
     reqs: Table,
     /// Posted receives not yet matched, in post order.
-    posted: Vec<ReqId>,
+    posted: posted::Posted,
     /// Held messages by id.
     held: Vec<Option<Held>>,
     held_free: Vec<usize>,
@@ -179,7 +180,7 @@ impl<L: Link> Core<L> {
             clock,
             hist: History::new(),
             reqs: Table::default(),
-            posted: Vec::new(),
+            posted: posted::Posted::default(),
             held: Vec::new(),
             held_free: Vec::new(),
             pending: Default::default(),
@@ -584,14 +585,14 @@ impl<L: Link> Core<L> {
         let id = self.reqs.insert(Request::new(op, t));
         if self.exact && src.is_none() {
             // A wildcard-source receive is decided later (conservatively).
-            self.posted.push(id);
+            self.posted.push(id, src, tag, ctx, true);
             return id;
         }
         let found = self.pending.first_match(src, tag, ctx);
         // An undecided wildcard posted earlier may take that message.
         let found = found.filter(|&h| !self.behind_wildcard(h));
         match found {
-            None => self.posted.push(id),
+            None => self.posted.push(id, src, tag, ctx, false),
             Some(h) => {
                 self.pending.remove(h);
                 self.bind(h, id);
@@ -626,8 +627,11 @@ impl<L: Link> Core<L> {
 
     /// Whether held message `h` matches an undecided wildcard receive.
     fn behind_wildcard(&self, h: usize) -> bool {
+        if !self.posted.any_wild() {
+            return false;
+        }
         let m = self.msg(h);
-        self.posted.iter().any(|&r| {
+        self.posted.ids(usize::MAX).any(|r| {
             self.undecided(r)
                 && matches!(&self.reqs.get(r).op, Op::Recv { tag, ctx, .. } if matches(m, None, *tag, *ctx))
         })
@@ -640,18 +644,12 @@ impl<L: Link> Core<L> {
     /// message precedes `m`): which of the two it takes depends on what the
     /// wildcard takes (non-overtaking).
     fn posted_match(&self, m: &Msg, before: Option<pending::Seq>) -> Option<usize> {
-        let p = self
-            .posted
-            .iter()
-            .position(|&r| match &self.reqs.get(r).op {
-                Op::Recv { src, tag, ctx, .. } => matches(m, *src, *tag, *ctx),
-                _ => false,
-            })?;
-        let r = self.posted[p];
+        let p = self.posted.first_match(m)?;
+        let r = self.posted.get(p);
         if self.undecided(r) {
             return None;
         }
-        if self.exact && self.posted[..p].iter().any(|&w| self.undecided(w)) {
+        if self.exact && self.posted.any_wild() && self.posted.ids(p).any(|w| self.undecided(w)) {
             let Op::Recv { src, tag, ctx, .. } = self.reqs.get(r).op else {
                 unreachable!()
             };
@@ -706,7 +704,12 @@ impl<L: Link> Core<L> {
     /// one was bound.
     fn decide_wildcards(&mut self, goal: Goal, by: Option<VTime>) -> bool {
         let mut progressed = false;
-        while let Some(w) = self.posted.iter().copied().find(|&r| self.undecided(r)) {
+        while let Some(w) = self
+            .posted
+            .any_wild()
+            .then(|| self.posted.ids(usize::MAX).find(|&r| self.undecided(r)))
+            .flatten()
+        {
             let Op::Recv { tag, ctx, .. } = self.reqs.get(w).op else {
                 unreachable!()
             };
@@ -726,7 +729,7 @@ impl<L: Link> Core<L> {
             }
             let was = self.pending.remove(c);
             debug_assert!(was, "the message a wildcard takes is pending");
-            self.posted.retain(|&r| r != w);
+            self.posted.remove_req(w);
             self.bind(c, w);
             self.counters.decisions += 1;
             if let Some(u) = self.held[c].as_ref().unwrap().unexpected_since {
@@ -914,7 +917,7 @@ impl<L: Link> Core<L> {
         if !unmatched || self.is_done(r) {
             return false;
         }
-        self.posted.retain(|&p| p != r);
+        self.posted.remove_req(r);
         let t = self.clock.now();
         let st = Status {
             cancelled: true,
