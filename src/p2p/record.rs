@@ -988,6 +988,22 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// `calls` recorded into a log at `p`, then read back.
+    fn written_and_read(p: &Path, calls: &[Call]) -> Vec<Call> {
+        let mut w = Recorder::create(p).unwrap();
+        for c in calls {
+            w.put(c);
+        }
+        w.flush();
+        drop(w);
+        let mut r = Reader::open(p).unwrap();
+        let mut back = Vec::new();
+        while let Some(c) = r.next_call().unwrap() {
+            back.push(c);
+        }
+        back
+    }
+
     #[test]
     fn pairs_are_written_as_one_call() {
         let dir = std::env::temp_dir().join(format!("vaced-record-pairs-{}", std::process::id()));
@@ -997,15 +1013,13 @@ mod tests {
             seen: ids.iter().map(|&i| (i as i32, -1)).collect(),
             ids,
         };
-        let written = vec![
-            Call::Start {
-                cpu: 100,
-                exact: true,
-            },
-            Call::Leave { cpu: 150 },
-            Call::Enter { cpu: 90 },
-            wait(vec![3]),
-            Call::Free { id: 3 },
+        let start = Call::Start {
+            cpu: 100,
+            exact: true,
+        };
+        // written and read as they are: no pair, or a pair broken by
+        // another call or by another request
+        let alone = vec![
             wait(vec![4]),
             Call::Free { id: 5 },
             Call::Leave { cpu: 200 },
@@ -1013,51 +1027,49 @@ mod tests {
             Call::Enter { cpu: 210 },
             wait(vec![1, 2]),
             Call::Free { id: 1 },
-            Call::Leave { cpu: 300 },
-            Call::Enter { cpu: u64::MAX },
-            Call::Leave { cpu: 0 },
-            wait(vec![6]),
         ];
-        let read = vec![
-            Call::Start {
-                cpu: 100,
-                exact: true,
-            },
-            Call::Between {
-                leave: 150,
-                enter: 90,
-            },
-            Call::WaitFree {
-                id: 3,
-                seen: (3, -1),
-            },
-            wait(vec![4]),
-            Call::Free { id: 5 },
-            Call::Leave { cpu: 200 },
-            Call::Compute { ps: 7 },
-            Call::Enter { cpu: 210 },
-            wait(vec![1, 2]),
-            Call::Free { id: 1 },
-            Call::Between {
-                leave: 300,
-                enter: u64::MAX,
-            },
-            Call::Leave { cpu: 0 },
-            // held until the log is flushed
-            wait(vec![6]),
-        ];
-        let mut w = Recorder::create(&p).unwrap();
-        for c in &written {
-            w.put(c);
-        }
-        w.flush();
-        drop(w);
-        let mut r = Reader::open(&p).unwrap();
-        let mut back = Vec::new();
-        while let Some(c) = r.next_call().unwrap() {
-            back.push(c);
-        }
-        assert_eq!(back, read);
+        let written = [
+            vec![
+                start.clone(),
+                Call::Leave { cpu: 150 },
+                Call::Enter { cpu: 90 },
+                wait(vec![3]),
+                Call::Free { id: 3 },
+            ],
+            alone.clone(),
+            vec![
+                Call::Leave { cpu: 300 },
+                Call::Enter { cpu: u64::MAX },
+                Call::Leave { cpu: 0 },
+                wait(vec![6]),
+            ],
+        ]
+        .concat();
+        let read = [
+            vec![
+                start,
+                Call::Between {
+                    leave: 150,
+                    enter: 90,
+                },
+                Call::WaitFree {
+                    id: 3,
+                    seen: (3, -1),
+                },
+            ],
+            alone,
+            vec![
+                Call::Between {
+                    leave: 300,
+                    enter: u64::MAX,
+                },
+                Call::Leave { cpu: 0 },
+                // held until the log is flushed
+                wait(vec![6]),
+            ],
+        ]
+        .concat();
+        assert_eq!(written_and_read(&p, &written), read);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -1162,18 +1174,7 @@ mod tests {
             });
         }
         calls.push(Call::Retire);
-        let mut w = Recorder::create(&p).unwrap();
-        for c in &calls {
-            w.put(c);
-        }
-        w.flush();
-        drop(w);
-        let mut r = Reader::open(&p).unwrap();
-        let mut back = Vec::new();
-        while let Some(c) = r.next_call().unwrap() {
-            back.push(c);
-        }
-        assert_eq!(back, calls);
+        assert_eq!(written_and_read(&p, &calls), calls);
         std::fs::write(&p, [99u8, 1, 2]).unwrap();
         let e = Reader::open(&p).unwrap().next_call().unwrap_err();
         assert!(e.contains("unknown call kind 99"), "{e}");
