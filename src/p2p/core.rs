@@ -1937,10 +1937,7 @@ impl<L: Link> Core<L> {
     /// MPI_Wait / Waitall: until every request is complete.
     pub fn wait_all(&mut self, reqs: &[ReqId]) {
         self.waiting(Goal::All(reqs), true);
-        self.note(|c| Call::WaitAll {
-            ids: reqs.to_vec(),
-            seen: c.seen(reqs),
-        });
+        self.note_wait_all(reqs);
     }
 
     /// MPI_Waitany / Waitsome: indices complete when the wait ends, earliest

@@ -221,6 +221,14 @@ impl From<Mode> for SendMode {
     }
 }
 
+/// The first call of a pair that may be written as one record: a Leave
+/// (its CPU reading), a wait on one request (the request, what it got).
+#[derive(Clone, Copy)]
+enum Held {
+    Leave(u64),
+    Wait(u32, Seen),
+}
+
 /// Writes one rank's log.
 pub struct Recorder {
     out: StreamFile,
@@ -232,9 +240,8 @@ pub struct Recorder {
     /// The CPU clock reading written last (readings are written as the
     /// difference from it: a byte or two instead of five or six).
     cpu: u64,
-    /// A call held back to be written with the next if they pair up (see
-    /// [`Call::Between`], [`Call::WaitFree`]).
-    held: Option<Call>,
+    /// A call held back to be written with the next if they pair up.
+    held: Option<Held>,
 }
 
 /// Bytes buffered before a write.
@@ -268,33 +275,44 @@ impl Recorder {
     }
 
     pub fn put(&mut self, c: &Call) {
-        // (every call comes here: the common pairs are matched without
-        // building a call, only a wait of one request is copied)
-        let pair = match (&self.held, c) {
-            (Some(Call::Leave { cpu: leave }), Call::Enter { cpu: enter }) => Some(Call::Between {
-                leave: *leave,
-                enter: *enter,
-            }),
-            (Some(Call::WaitAll { ids, seen }), Call::Free { id }) if ids[0] == *id => {
-                Some(Call::WaitFree {
-                    id: *id,
-                    seen: seen[0],
-                })
+        match (self.held, c) {
+            (Some(Held::Leave(leave)), &Call::Enter { cpu: enter }) => {
+                self.held = None;
+                self.write(&Call::Between { leave, enter });
             }
-            _ => None,
-        };
-        if let Some(pair) = pair {
-            self.held = None;
-            self.write(&pair);
-            return;
+            (Some(Held::Wait(id, seen)), &Call::Free { id: freed }) if id == freed => {
+                self.held = None;
+                self.write(&Call::WaitFree { id, seen });
+            }
+            _ => {
+                self.write_held();
+                match c {
+                    &Call::Leave { cpu } => self.held = Some(Held::Leave(cpu)),
+                    Call::WaitAll { ids, seen } if ids.len() == 1 => {
+                        self.held = Some(Held::Wait(ids[0], seen[0]))
+                    }
+                    _ => self.write(c),
+                }
+            }
         }
-        if let Some(h) = self.held.take() {
-            self.write(&h);
-        }
-        match c {
-            Call::Leave { .. } => self.held = Some(c.clone()),
-            Call::WaitAll { ids, .. } if ids.len() == 1 => self.held = Some(c.clone()),
-            _ => self.write(c),
+    }
+
+    /// [`Recorder::put`] of a wait on request `id` alone, whose receive got
+    /// `seen` (the commonest call: no lists built for it).
+    pub fn put_wait_one(&mut self, id: u32, seen: Seen) {
+        self.write_held();
+        self.held = Some(Held::Wait(id, seen));
+    }
+
+    /// Write the call held back, if any, alone.
+    fn write_held(&mut self) {
+        match self.held.take() {
+            None => {}
+            Some(Held::Leave(cpu)) => self.write(&Call::Leave { cpu }),
+            Some(Held::Wait(id, seen)) => self.write(&Call::WaitAll {
+                ids: vec![id],
+                seen: vec![seen],
+            }),
         }
     }
 
@@ -307,9 +325,7 @@ impl Recorder {
 
     /// Write out what is buffered and what is held (at MPI_Finalize).
     pub fn flush(&mut self) {
-        if let Some(h) = self.held.take() {
-            encode(&h, &mut self.cpu, &mut self.buf);
-        }
+        self.write_held();
         self.flush_buffered();
     }
 

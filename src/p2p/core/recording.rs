@@ -44,17 +44,34 @@ impl<L: Link> Core<L> {
         }
     }
 
+    /// Log MPI_Wait / Waitall on `reqs` (a wait on one request, the
+    /// commonest call, without building a call).
+    pub(super) fn note_wait_all(&mut self, reqs: &[ReqId]) {
+        match *reqs {
+            [r] if self.polling.is_none() => {
+                let seen = self.seen_one(r);
+                if let Some(rec) = self.rec.as_mut() {
+                    rec.put_wait_one(r, seen);
+                }
+            }
+            _ => self.note(|c| Call::WaitAll {
+                ids: reqs.to_vec(),
+                seen: c.seen(reqs),
+            }),
+        }
+    }
+
     /// What the receives among `ids` got (sends: (-1, -1)).
     pub fn seen(&self, ids: &[ReqId]) -> Vec<Seen> {
-        ids.iter()
-            .map(|&r| {
-                if !self.reqs.is_active(r) || self.reqs.get(r).done.is_none() {
-                    return (-1, -1);
-                }
-                let st = self.reqs.get(r).status;
-                (st.source, st.tag)
-            })
-            .collect()
+        ids.iter().map(|&r| self.seen_one(r)).collect()
+    }
+
+    fn seen_one(&self, r: ReqId) -> Seen {
+        if !self.reqs.is_active(r) || self.reqs.get(r).done.is_none() {
+            return (-1, -1);
+        }
+        let st = self.reqs.get(r).status;
+        (st.source, st.tag)
     }
 
     /// `what` cannot be replayed under other targets: end the job saying so.
