@@ -1276,6 +1276,7 @@ impl<L: Link> Core<L> {
     }
 
     /// The next whole message the link has for us, if any now.
+    #[inline]
     fn next_msg(&mut self) -> Option<Msg> {
         loop {
             match self.link.take_msg() {

@@ -40,6 +40,7 @@ impl Next {
 }
 
 /// [`Link::send_msg`] as records: `m` encoded, each record [`Link::send`].
+#[inline]
 pub fn send_records<L: Link + ?Sized>(
     link: &mut L,
     dest: u32,
@@ -67,12 +68,14 @@ pub trait Link {
     /// `dest`, as [`Link::send`] does its records (the same `ta` and
     /// result): encoded into records, unless the link carries messages as
     /// they are (in one process: no encoding, no decoding).
+    #[inline]
     fn send_msg(&mut self, dest: u32, m: &Msg, body: Body, ta: Option<VTime>) -> bool {
         send_records(self, dest, m, body, ta)
     }
     /// The next incoming message if the link carries messages as they are
     /// (see [`Link::send_msg`]); [`Taken::Records`] if what comes next are
     /// records.
+    #[inline]
     fn take_msg(&mut self) -> Taken {
         Taken::Records
     }
