@@ -52,8 +52,9 @@ pub struct Shared {
     generation: AtomicU64,
     deciders: AtomicU32,
     stopped: AtomicBool,
-    /// Coroutine mode: per scheduling thread (see [`thread_of`]), the ranks to resume and what it sleeps on; which
-    /// ranks wait; how many threads are resuming a rank now.
+    /// Coroutine mode: per scheduling thread (see [`thread_of`]), the ranks
+    /// to resume and what it sleeps on; which ranks wait; how many threads
+    /// are resuming a rank now.
     ready: Option<Vec<(Mutex<Ready>, Condvar)>>,
     waiting: Vec<AtomicBool>,
     running: AtomicU32,

@@ -119,7 +119,7 @@ fn side_by_side(
 }
 
 /// Replay the `nranks` call logs in `dir` under `model` on `threads` host
-/// threads (rank r a coroutine of thread `memlink::thread_of`).
+/// threads (rank r a coroutine of the thread `memlink::thread_of` gives).
 pub fn replay_on(dir: &Path, nranks: u32, model: &Model, threads: u32) -> Outcome {
     replay_until(
         dir,
@@ -230,8 +230,8 @@ type RankOutcome = (u32, Result<rank::RankReplay, String>);
 type ThreadOutcome = Result<Vec<RankOutcome>, String>;
 
 /// One scheduling thread `t` of `threads`: creates the coroutines of its
-/// ranks (`memlink::thread_of` = t) and resumes whichever of them is ready until
-/// they are all done; returns each one's outcome.
+/// ranks (those `memlink::thread_of` gives `t`) and resumes whichever of
+/// them is ready until they are all done; returns each one's outcome.
 #[allow(clippy::too_many_arguments)]
 fn schedule(
     dir: &Path,
