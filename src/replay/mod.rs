@@ -130,8 +130,7 @@ pub fn replay_on(dir: &Path, nranks: u32, model: &Model, threads: u32) -> Outcom
     )
 }
 
-/// [`replay`] on `threads` host threads (rank r on thread r mod
-/// threads), ended (failed) once `stop` is set.
+/// [`replay_on`], ended (failed) once `stop` is set.
 fn replay_until(
     dir: &Path,
     nranks: u32,
