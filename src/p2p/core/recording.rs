@@ -49,9 +49,9 @@ impl<L: Link> Core<L> {
     pub(super) fn note_wait_all(&mut self, reqs: &[ReqId]) {
         match *reqs {
             [r] if self.polling.is_none() => {
-                let seen = self.seen_one(r);
-                if let Some(rec) = self.rec.as_mut() {
-                    rec.put_wait_one(r, seen);
+                if let Some(mut rec) = self.rec.take() {
+                    rec.put_wait_one(r, self.seen_one(r));
+                    self.rec = Some(rec);
                 }
             }
             _ => self.note(|c| Call::WaitAll {
