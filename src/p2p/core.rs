@@ -625,13 +625,17 @@ impl<L: Link> Core<L> {
             )
     }
 
+    /// The first undecided wildcard receive, in post order.
+    fn first_undecided(&self) -> Option<ReqId> {
+        self.posted
+            .wild_ids(usize::MAX)
+            .find(|&r| self.undecided(r))
+    }
+
     /// Whether held message `h` matches an undecided wildcard receive.
     fn behind_wildcard(&self, h: usize) -> bool {
-        if !self.posted.any_wild() {
-            return false;
-        }
         let m = self.msg(h);
-        self.posted.ids(usize::MAX).any(|r| {
+        self.posted.wild_ids(usize::MAX).any(|r| {
             self.undecided(r)
                 && matches!(&self.reqs.get(r).op, Op::Recv { tag, ctx, .. } if matches(m, None, *tag, *ctx))
         })
@@ -649,7 +653,7 @@ impl<L: Link> Core<L> {
         if self.undecided(r) {
             return None;
         }
-        if self.exact && self.posted.any_wild() && self.posted.ids(p).any(|w| self.undecided(w)) {
+        if self.exact && self.posted.wild_ids(p).any(|w| self.undecided(w)) {
             let Op::Recv { src, tag, ctx, .. } = self.reqs.get(r).op else {
                 unreachable!()
             };
@@ -704,12 +708,7 @@ impl<L: Link> Core<L> {
     /// one was bound.
     fn decide_wildcards(&mut self, goal: Goal, by: Option<VTime>) -> bool {
         let mut progressed = false;
-        while let Some(w) = self
-            .posted
-            .any_wild()
-            .then(|| self.posted.ids(usize::MAX).find(|&r| self.undecided(r)))
-            .flatten()
-        {
+        while let Some(w) = self.first_undecided() {
             let Op::Recv { tag, ctx, .. } = self.reqs.get(w).op else {
                 unreachable!()
             };

@@ -71,15 +71,15 @@ impl Posted {
         }
     }
 
-    /// The receives, in post order (of the first `n`, at most).
-    pub(super) fn ids(&self, n: usize) -> impl Iterator<Item = ReqId> + '_ {
-        self.q.iter().take(n).map(|e| e.r)
-    }
-
-    /// Whether a receive posted as a wildcard may still be undecided (none
-    /// is if this is false).
-    pub(super) fn any_wild(&self) -> bool {
-        self.wild > 0
+    /// The receives posted as wildcards to be decided (`push`'s `wild`),
+    /// in post order, among the first `n` (none to look at if none was).
+    pub(super) fn wild_ids(&self, n: usize) -> impl Iterator<Item = ReqId> + '_ {
+        let n = if self.wild == 0 {
+            0
+        } else {
+            n.min(self.q.len())
+        };
+        self.q[..n].iter().filter(|e| e.wild).map(|e| e.r)
     }
 
     pub(super) fn is_empty(&self) -> bool {
