@@ -517,6 +517,13 @@ fn id(v: u32, out: &mut Vec<u8>) {
     uint(v as u64, out);
 }
 
+/// A context id: small numbers, some with the top bit set (a
+/// communicator's collective context), rotated so that the top bit comes
+/// last: one byte instead of five.
+fn context(v: u32, out: &mut Vec<u8>) {
+    id(v.rotate_left(1), out);
+}
+
 /// A list of integer tuples as runs of constant steps (see [`Runs`]): its
 /// length, then each run as its length, its first item's difference from
 /// what the run before would have gone on with (zero items at the start),
@@ -674,7 +681,7 @@ fn encode(c: &Call, cpu: &mut u64, out: &mut Vec<u8>) {
             uint(*len, out);
             id(*dest, out);
             int(*tag as i64, out);
-            id(*ctx, out);
+            context(*ctx, out);
             out.push(mode_byte(*mode) | (*owned as u8) << 4);
             id(*r, out);
         }
@@ -690,7 +697,7 @@ fn encode(c: &Call, cpu: &mut u64, out: &mut Vec<u8>) {
             uint(*len, out);
             opt_uint(src.map(u64::from), out);
             opt_int(tag.map(i64::from), out);
-            id(*ctx, out);
+            context(*ctx, out);
             out.push(*owned as u8);
             id(*r, out);
         }
@@ -737,7 +744,7 @@ fn encode(c: &Call, cpu: &mut u64, out: &mut Vec<u8>) {
             out.push(PROBE);
             opt_uint(src.map(u64::from), out);
             opt_int(tag.map(i64::from), out);
-            id(*ctx, out);
+            context(*ctx, out);
             out.push(*blocking as u8);
             match found {
                 None => out.push(0),
@@ -781,32 +788,54 @@ struct Cursor<'a> {
 }
 
 impl Cursor<'_> {
+    #[inline]
     fn byte(&mut self) -> Option<u8> {
         let (&x, rest) = self.b.split_first()?;
         self.b = rest;
         Some(x)
     }
+    /// A varint (most are one byte: that case inline).
+    #[inline]
     fn uint(&mut self) -> Option<u64> {
+        let (&x, rest) = self.b.split_first()?;
+        if x < 0x80 {
+            self.b = rest;
+            return Some(x as u64);
+        }
+        self.uint_long()
+    }
+    /// A varint of up to ten bytes (the tenth ends it whatever its top bit).
+    fn uint_long(&mut self) -> Option<u64> {
         let mut v = 0u64;
-        for shift in (0..64).step_by(7) {
+        let mut shift = 0;
+        loop {
             let x = self.byte()?;
             v |= ((x & 0x7f) as u64) << shift;
-            if x < 0x80 {
+            if x < 0x80 || shift == 63 {
                 return Some(v);
             }
+            shift += 7;
         }
-        Some(v)
     }
+    #[inline]
     fn int(&mut self) -> Option<i64> {
         let u = self.uint()?;
         Some((u >> 1) as i64 ^ -((u & 1) as i64))
     }
+    #[inline]
     fn u32(&mut self) -> Option<u32> {
         Some(self.uint()? as u32)
     }
+    /// A context id ([`context`]).
+    #[inline]
+    fn ctx(&mut self) -> Option<u32> {
+        Some(self.u32()?.rotate_right(1))
+    }
+    #[inline]
     fn i32(&mut self) -> Option<i32> {
         Some(self.int()? as i32)
     }
+    #[inline]
     fn flag(&mut self) -> Option<bool> {
         Some(self.byte()? != 0)
     }
@@ -940,7 +969,7 @@ fn decode(c: &mut Cursor, cpu: u64, spare: &mut Spare, out: &mut Call) -> Result
         LEAVE => c.cpu(cpu).map(|cpu| Call::Leave { cpu }),
         COMPUTE => c.uint().map(|ps| Call::Compute { ps }),
         SEND => (|| {
-            let (len, dest, tag, ctx, m) = (c.uint()?, c.u32()?, c.i32()?, c.u32()?, c.byte()?);
+            let (len, dest, tag, ctx, m) = (c.uint()?, c.u32()?, c.i32()?, c.ctx()?, c.byte()?);
             let mode = match m & 0xf {
                 0 => Mode::Standard,
                 1 => Mode::Synchronous,
@@ -962,7 +991,7 @@ fn decode(c: &mut Cursor, cpu: u64, spare: &mut Spare, out: &mut Call) -> Result
                 len: c.uint()?,
                 src: c.opt(Cursor::u32)?,
                 tag: c.opt(Cursor::i32)?,
-                ctx: c.u32()?,
+                ctx: c.ctx()?,
                 owned: c.flag()?,
                 id: c.u32()?,
             })
@@ -998,7 +1027,7 @@ fn decode(c: &mut Cursor, cpu: u64, spare: &mut Spare, out: &mut Call) -> Result
             Some(Call::Probe {
                 src: c.opt(Cursor::u32)?,
                 tag: c.opt(Cursor::i32)?,
-                ctx: c.u32()?,
+                ctx: c.ctx()?,
                 blocking: c.flag()?,
                 found: c.opt(Cursor::seen)?,
                 matched: c.opt(Cursor::uint)?,
@@ -1091,7 +1120,7 @@ mod tests {
     /// values, empty; their encoding is short when the items go in steps,
     /// and a run longer than the list is refused.
     #[test]
-    fn lists_read_back_as_written_from_runs() {
+    fn lists_and_contexts_read_back_as_written() {
         let lists: Vec<Vec<u32>> = vec![
             vec![],
             vec![7],
@@ -1113,7 +1142,10 @@ mod tests {
         ids(&(0..510).collect::<Vec<u32>>(), &mut out);
         assert!(out.len() <= 6, "{} bytes", out.len());
         // an all-to-all's receives: from the next rank on, wrapping, one tag
-        let seen: Vec<Seen> = (0..255).map(|k| ((k + 8) % 256, 11)).chain([(-1, -1)]).collect();
+        let seen: Vec<Seen> = (0..255)
+            .map(|k| ((k + 8) % 256, 11))
+            .chain([(-1, -1)])
+            .collect();
         let mut out = Vec::new();
         seens(&seen, &mut out);
         assert!(out.len() <= 20, "{} bytes", out.len());
@@ -1130,6 +1162,13 @@ mod tests {
         int(0, &mut bad);
         int(1, &mut bad);
         assert_eq!(Cursor { b: &bad }.ids_into(Vec::new()), None);
+        // a collective context (top bit set) is one byte
+        for v in [1 << 31, (1 << 31) | 5, 0, 7, u32::MAX] {
+            let mut out = Vec::new();
+            context(v, &mut out);
+            assert!(out.len() == 1 || v == u32::MAX, "{v}: {} bytes", out.len());
+            assert_eq!(Cursor { b: &out }.ctx(), Some(v));
+        }
         // a run of none
         let mut bad = Vec::new();
         uint(1, &mut bad);
