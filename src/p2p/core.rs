@@ -870,7 +870,7 @@ impl<L: Link> Core<L> {
         req.done = Some(t);
         req.status = st;
         if req.detached {
-            self.reqs.remove(r);
+            self.reqs.discard(r);
         }
     }
 
@@ -888,12 +888,12 @@ impl<L: Link> Core<L> {
     pub fn free(&mut self, r: ReqId) {
         debug_assert!(self.is_done(r));
         self.note(|_| Call::Free { id: r });
-        self.reqs.remove(r);
+        self.reqs.discard(r);
     }
     pub fn detach(&mut self, r: ReqId) {
         self.note(|_| Call::Detach { id: r });
         if self.is_done(r) {
-            self.reqs.remove(r);
+            self.reqs.discard(r);
         } else {
             self.reqs.get_mut(r).detached = true;
         }
@@ -1028,7 +1028,7 @@ impl<L: Link> Core<L> {
         if a.size != 0 {
             // Removed unmatched: no ACK will come for a rendezvous.
             if let Some(inner) = self.inner_send(r, a.rreq) {
-                self.reqs.remove(inner);
+                self.reqs.discard(inner);
             }
             let st = Status {
                 source: -1,
@@ -2158,7 +2158,7 @@ impl<L: Link> Core<L> {
         self.blocking = false;
         for r in bg {
             if self.reqs.is_active(r) {
-                self.reqs.remove(r);
+                self.reqs.discard(r);
             }
         }
     }

@@ -159,6 +159,14 @@ impl Table {
         self.free.push(id);
         r
     }
+    /// Drop request `id` where it lies ([`Table::remove`] without moving
+    /// it out: a request is large, and most are dropped unread).
+    pub fn discard(&mut self, id: ReqId) {
+        let slot = &mut self.slots[id as usize];
+        assert!(slot.is_some(), "request freed twice");
+        *slot = None;
+        self.free.push(id);
+    }
     pub fn get(&self, id: ReqId) -> &Request {
         self.slots[id as usize]
             .as_ref()
