@@ -330,7 +330,8 @@ impl Core<PortLink> {
         // configurations (see `crate::replay`).
         if let Some(dir) = std::env::var_os(super::record::ENV_DIR) {
             let path = super::record::path(std::path::Path::new(&dir), rank);
-            core.start_recording(super::record::Recorder::create(&path)?);
+            let cached = super::record::CACHED_LOGS / u64::from(core.size().max(1));
+            core.start_recording(super::record::Recorder::create_keeping(&path, cached)?);
         }
         Ok(core)
     }

@@ -9,8 +9,9 @@
 //! Only what the engine needs is kept: buffer lengths, never their bytes.
 //! Requests and matched messages are named by the ids the engine gave them
 //! in this run (the replay maps them to its own). The log streams to a file,
-//! buffered, and leaves the page cache as it goes (`transport::streamfile`):
-//! its memory does not grow with the run.
+//! buffered; beyond its share of [`CACHED_LOGS`] (kept for the replays,
+//! which read it right after the run) it leaves the page cache as it goes
+//! (`transport::streamfile`): its memory does not grow with the run.
 //!
 //! The format is this module's own, made for a log that a replay reads a
 //! few hundred thousand calls a second of: a call is its kind (one byte),
@@ -250,10 +251,24 @@ pub struct Recorder {
 /// Bytes buffered before a write.
 const CHUNK: usize = 64 * 1024;
 
+/// Bytes of call logs a job leaves in the page cache in all: the replays
+/// read them right after the run, and a what-if run of a few hundred ranks
+/// then reads none from the disk (beyond it, a log streams out of memory as
+/// a timeline does).
+pub const CACHED_LOGS: u64 = 256 << 20;
+
 impl Recorder {
+    /// A log that streams out of memory as it is written.
     pub fn create(path: &Path) -> Result<Recorder, String> {
+        Recorder::create_keeping(path, 0)
+    }
+
+    /// A log whose first `cached` bytes stay in the page cache (rank's
+    /// share of [`CACHED_LOGS`]).
+    pub fn create_keeping(path: &Path, cached: u64) -> Result<Recorder, String> {
         let out = StreamFile::create(path)
-            .map_err(|e| format!("cannot create the call log {}: {e}", path.display()))?;
+            .map_err(|e| format!("cannot create the call log {}: {e}", path.display()))?
+            .keeping(cached);
         Ok(Recorder {
             out,
             buf: Vec::with_capacity(CHUNK + 256),
