@@ -415,7 +415,9 @@ impl Reader {
             .map_err(|e| format!("cannot open the call log {}: {e}", path.display()))?;
         Ok(Reader {
             inp,
-            buf: Vec::new(),
+            // (room for a chunk read and the start of a call left before it:
+            // no reallocation as the log is read)
+            buf: Vec::with_capacity(CHUNK + 1024),
             pos: 0,
             eof: false,
             path: path.display().to_string(),
