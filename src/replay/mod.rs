@@ -55,6 +55,37 @@ const STACK: usize = 256 * 1024;
 /// The failure of a replay that `stop` ended.
 pub const INTERRUPTED: &str = "interrupted";
 
+/// What the replays of one run share: its logs, its size, the flag that
+/// stops them, and the stacks of the coroutines that have finished.
+struct Job<'a> {
+    dir: &'a Path,
+    nranks: u32,
+    stop: &'a std::sync::atomic::AtomicBool,
+    stacks: Stacks,
+}
+
+/// Coroutine stacks to reuse: a configuration's ranks take those of the
+/// configurations replayed before (no mapping, page faults and unmapping
+/// for each rank of each configuration; an unmapping interrupts the other
+/// threads of the process to flush their address translations).
+#[derive(Default)]
+struct Stacks(std::sync::Mutex<Vec<DefaultStack>>);
+
+impl Stacks {
+    fn take(&self) -> Result<DefaultStack, String> {
+        match self.0.lock().unwrap().pop() {
+            Some(s) => Ok(s),
+            None => {
+                DefaultStack::new(STACK).map_err(|e| format!("cannot allocate a replay stack: {e}"))
+            }
+        }
+    }
+
+    fn give(&self, s: Vec<DefaultStack>) {
+        self.0.lock().unwrap().extend(s);
+    }
+}
+
 /// Replay the `nranks` call logs in `dir` under each of `models`, at most
 /// `threads` host threads in all: configurations side by side, each on one
 /// thread or more (its ranks coroutines of those threads). Setting `stop`
@@ -77,20 +108,20 @@ pub fn replay_all(
     } else {
         0
     };
-    let mut out = side_by_side(dir, nranks, &models[..full], threads, stop);
-    out.extend(side_by_side(dir, nranks, &models[full..], threads, stop));
+    let job = Job {
+        dir,
+        nranks,
+        stop,
+        stacks: Stacks::default(),
+    };
+    let mut out = side_by_side(&job, &models[..full], threads);
+    out.extend(side_by_side(&job, &models[full..], threads));
     out
 }
 
 /// [`replay_all`] of `models` in rounds of at most `threads` configurations
 /// side by side, the threads shared among those of a round.
-fn side_by_side(
-    dir: &Path,
-    nranks: u32,
-    models: &[Model],
-    threads: usize,
-    stop: &std::sync::atomic::AtomicBool,
-) -> Vec<Outcome> {
+fn side_by_side(job: &Job, models: &[Model], threads: usize) -> Vec<Outcome> {
     if models.is_empty() {
         return Vec::new();
     }
@@ -104,7 +135,7 @@ fn side_by_side(
             s.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 let Some(m) = models.get(i) else { break };
-                let o = replay_until(dir, nranks, m, each, stop);
+                let o = replay_until(job, m, each);
                 *out[i].lock().unwrap() = Some(o);
             });
         }
@@ -121,23 +152,18 @@ fn side_by_side(
 /// Replay the `nranks` call logs in `dir` under `model` on `threads` host
 /// threads (rank r a coroutine of the thread `memlink::thread_of` gives).
 pub fn replay_on(dir: &Path, nranks: u32, model: &Model, threads: u32) -> Outcome {
-    replay_until(
+    let job = Job {
         dir,
         nranks,
-        model,
-        threads,
-        &std::sync::atomic::AtomicBool::new(false),
-    )
+        stop: &std::sync::atomic::AtomicBool::new(false),
+        stacks: Stacks::default(),
+    };
+    replay_until(&job, model, threads)
 }
 
 /// [`replay_on`], ended (failed) once `stop` is set.
-fn replay_until(
-    dir: &Path,
-    nranks: u32,
-    model: &Model,
-    threads: u32,
-    stop: &std::sync::atomic::AtomicBool,
-) -> Outcome {
+fn replay_until(job: &Job, model: &Model, threads: u32) -> Outcome {
+    let nranks = job.nranks;
     let began = Instant::now();
     let slots = if model.contention_window().is_some() {
         crate::launch::job::FLOW_SLOTS
@@ -156,7 +182,7 @@ fn replay_until(
                 std::thread::Builder::new()
                     .name(format!("replay-{t}"))
                     .spawn_scoped(s, move || {
-                        schedule(dir, nranks, model, t, threads, &shared, stop, interrupted)
+                        schedule(job, model, t, threads, &shared, interrupted)
                     })
                     .expect("a replay thread starts")
             })
@@ -231,29 +257,26 @@ type ThreadOutcome = Result<Vec<RankOutcome>, String>;
 /// One scheduling thread `t` of `threads`: creates the coroutines of its
 /// ranks (those `memlink::thread_of` gives `t`) and resumes whichever of
 /// them is ready until they are all done; returns each one's outcome.
-#[allow(clippy::too_many_arguments)]
 fn schedule(
-    dir: &Path,
-    nranks: u32,
+    job: &Job,
     model: &Model,
     t: u32,
     threads: u32,
     shared: &std::sync::Arc<Shared>,
-    stop: &std::sync::atomic::AtomicBool,
     interrupted: &std::sync::atomic::AtomicBool,
 ) -> ThreadOutcome {
     use std::sync::atomic::Ordering;
+    let (nranks, stop) = (job.nranks, job.stop);
     type Co = Coroutine<(), (), Result<rank::RankReplay, String>>;
     // (a coroutine owns what it uses)
-    let dir = std::sync::Arc::new(dir.to_path_buf());
+    let dir = std::sync::Arc::new(job.dir.to_path_buf());
     let model = std::sync::Arc::new(model.clone());
     let mine: Vec<u32> = (0..nranks)
         .filter(|&r| crate::p2p::memlink::thread_of(r, nranks, threads) == t)
         .collect();
     let mut ranks: Vec<Option<Co>> = Vec::with_capacity(mine.len());
     for &r in &mine {
-        let stack =
-            DefaultStack::new(STACK).map_err(|e| format!("cannot allocate a replay stack: {e}"))?;
+        let stack = job.stacks.take()?;
         let shared = shared.clone();
         let (dir, model) = (dir.clone(), model.clone());
         ranks.push(Some(Coroutine::with_stack(
@@ -272,6 +295,7 @@ fn schedule(
         )));
     }
     let mut out = Vec::with_capacity(mine.len());
+    let mut done_stacks = Vec::with_capacity(mine.len());
     let patience = std::time::Duration::from_millis(20);
     let mut stop_sent = false;
     while out.len() < mine.len() {
@@ -301,9 +325,12 @@ fn schedule(
         shared.resumed();
         if let CoroutineResult::Return(x) = step {
             out.push((r, x));
-            ranks[k] = None;
+            if let Some(co) = ranks[k].take() {
+                done_stacks.push(co.into_stack());
+            }
         }
     }
+    job.stacks.give(done_stacks);
     Ok(out)
 }
 
