@@ -1,9 +1,12 @@
 //! What one what-if configuration costs, from saved call logs: the logs
 //! decoded alone, then replayed on one host thread under a target (what
 //! `mpirun --sweep` does for each configuration but the first). Prints
-//! both per logged call, REPEAT times (default 3).
+//! both per logged call, REPEAT times (default 3). With CONFIGS, the
+//! logs are instead replayed as a what-if run replays its configurations
+//! (`replay::replay_all`: CONFIGS copies of TARGET on THREADS threads),
+//! and each configuration's wall time and the total are printed.
 //!
-//! usage: replay_cost DIR NRANKS TARGET [REPEAT] [THREADS]
+//! usage: replay_cost DIR NRANKS TARGET [REPEAT] [THREADS] [CONFIGS]
 //!
 //! DIR holds `0.log` .. `NRANKS-1.log`, the call logs of one run. A what-if
 //! run keeps them in `$TMPDIR/vaced-whatif-*/logs` while it replays and
@@ -34,6 +37,29 @@ fn main() {
     let threads: u32 = a
         .get(5)
         .map_or(1, |s| s.parse().expect("THREADS: a number"));
+    if let Some(k) = a.get(6) {
+        let k: usize = k.parse().expect("CONFIGS: a number");
+        let models = vec![model; k];
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        for _ in 0..repeat {
+            let t = Instant::now();
+            let out = vaced::replay::replay_all(dir, nranks, &models, threads, &stop);
+            let total = t.elapsed().as_secs_f64();
+            let each: Vec<String> = out
+                .iter()
+                .map(|o| match &o.failure {
+                    Some(f) => panic!("a replay failed: {f}"),
+                    None => format!("{:.1}", o.wall.as_secs_f64() * 1e3),
+                })
+                .collect();
+            println!(
+                "{k} configurations on {threads} threads: {:.1} ms; each (ms): {}",
+                total * 1e3,
+                each.join(" ")
+            );
+        }
+        return;
+    }
     for _ in 0..repeat {
         let t = Instant::now();
         let mut calls = 0u64;
