@@ -251,11 +251,12 @@ pub struct Recorder {
 /// Bytes buffered before a write.
 const CHUNK: usize = 64 * 1024;
 
-/// Bytes of call logs a job leaves in the page cache in all: the replays
-/// read them right after the run, and a what-if run of a few hundred ranks
-/// then reads none from the disk (beyond it, a log streams out of memory as
-/// a timeline does).
-pub const CACHED_LOGS: u64 = 256 << 20;
+/// Bytes of call logs a job leaves in the page cache in all (which its
+/// memory counts): the replays read them right after the run, and a what-if
+/// run of a few hundred ranks then reads none from the disk (CG class A on
+/// 256 ranks logs 57 MB). Beyond it, a log streams out of memory as a
+/// timeline does.
+pub const CACHED_LOGS: u64 = 128 << 20;
 
 impl Recorder {
     /// A log that streams out of memory as it is written.
