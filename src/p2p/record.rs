@@ -585,6 +585,9 @@ fn runs<const N: usize>(n: usize, item: impl Fn(usize) -> [i64; N], out: &mut Ve
     }
 }
 
+/// The most items a list written as runs may have (see `Cursor::runs_into`).
+const MOST_LISTED: usize = 1 << 26;
+
 /// Request ids (or indices) as runs: a wait's requests were mostly started
 /// one after the other, their ids consecutive (up or down).
 fn ids(v: &[u32], out: &mut Vec<u8>) {
@@ -914,6 +917,11 @@ impl Cursor<'_> {
         make: impl Fn([i64; N]) -> T,
     ) -> Option<Vec<T>> {
         let n = self.uint()? as usize;
+        // (a run of many items takes a few bytes: a corrupt length could
+        // ask for any memory; no wait is on that many requests)
+        if n > MOST_LISTED {
+            return None;
+        }
         v.clear();
         // (a length beyond what is here is not trusted for the allocation)
         v.reserve(n.min(self.b.len()));
@@ -1187,6 +1195,13 @@ mod tests {
             assert!(out.len() == 1 || v == u32::MAX, "{v}: {} bytes", out.len());
             assert_eq!(Cursor { b: &out }.ctx(), Some(v));
         }
+        // a list longer than any wait, in one run of a few bytes
+        let mut bad = Vec::new();
+        uint(1 << 40, &mut bad);
+        uint(1 << 40, &mut bad);
+        int(0, &mut bad);
+        int(1, &mut bad);
+        assert_eq!(Cursor { b: &bad }.ids_into(Vec::new()), None);
         // a run of none
         let mut bad = Vec::new();
         uint(1, &mut bad);
