@@ -542,10 +542,10 @@ fn context(v: u32, out: &mut Vec<u8>) {
     id(v.rotate_left(1), out);
 }
 
-/// A list of integer tuples as runs of constant steps (see [`Runs`]): its
-/// length, then each run as its length, its first item's difference from
-/// what the run before would have gone on with (zero items at the start),
-/// and for a run of more than one item, its step.
+/// A list of integer tuples as runs of constant steps (read back by
+/// `Cursor::runs_into`): its length, then each run as its length, its first
+/// item's difference from what the run before would have gone on with (zero
+/// items at the start), and for a run of more than one item, its step.
 fn runs<const N: usize>(n: usize, item: impl Fn(usize) -> [i64; N], out: &mut Vec<u8>) {
     uint(n as u64, out);
     let mut next = [0i64; N];
