@@ -906,8 +906,15 @@ impl Cursor<'_> {
             rounds: self.list(Cursor::round)?,
         })
     }
+    /// A list as its length, then its items.
     fn list<T>(&mut self, f: fn(&mut Self) -> Option<T>) -> Option<Vec<T>> {
-        self.list_into(Vec::new(), f)
+        let n = self.uint()? as usize;
+        // (a length beyond what is here is not trusted for the allocation)
+        let mut v = Vec::with_capacity(n.min(self.b.len()));
+        for _ in 0..n {
+            v.push(f(self)?);
+        }
+        Some(v)
     }
     /// A list [`runs`] wrote, into `v` (emptied first; its allocation
     /// reused), each item made by `make` from its N integers.
@@ -958,17 +965,6 @@ impl Cursor<'_> {
     /// What receives saw, as [`seens`] wrote it, into `v`.
     fn seens_into(&mut self, v: Vec<Seen>) -> Option<Vec<Seen>> {
         self.runs_into(v, |[s, g]| (s as i32, g as i32))
-    }
-    /// [`Cursor::list`] into `v` (emptied first; its allocation reused).
-    fn list_into<T>(&mut self, mut v: Vec<T>, f: fn(&mut Self) -> Option<T>) -> Option<Vec<T>> {
-        let n = self.uint()? as usize;
-        v.clear();
-        // (a length beyond what is here is not trusted for the allocation)
-        v.reserve(n.min(self.b.len()));
-        for _ in 0..n {
-            v.push(f(self)?);
-        }
-        Some(v)
     }
     /// A CPU clock reading written as its difference from `last`.
     fn cpu(&mut self, last: u64) -> Option<u64> {
