@@ -141,10 +141,17 @@ pub enum Call {
         enter: u64,
     },
     /// A [`Call::WaitAll`] of one request right followed by its
-    /// [`Call::Free`] (MPI_Wait, a blocking send or receive), as one record.
+    /// [`Call::Free`] or [`Call::TakeVec`] (MPI_Wait, a blocking send or
+    /// receive), as one record.
     WaitFree {
         id: u32,
         seen: Seen,
+    },
+    /// Several [`Call::Free`] and [`Call::TakeVec`] one right after the
+    /// other (the requests a wait completed, freed or their bytes taken),
+    /// as one record: the requests, in order.
+    Forget {
+        ids: Vec<u32>,
     },
     /// MPI_Finalize: background sends settled.
     Drain,
@@ -226,11 +233,14 @@ impl From<Mode> for SendMode {
 }
 
 /// The first call of a pair that may be written as one record: a Leave
-/// (its CPU reading), a wait on one request (the request, what it got).
+/// (its CPU reading), a wait on one request (the request, what it got);
+/// or frees that more may follow ([`Recorder::forget`] holds the requests;
+/// `taken`: the first was a [`Call::TakeVec`]).
 #[derive(Clone, Copy)]
 enum Held {
     Leave(u64),
     Wait(u32, Seen),
+    Forget { taken: bool },
 }
 
 /// Writes one rank's log.
@@ -246,6 +256,8 @@ pub struct Recorder {
     cpu: u64,
     /// A call held back to be written with the next if they pair up.
     held: Option<Held>,
+    /// The requests of a held [`Held::Forget`] (kept: no allocation).
+    forget: Vec<u32>,
 }
 
 /// Bytes buffered before a write.
@@ -278,6 +290,7 @@ impl Recorder {
             measures_path: path.with_extension("measures"),
             cpu: 0,
             held: None,
+            forget: Vec::new(),
         })
     }
 
@@ -299,9 +312,15 @@ impl Recorder {
                 self.held = None;
                 self.write(&Call::Between { leave, enter });
             }
-            (Some(Held::Wait(id, seen)), &Call::Free { id: freed }) if id == freed => {
+            (
+                Some(Held::Wait(id, seen)),
+                &Call::Free { id: freed } | &Call::TakeVec { id: freed },
+            ) if id == freed => {
                 self.held = None;
                 self.write(&Call::WaitFree { id, seen });
+            }
+            (Some(Held::Forget { .. }), &Call::Free { id } | &Call::TakeVec { id }) => {
+                self.forget.push(id);
             }
             _ => {
                 self.write_held();
@@ -309,6 +328,12 @@ impl Recorder {
                     &Call::Leave { cpu } => self.held = Some(Held::Leave(cpu)),
                     Call::WaitAll { ids, seen } if ids.len() == 1 => {
                         self.held = Some(Held::Wait(ids[0], seen[0]))
+                    }
+                    &Call::Free { id } | &Call::TakeVec { id } => {
+                        self.forget.clear();
+                        self.forget.push(id);
+                        let taken = matches!(c, Call::TakeVec { .. });
+                        self.held = Some(Held::Forget { taken });
                     }
                     _ => self.write(c),
                 }
@@ -332,11 +357,23 @@ impl Recorder {
                 ids: vec![id],
                 seen: vec![seen],
             }),
+            Some(Held::Forget { taken }) => match *self.forget {
+                [id] if taken => self.write(&Call::TakeVec { id }),
+                [id] => self.write(&Call::Free { id }),
+                _ => {
+                    forget(&self.forget, &mut self.buf);
+                    self.flushed_if_full();
+                }
+            },
         }
     }
 
     fn write(&mut self, c: &Call) {
         encode(c, &mut self.cpu, &mut self.buf);
+        self.flushed_if_full();
+    }
+
+    fn flushed_if_full(&mut self) {
         if self.buf.len() >= CHUNK {
             self.flush_buffered();
         }
@@ -400,6 +437,7 @@ impl Spare {
                 larger(&mut self.ids, ids);
                 larger(&mut self.seen, seen);
             }
+            Call::Forget { ids } => larger(&mut self.ids, ids),
             Call::WaitAny { ids, done, seen } | Call::Test { ids, done, seen } => {
                 larger(&mut self.ids, ids);
                 larger(&mut self.done, done);
@@ -620,6 +658,13 @@ const RETIRE: u8 = 16;
 const COMPOUND: u8 = 17;
 const BETWEEN: u8 = 18;
 const WAIT_FREE: u8 = 19;
+const FORGET: u8 = 20;
+
+/// A [`Call::Forget`] of `v`.
+fn forget(v: &[u32], out: &mut Vec<u8>) {
+    out.push(FORGET);
+    ids(v, out);
+}
 
 fn pair(v: (u32, u32), out: &mut Vec<u8>) {
     id(v.0, out);
@@ -797,6 +842,7 @@ fn encode(c: &Call, cpu: &mut u64, out: &mut Vec<u8>) {
             id(*r, out);
             seen(*s, out);
         }
+        Call::Forget { ids } => forget(ids, out),
         Call::Drain => out.push(DRAIN),
         Call::Retire => out.push(RETIRE),
     }
@@ -1081,6 +1127,9 @@ fn decode(c: &mut Cursor, cpu: u64, spare: &mut Spare, out: &mut Call) -> Result
                 seen: c.seen()?,
             })
         })(),
+        FORGET => c
+            .ids_into(std::mem::take(&mut spare.ids))
+            .map(|ids| Call::Forget { ids }),
         DRAIN => Some(Call::Drain),
         RETIRE => Some(Call::Retire),
         k => return Err(format!("unknown call kind {k}")),
@@ -1283,6 +1332,19 @@ mod tests {
                 Call::Leave { cpu: 0 },
                 wait(vec![6]),
             ],
+            // frees and takes in a row; one alone; a wait and its take
+            vec![
+                Call::Free { id: 8 },
+                Call::TakeVec { id: 9 },
+                Call::Free { id: 10 },
+                Call::Compute { ps: 1 },
+                Call::TakeVec { id: 12 },
+                Call::Compute { ps: 2 },
+                wait(vec![11]),
+                Call::TakeVec { id: 11 },
+                Call::TakeVec { id: 13 },
+                Call::Free { id: 14 },
+            ],
         ]
         .concat();
         let read = [
@@ -1304,8 +1366,21 @@ mod tests {
                     enter: u64::MAX,
                 },
                 Call::Leave { cpu: 0 },
-                // held until the log is flushed
                 wait(vec![6]),
+            ],
+            vec![
+                Call::Forget {
+                    ids: vec![8, 9, 10],
+                },
+                Call::Compute { ps: 1 },
+                Call::TakeVec { id: 12 },
+                Call::Compute { ps: 2 },
+                Call::WaitFree {
+                    id: 11,
+                    seen: (11, -1),
+                },
+                // held until the log is flushed
+                Call::Forget { ids: vec![13, 14] },
             ],
         ]
         .concat();

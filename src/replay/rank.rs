@@ -225,6 +225,11 @@ impl Replayer {
                 self.set_wild(r, src.is_none() || tag.is_none());
             }
             Call::TakeVec { id } | Call::Free { id } => self.forget(id)?,
+            Call::Forget { ref ids } => {
+                for &id in ids {
+                    self.forget(id)?;
+                }
+            }
             Call::Detach { id } => {
                 let r = self.id(id)?;
                 self.drop_id(id);
