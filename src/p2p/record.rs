@@ -147,6 +147,24 @@ pub enum Call {
         id: u32,
         seen: Seen,
     },
+    /// Sends one right after the other that differ only in their length,
+    /// destination and request (an all-to-all's), as one record: each
+    /// one's (len, dest, id).
+    Sends {
+        tag: i32,
+        ctx: u32,
+        mode: Mode,
+        owned: bool,
+        items: Vec<(u64, u32, u32)>,
+    },
+    /// Receives one right after the other likewise: each one's (len, src,
+    /// id).
+    Recvs {
+        tag: Option<i32>,
+        ctx: u32,
+        owned: bool,
+        items: Vec<(u64, Option<u32>, u32)>,
+    },
     /// Several [`Call::Free`] and [`Call::TakeVec`] one right after the
     /// other (the requests a wait completed, freed or their bytes taken),
     /// as one record: the requests, in order.
@@ -236,11 +254,54 @@ impl From<Mode> for SendMode {
 /// (its CPU reading), a wait on one request (the request, what it got);
 /// or frees that more may follow ([`Recorder::forget`] holds the requests;
 /// `taken`: the first was a [`Call::TakeVec`]).
-#[derive(Clone, Copy)]
+/// Or sends (receives) that more in a row may follow, with all but their
+/// length, peer and request in common ([`Recorder::sends`] and
+/// [`Recorder::recvs`] hold those).
+#[derive(Clone, Copy, PartialEq)]
 enum Held {
     Leave(u64),
     Wait(u32, Seen),
-    Forget { taken: bool },
+    Forget {
+        taken: bool,
+    },
+    Sends {
+        tag: i32,
+        ctx: u32,
+        mode: Mode,
+        owned: bool,
+    },
+    Recvs {
+        tag: Option<i32>,
+        ctx: u32,
+        owned: bool,
+    },
+}
+
+/// The most sends (receives) a record holds.
+const MOST_BATCHED: usize = 1 << 16;
+
+impl Held {
+    /// What a send or receive `c` has in common with those of its batch.
+    fn batch_of(c: &Call) -> Option<Held> {
+        match *c {
+            Call::Send {
+                tag,
+                ctx,
+                mode,
+                owned,
+                ..
+            } => Some(Held::Sends {
+                tag,
+                ctx,
+                mode,
+                owned,
+            }),
+            Call::Recv {
+                tag, ctx, owned, ..
+            } => Some(Held::Recvs { tag, ctx, owned }),
+            _ => None,
+        }
+    }
 }
 
 /// Writes one rank's log.
@@ -258,6 +319,10 @@ pub struct Recorder {
     held: Option<Held>,
     /// The requests of a held [`Held::Forget`] (kept: no allocation).
     forget: Vec<u32>,
+    /// The (len, dest, id) of held [`Held::Sends`].
+    sends: Vec<(u64, u32, u32)>,
+    /// The (len, src, id) of held [`Held::Recvs`].
+    recvs: Vec<(u64, Option<u32>, u32)>,
 }
 
 /// Bytes buffered before a write.
@@ -291,6 +356,8 @@ impl Recorder {
             cpu: 0,
             held: None,
             forget: Vec::new(),
+            sends: Vec::new(),
+            recvs: Vec::new(),
         })
     }
 
@@ -322,6 +389,16 @@ impl Recorder {
             (Some(Held::Forget { .. }), &Call::Free { id } | &Call::TakeVec { id }) => {
                 self.forget.push(id);
             }
+            (Some(h @ Held::Sends { .. }), &Call::Send { len, dest, id, .. })
+                if Some(h) == Held::batch_of(c) && self.sends.len() < MOST_BATCHED =>
+            {
+                self.sends.push((len, dest, id));
+            }
+            (Some(h @ Held::Recvs { .. }), &Call::Recv { len, src, id, .. })
+                if Some(h) == Held::batch_of(c) && self.recvs.len() < MOST_BATCHED =>
+            {
+                self.recvs.push((len, src, id));
+            }
             _ => {
                 self.write_held();
                 match c {
@@ -334,6 +411,16 @@ impl Recorder {
                         self.forget.push(id);
                         let taken = matches!(c, Call::TakeVec { .. });
                         self.held = Some(Held::Forget { taken });
+                    }
+                    &Call::Send { len, dest, id, .. } => {
+                        self.sends.clear();
+                        self.sends.push((len, dest, id));
+                        self.held = Held::batch_of(c);
+                    }
+                    &Call::Recv { len, src, id, .. } => {
+                        self.recvs.clear();
+                        self.recvs.push((len, src, id));
+                        self.held = Held::batch_of(c);
                     }
                     _ => self.write(c),
                 }
@@ -362,6 +449,40 @@ impl Recorder {
                 [id] => self.write(&Call::Free { id }),
                 _ => {
                     forget(&self.forget, &mut self.buf);
+                    self.flushed_if_full();
+                }
+            },
+            Some(Held::Sends {
+                tag,
+                ctx,
+                mode,
+                owned,
+            }) => match *self.sends {
+                [(len, dest, id)] => self.write(&Call::Send {
+                    len,
+                    dest,
+                    tag,
+                    ctx,
+                    mode,
+                    owned,
+                    id,
+                }),
+                _ => {
+                    sends(tag, ctx, mode, owned, &self.sends, &mut self.buf);
+                    self.flushed_if_full();
+                }
+            },
+            Some(Held::Recvs { tag, ctx, owned }) => match *self.recvs {
+                [(len, src, id)] => self.write(&Call::Recv {
+                    len,
+                    src,
+                    tag,
+                    ctx,
+                    owned,
+                    id,
+                }),
+                _ => {
+                    recvs(tag, ctx, owned, &self.recvs, &mut self.buf);
                     self.flushed_if_full();
                 }
             },
@@ -421,6 +542,8 @@ struct Spare {
     ids: Vec<u32>,
     done: Vec<u32>,
     seen: Vec<Seen>,
+    sends: Vec<(u64, u32, u32)>,
+    recvs: Vec<(u64, Option<u32>, u32)>,
 }
 
 impl Spare {
@@ -438,6 +561,8 @@ impl Spare {
                 larger(&mut self.seen, seen);
             }
             Call::Forget { ids } => larger(&mut self.ids, ids),
+            Call::Sends { items, .. } => larger(&mut self.sends, items),
+            Call::Recvs { items, .. } => larger(&mut self.recvs, items),
             Call::WaitAny { ids, done, seen } | Call::Test { ids, done, seen } => {
                 larger(&mut self.ids, ids);
                 larger(&mut self.done, done);
@@ -659,6 +784,41 @@ const COMPOUND: u8 = 17;
 const BETWEEN: u8 = 18;
 const WAIT_FREE: u8 = 19;
 const FORGET: u8 = 20;
+const SENDS: u8 = 21;
+const RECVS: u8 = 22;
+
+/// A [`Call::Sends`]: what they share, then their (len, dest, id) as runs.
+fn sends(tag: i32, ctx: u32, mode: Mode, owned: bool, v: &[(u64, u32, u32)], out: &mut Vec<u8>) {
+    out.push(SENDS);
+    int(tag as i64, out);
+    context(ctx, out);
+    out.push(mode_byte(mode) | (owned as u8) << 4);
+    runs(
+        v.len(),
+        |i| [v[i].0 as i64, v[i].1 as i64, v[i].2 as i64],
+        out,
+    );
+}
+
+/// A [`Call::Recvs`]: what they share, then their (len, src or -1, id) as
+/// runs.
+fn recvs(
+    tag: Option<i32>,
+    ctx: u32,
+    owned: bool,
+    v: &[(u64, Option<u32>, u32)],
+    out: &mut Vec<u8>,
+) {
+    out.push(RECVS);
+    opt_int(tag.map(i64::from), out);
+    context(ctx, out);
+    out.push(owned as u8);
+    runs(
+        v.len(),
+        |i| [v[i].0 as i64, v[i].1.map_or(-1, i64::from), v[i].2 as i64],
+        out,
+    );
+}
 
 /// A [`Call::Forget`] of `v`.
 fn forget(v: &[u32], out: &mut Vec<u8>) {
@@ -843,6 +1003,19 @@ fn encode(c: &Call, cpu: &mut u64, out: &mut Vec<u8>) {
             seen(*s, out);
         }
         Call::Forget { ids } => forget(ids, out),
+        Call::Sends {
+            tag,
+            ctx,
+            mode,
+            owned,
+            items,
+        } => sends(*tag, *ctx, *mode, *owned, items, out),
+        Call::Recvs {
+            tag,
+            ctx,
+            owned,
+            items,
+        } => recvs(*tag, *ctx, *owned, items, out),
         Call::Drain => out.push(DRAIN),
         Call::Retire => out.push(RETIRE),
     }
@@ -1012,6 +1185,17 @@ impl Cursor<'_> {
     fn seens_into(&mut self, v: Vec<Seen>) -> Option<Vec<Seen>> {
         self.runs_into(v, |[s, g]| (s as i32, g as i32))
     }
+    /// A send's mode and whether the request owns its bytes (one byte).
+    fn mode(&mut self) -> Option<(Mode, bool)> {
+        let m = self.byte()?;
+        let mode = match m & 0xf {
+            0 => Mode::Standard,
+            1 => Mode::Synchronous,
+            2 => Mode::Ready,
+            _ => Mode::Buffered,
+        };
+        Some((mode, m & 0x10 != 0))
+    }
     /// A CPU clock reading written as its difference from `last`.
     fn cpu(&mut self, last: u64) -> Option<u64> {
         Some(last.wrapping_add(self.int()? as u64))
@@ -1037,21 +1221,42 @@ fn decode(c: &mut Cursor, cpu: u64, spare: &mut Spare, out: &mut Call) -> Result
         LEAVE => c.cpu(cpu).map(|cpu| Call::Leave { cpu }),
         COMPUTE => c.uint().map(|ps| Call::Compute { ps }),
         SEND => (|| {
-            let (len, dest, tag, ctx, m) = (c.uint()?, c.u32()?, c.i32()?, c.ctx()?, c.byte()?);
-            let mode = match m & 0xf {
-                0 => Mode::Standard,
-                1 => Mode::Synchronous,
-                2 => Mode::Ready,
-                _ => Mode::Buffered,
-            };
+            let (len, dest, tag, ctx) = (c.uint()?, c.u32()?, c.i32()?, c.ctx()?);
+            let (mode, owned) = c.mode()?;
             Some(Call::Send {
                 len,
                 dest,
                 tag,
                 ctx,
                 mode,
-                owned: m & 0x10 != 0,
+                owned,
                 id: c.u32()?,
+            })
+        })(),
+        SENDS => (|| {
+            let (tag, ctx) = (c.i32()?, c.ctx()?);
+            let (mode, owned) = c.mode()?;
+            let items = c.runs_into(std::mem::take(&mut spare.sends), |[len, dest, id]| {
+                (len as u64, dest as u32, id as u32)
+            })?;
+            Some(Call::Sends {
+                tag,
+                ctx,
+                mode,
+                owned,
+                items,
+            })
+        })(),
+        RECVS => (|| {
+            let (tag, ctx, owned) = (c.opt(Cursor::i32)?, c.ctx()?, c.flag()?);
+            let items = c.runs_into(std::mem::take(&mut spare.recvs), |[len, src, id]| {
+                (len as u64, (src >= 0).then_some(src as u32), id as u32)
+            })?;
+            Some(Call::Recvs {
+                tag,
+                ctx,
+                owned,
+                items,
             })
         })(),
         RECV => (|| {
@@ -1385,6 +1590,107 @@ mod tests {
         ]
         .concat();
         assert_eq!(written_and_read(&p, &written), read);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn sends_and_receives_in_a_row_are_written_as_one_call() {
+        let dir = std::env::temp_dir().join(format!("vaced-record-batch-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = path(&dir, 0);
+        let send = |len: u64, dest: u32, tag: i32, id: u32| Call::Send {
+            len,
+            dest,
+            tag,
+            ctx: 1 << 31,
+            mode: Mode::Standard,
+            owned: false,
+            id,
+        };
+        let recv = |len: u64, src: Option<u32>, tag: Option<i32>, id: u32| Call::Recv {
+            len,
+            src,
+            tag,
+            ctx: 3,
+            owned: true,
+            id,
+        };
+        let written = vec![
+            recv(8, Some(1), Some(4), 0),
+            recv(1 << 40, Some(2), Some(4), 1),
+            recv(0, None, Some(4), 2),
+            // another tag: a batch of its own, of one
+            recv(8, Some(3), None, 3),
+            send(5, 1, 4, 4),
+            send(70_000, 2, 4, 5),
+            send(5, 3, 4, 6),
+            send(5, 4, 4, 7),
+            // another tag; then a mode
+            send(5, 5, 9, 8),
+            send(5, 6, 9, 9),
+            Call::Send {
+                len: 5,
+                dest: 7,
+                tag: 9,
+                ctx: 1 << 31,
+                mode: Mode::Synchronous,
+                owned: false,
+                id: 10,
+            },
+            Call::Compute { ps: 3 },
+            send(1, 0, -2, 11),
+            send(2, 0, -2, 3),
+        ];
+        let read = vec![
+            Call::Recvs {
+                tag: Some(4),
+                ctx: 3,
+                owned: true,
+                items: vec![(8, Some(1), 0), (1 << 40, Some(2), 1), (0, None, 2)],
+            },
+            recv(8, Some(3), None, 3),
+            Call::Sends {
+                tag: 4,
+                ctx: 1 << 31,
+                mode: Mode::Standard,
+                owned: false,
+                items: vec![(5, 1, 4), (70_000, 2, 5), (5, 3, 6), (5, 4, 7)],
+            },
+            Call::Sends {
+                tag: 9,
+                ctx: 1 << 31,
+                mode: Mode::Standard,
+                owned: false,
+                items: vec![(5, 5, 8), (5, 6, 9)],
+            },
+            Call::Send {
+                len: 5,
+                dest: 7,
+                tag: 9,
+                ctx: 1 << 31,
+                mode: Mode::Synchronous,
+                owned: false,
+                id: 10,
+            },
+            Call::Compute { ps: 3 },
+            // held until the log is flushed
+            Call::Sends {
+                tag: -2,
+                ctx: 1 << 31,
+                mode: Mode::Standard,
+                owned: false,
+                items: vec![(1, 0, 11), (2, 0, 3)],
+            },
+        ];
+        assert_eq!(written_and_read(&p, &written), read);
+        // a batch as long as a record may hold, then one more
+        let many: Vec<Call> = (0..MOST_BATCHED as u32 + 1)
+            .map(|k| send(k as u64, k % 7, 0, k))
+            .collect();
+        let back = written_and_read(&p, &many);
+        assert_eq!(back.len(), 2);
+        assert!(matches!(&back[0], Call::Sends { items, .. } if items.len() == MOST_BATCHED));
+        assert_eq!(back[1], many[MOST_BATCHED]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

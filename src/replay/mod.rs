@@ -349,7 +349,7 @@ mod tests {
     use crate::model::VTime;
     use crate::p2p::memlink::MemLink;
     use crate::p2p::testing::{model, run_logged};
-    use crate::p2p::{Core, SendMode};
+    use crate::p2p::{Core, ReqId, SendMode};
     use crate::transport::{RecvBuf, SendBuf};
 
     /// Six ranks: a ring of eager and rendezvous messages, a wait on two
@@ -365,6 +365,27 @@ mod tests {
             c.wait_all(&[r, s]);
             c.take_vec(r);
             c.free(s);
+        }
+        // an all-to-all: receives, then sends, in a row (a batch each in
+        // the log), eager and rendezvous
+        let others: Vec<u32> = (1..n).map(|k| (me + k) % n).collect();
+        let size = |a: u32, b: u32| 1000 + 60_000 * ((a + 2 * b) % 3) as usize;
+        let mut rs: Vec<ReqId> = others
+            .iter()
+            .map(|&p| c.irecv_vec(size(p, me), Some(p), Some(5), 0))
+            .collect();
+        rs.extend(
+            others
+                .iter()
+                .map(|&p| c.isend_vec(vec![3; size(me, p)], p, 5, 0)),
+        );
+        c.wait_all(&rs);
+        for (k, &r) in rs.iter().enumerate() {
+            if k < others.len() {
+                c.take_vec(r);
+            } else {
+                c.free(r);
+            }
         }
         let data = [1u8; 100];
         // SAFETY: `data` outlives the send, which completes below.

@@ -180,6 +180,14 @@ impl Replayer {
         }
     }
 
+    fn recv(&mut self, len: u64, src: Option<u32>, tag: Option<i32>, ctx: u32, id: u32) {
+        let r = self
+            .core
+            .irecv(RecvBuf::phantom(len as usize), src, tag, ctx);
+        self.started(id, r);
+        self.set_wild(r, src.is_none() || tag.is_none());
+    }
+
     fn call(&mut self, call: &Call) -> Result<(), String> {
         let c = &mut self.core;
         match *call {
@@ -219,10 +227,29 @@ impl Replayer {
                 ctx,
                 id,
                 ..
+            } => self.recv(len, src, tag, ctx, id),
+            Call::Sends {
+                tag,
+                ctx,
+                mode,
+                ref items,
+                ..
             } => {
-                let r = c.irecv(RecvBuf::phantom(len as usize), src, tag, ctx);
-                self.started(id, r);
-                self.set_wild(r, src.is_none() || tag.is_none());
+                for &(len, dest, id) in items {
+                    let buf = SendBuf::phantom(len as usize);
+                    let r = self.core.isend(buf, dest, tag, ctx, mode.into());
+                    self.started(id, r);
+                }
+            }
+            Call::Recvs {
+                tag,
+                ctx,
+                ref items,
+                ..
+            } => {
+                for &(len, src, id) in items {
+                    self.recv(len, src, tag, ctx, id);
+                }
             }
             Call::TakeVec { id } | Call::Free { id } => self.forget(id)?,
             Call::Forget { ref ids } => {
