@@ -42,22 +42,37 @@ enum Item {
     Msg(Msg),
 }
 
+/// A value alone on its cache lines (128 bytes: a processor may fetch
+/// lines in pairs). Ranks on two threads update the job's counters all the
+/// time: a counter on the line of what the other thread reads (the inboxes'
+/// address, the other counters) makes that thread fetch the line again
+/// after each update.
+#[repr(align(128))]
+struct Padded<T>(T);
+
+impl<T> std::ops::Deref for Padded<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
 /// What the ranks of one in-memory job share.
 pub struct Shared {
     boxes: Vec<Inbox>,
     /// (idle ranks << 32) | records in flight, as in the shared segment.
-    activity: AtomicU64,
+    activity: Padded<AtomicU64>,
     /// How many times a rank stopped being idle (see `Port::quiet`).
-    idle_ends: AtomicU64,
-    generation: AtomicU64,
+    idle_ends: Padded<AtomicU64>,
+    generation: Padded<AtomicU64>,
     deciders: AtomicU32,
     stopped: AtomicBool,
     /// Coroutine mode: per scheduling thread (see [`thread_of`]), the ranks
     /// to resume and what it sleeps on; which ranks wait; how many threads
     /// are resuming a rank now.
-    ready: Option<Vec<(Mutex<Ready>, Condvar)>>,
+    ready: Option<Vec<Padded<(Mutex<Ready>, Condvar)>>>,
     waiting: Vec<AtomicBool>,
-    running: AtomicU32,
+    running: Padded<AtomicU32>,
 }
 
 /// A scheduling thread's ranks to resume, and whether it sleeps waiting
@@ -98,9 +113,9 @@ impl Shared {
                     resolving: AtomicU64::new(0),
                 })
                 .collect(),
-            activity: AtomicU64::new(0),
-            idle_ends: AtomicU64::new(0),
-            generation: AtomicU64::new(0),
+            activity: Padded(AtomicU64::new(0)),
+            idle_ends: Padded(AtomicU64::new(0)),
+            generation: Padded(AtomicU64::new(0)),
             deciders: AtomicU32::new(0),
             stopped: AtomicBool::new(false),
             ready: (threads > 0).then(|| {
@@ -108,12 +123,12 @@ impl Shared {
                     .map(|t| {
                         let q = (0..n).filter(|&r| thread_of(r, n, threads) == t).collect();
                         let ready = Ready { q, asleep: false };
-                        (Mutex::new(ready), Condvar::new())
+                        Padded((Mutex::new(ready), Condvar::new()))
                     })
                     .collect()
             }),
             waiting: (0..n).map(|_| AtomicBool::new(false)).collect(),
-            running: AtomicU32::new(0),
+            running: Padded(AtomicU32::new(0)),
         })
     }
 
@@ -123,7 +138,7 @@ impl Shared {
     /// that [`Shared::stalled`] never sees it in neither place) until
     /// [`Shared::resumed`].
     pub fn next_ready(&self, t: u32, patience: std::time::Duration) -> Option<u32> {
-        let (q, cv) = &self.ready.as_ref()?[t as usize];
+        let Padded((q, cv)) = &self.ready.as_ref()?[t as usize];
         let mut q = q.lock().unwrap();
         if q.q.is_empty() && !patience.is_zero() {
             q.asleep = true;
@@ -147,10 +162,10 @@ impl Shared {
     /// the queues catches one taken meanwhile.)
     pub fn stalled(&self) -> bool {
         self.running.load(Ordering::SeqCst) == 0
-            && self
-                .ready
-                .as_ref()
-                .is_some_and(|r| r.iter().all(|(q, _)| q.lock().unwrap().q.is_empty()))
+            && self.ready.as_ref().is_some_and(|r| {
+                r.iter()
+                    .all(|Padded((q, _))| q.lock().unwrap().q.is_empty())
+            })
             && self.running.load(Ordering::SeqCst) == 0
     }
 
@@ -162,7 +177,7 @@ impl Shared {
             Some(groups) => {
                 if self.waiting[r as usize].swap(false, Ordering::SeqCst) {
                     let n = self.boxes.len() as u32;
-                    let (q, cv) = &groups[thread_of(r, n, groups.len() as u32) as usize];
+                    let Padded((q, cv)) = &groups[thread_of(r, n, groups.len() as u32) as usize];
                     let asleep = {
                         let mut q = q.lock().unwrap();
                         q.q.push_back(r);
@@ -186,7 +201,7 @@ impl Shared {
             let _q = b.q.lock().unwrap_or_else(|e| e.into_inner());
             self.wake(r as u32);
         }
-        for (_, cv) in self.ready.iter().flatten() {
+        for Padded((_, cv)) in self.ready.iter().flatten() {
             cv.notify_all();
         }
     }
