@@ -70,10 +70,13 @@ pub struct Shared {
     /// Coroutine mode: per scheduling thread (see [`thread_of`]), the ranks
     /// to resume and what it sleeps on; which ranks wait; how many threads
     /// are resuming a rank now.
-    ready: Option<Vec<Padded<(Mutex<Ready>, Condvar)>>>,
+    ready: Option<Vec<Padded<Queue>>>,
     waiting: Vec<AtomicBool>,
     running: Padded<AtomicU32>,
 }
+
+/// A scheduling thread's ranks to resume, and what it sleeps on.
+type Queue = (Mutex<Ready>, Condvar);
 
 /// A scheduling thread's ranks to resume, and whether it sleeps waiting
 /// for one (coroutine mode).
