@@ -250,13 +250,12 @@ impl From<Mode> for SendMode {
     }
 }
 
-/// The first call of a pair that may be written as one record: a Leave
-/// (its CPU reading), a wait on one request (the request, what it got);
-/// or frees that more may follow ([`Recorder::forget`] holds the requests;
-/// `taken`: the first was a [`Call::TakeVec`]).
-/// Or sends (receives) that more in a row may follow, with all but their
-/// length, peer and request in common ([`Recorder::sends`] and
-/// [`Recorder::recvs`] hold those).
+/// A call held back to be written as one record with the next, or with
+/// the next few: the first of a pair (a Leave: its CPU reading; a wait on
+/// one request: the request, what it got), or the calls of a batch so far:
+/// frees ([`Recorder::forget`] holds the requests; `taken`: the first was a
+/// [`Call::TakeVec`]), sends or receives (with what they have in common;
+/// [`Recorder::sends`] and [`Recorder::recvs`] hold the rest).
 #[derive(Clone, Copy, PartialEq)]
 enum Held {
     Leave(u64),
@@ -277,7 +276,7 @@ enum Held {
     },
 }
 
-/// The most sends (receives) a record holds.
+/// The most calls a batch (a record of frees, sends or receives) holds.
 const MOST_BATCHED: usize = 1 << 16;
 
 impl Held {
@@ -386,7 +385,9 @@ impl Recorder {
                 self.held = None;
                 self.write(&Call::WaitFree { id, seen });
             }
-            (Some(Held::Forget { .. }), &Call::Free { id } | &Call::TakeVec { id }) => {
+            (Some(Held::Forget { .. }), &Call::Free { id } | &Call::TakeVec { id })
+                if self.forget.len() < MOST_BATCHED =>
+            {
                 self.forget.push(id);
             }
             (Some(h @ Held::Sends { .. }), &Call::Send { len, dest, id, .. })
@@ -1690,6 +1691,14 @@ mod tests {
         let back = written_and_read(&p, &many);
         assert_eq!(back.len(), 2);
         assert!(matches!(&back[0], Call::Sends { items, .. } if items.len() == MOST_BATCHED));
+        assert_eq!(back[1], many[MOST_BATCHED]);
+        // and frees
+        let many: Vec<Call> = (0..MOST_BATCHED as u32 + 1)
+            .map(|id| Call::Free { id })
+            .collect();
+        let back = written_and_read(&p, &many);
+        assert_eq!(back.len(), 2);
+        assert!(matches!(&back[0], Call::Forget { ids } if ids.len() == MOST_BATCHED));
         assert_eq!(back[1], many[MOST_BATCHED]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
