@@ -1616,6 +1616,15 @@ mod tests {
             owned: true,
             id,
         };
+        let ssend = Call::Send {
+            len: 5,
+            dest: 7,
+            tag: 9,
+            ctx: 1 << 31,
+            mode: Mode::Synchronous,
+            owned: false,
+            id: 10,
+        };
         let written = vec![
             recv(8, Some(1), Some(4), 0),
             recv(1 << 40, Some(2), Some(4), 1),
@@ -1629,15 +1638,7 @@ mod tests {
             // another tag; then a mode
             send(5, 5, 9, 8),
             send(5, 6, 9, 9),
-            Call::Send {
-                len: 5,
-                dest: 7,
-                tag: 9,
-                ctx: 1 << 31,
-                mode: Mode::Synchronous,
-                owned: false,
-                id: 10,
-            },
+            ssend.clone(),
             Call::Compute { ps: 3 },
             send(1, 0, -2, 11),
             send(2, 0, -2, 3),
@@ -1664,15 +1665,7 @@ mod tests {
                 owned: false,
                 items: vec![(5, 5, 8), (5, 6, 9)],
             },
-            Call::Send {
-                len: 5,
-                dest: 7,
-                tag: 9,
-                ctx: 1 << 31,
-                mode: Mode::Synchronous,
-                owned: false,
-                id: 10,
-            },
+            ssend.clone(),
             Call::Compute { ps: 3 },
             // held until the log is flushed
             Call::Sends {
