@@ -280,9 +280,12 @@ enum Held {
 const MOST_BATCHED: usize = 1 << 16;
 
 impl Held {
-    /// What a send or receive `c` has in common with those of its batch.
+    /// The batch call `c` starts: what a send or receive has in common with
+    /// those of its batch; for a free, whether it takes a receive's bytes.
     fn batch_of(c: &Call) -> Option<Held> {
         match *c {
+            Call::Free { .. } => Some(Held::Forget { taken: false }),
+            Call::TakeVec { .. } => Some(Held::Forget { taken: true }),
             Call::Send {
                 tag,
                 ctx,
@@ -385,47 +388,50 @@ impl Recorder {
                 self.held = None;
                 self.write(&Call::WaitFree { id, seen });
             }
-            (Some(Held::Forget { .. }), &Call::Free { id } | &Call::TakeVec { id })
-                if self.forget.len() < MOST_BATCHED =>
-            {
-                self.forget.push(id);
-            }
-            (Some(h @ Held::Sends { .. }), &Call::Send { len, dest, id, .. })
-                if Some(h) == Held::batch_of(c) && self.sends.len() < MOST_BATCHED =>
-            {
-                self.sends.push((len, dest, id));
-            }
-            (Some(h @ Held::Recvs { .. }), &Call::Recv { len, src, id, .. })
-                if Some(h) == Held::batch_of(c) && self.recvs.len() < MOST_BATCHED =>
-            {
-                self.recvs.push((len, src, id));
-            }
+            (Some(h), _) if self.joins(h, c) => self.push_batched(c),
             _ => {
                 self.write_held();
-                match c {
-                    &Call::Leave { cpu } => self.held = Some(Held::Leave(cpu)),
-                    Call::WaitAll { ids, seen } if ids.len() == 1 => {
+                match (c, Held::batch_of(c)) {
+                    (&Call::Leave { cpu }, _) => self.held = Some(Held::Leave(cpu)),
+                    (Call::WaitAll { ids, seen }, _) if ids.len() == 1 => {
                         self.held = Some(Held::Wait(ids[0], seen[0]))
                     }
-                    &Call::Free { id } | &Call::TakeVec { id } => {
+                    (_, Some(h)) => {
                         self.forget.clear();
-                        self.forget.push(id);
-                        let taken = matches!(c, Call::TakeVec { .. });
-                        self.held = Some(Held::Forget { taken });
-                    }
-                    &Call::Send { len, dest, id, .. } => {
                         self.sends.clear();
-                        self.sends.push((len, dest, id));
-                        self.held = Held::batch_of(c);
-                    }
-                    &Call::Recv { len, src, id, .. } => {
                         self.recvs.clear();
-                        self.recvs.push((len, src, id));
-                        self.held = Held::batch_of(c);
+                        self.push_batched(c);
+                        self.held = Some(h);
                     }
                     _ => self.write(c),
                 }
             }
+        }
+    }
+
+    /// Whether call `c` goes into the batch `h` held: a free after frees, a
+    /// send (receive) with what those held have in common, while the batch
+    /// has room.
+    fn joins(&self, h: Held, c: &Call) -> bool {
+        let (same, len) = match h {
+            Held::Forget { .. } => (
+                matches!(c, Call::Free { .. } | Call::TakeVec { .. }),
+                self.forget.len(),
+            ),
+            Held::Sends { .. } => (Held::batch_of(c) == Some(h), self.sends.len()),
+            Held::Recvs { .. } => (Held::batch_of(c) == Some(h), self.recvs.len()),
+            Held::Leave(_) | Held::Wait(..) => return false,
+        };
+        same && len < MOST_BATCHED
+    }
+
+    /// Add free, send or receive `c` to the batch held.
+    fn push_batched(&mut self, c: &Call) {
+        match *c {
+            Call::Free { id } | Call::TakeVec { id } => self.forget.push(id),
+            Call::Send { len, dest, id, .. } => self.sends.push((len, dest, id)),
+            Call::Recv { len, src, id, .. } => self.recvs.push((len, src, id)),
+            _ => unreachable!("only frees, sends and receives are batched"),
         }
     }
 
